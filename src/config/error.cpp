@@ -1,0 +1,121 @@
+#include "config/error.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "config/toml_error.h"
+
+namespace geopipe::config {
+namespace {
+
+char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+
+}  // namespace
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t subst = prev[j - 1] + (lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, subst});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::optional<std::string> did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
+  const std::size_t limit = std::max<std::size_t>(1, word.size() / 3);
+  std::optional<std::string> best;
+  std::size_t best_d = limit + 1;
+  for (const auto& c : candidates) {
+    const std::size_t d = edit_distance(word, c);
+    if (d < best_d) {
+      best_d = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+std::string suggestion_suffix(std::string_view word, const std::vector<std::string>& candidates) {
+  if (auto s = did_you_mean(word, candidates)) return " (did you mean '" + *s + "'?)";
+  return "";
+}
+
+std::string quoted_list(const std::vector<std::string>& items, std::size_t max_items) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i == max_items) {
+      out += ", ...";
+      break;
+    }
+    if (i) out += ", ";
+    out += "'" + items[i] + "'";
+  }
+  return out;
+}
+
+std::string format_number(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[64];
+  auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  if (ec != std::errc()) return std::to_string(v);
+  return std::string(buf, p);
+}
+
+// ---- toml++ helpers (config/toml_error.h) ----
+
+SourceLoc location_of(const toml::source_region& r, const std::string& fallback_file) {
+  SourceLoc loc;
+  loc.file = (r.path && !r.path->empty()) ? *r.path : fallback_file;
+  loc.line = static_cast<int>(r.begin.line);
+  loc.column = static_cast<int>(r.begin.column);
+  if (!loc.file.empty() && loc.file.back() == kNoLineMarker) {
+    loc.file.pop_back();
+    loc.line = 0;
+  }
+  if (loc.line <= 0) loc.line = loc.column = 0;
+  return loc;
+}
+
+InputError error_at(const toml::source_region& r, const std::string& fallback_file, const std::string& msg) {
+  SourceLoc loc = location_of(r, fallback_file);
+  return InputError(loc.file, loc.line, loc.column, msg);
+}
+
+InputError from_parse_error(const toml::parse_error& e, const std::string& fallback_file) {
+  std::string desc(e.description());
+  if (desc.empty()) desc = "syntax error";
+  return error_at(e.source(), fallback_file, "TOML syntax error: " + desc);
+}
+
+std::string type_phrase(toml::node_type t) {
+  switch (t) {
+    case toml::node_type::table: return "a table";
+    case toml::node_type::array: return "an array";
+    case toml::node_type::string: return "a string";
+    case toml::node_type::integer: return "an integer";
+    case toml::node_type::floating_point: return "a float";
+    case toml::node_type::boolean: return "a boolean";
+    case toml::node_type::date: return "a date";
+    case toml::node_type::time: return "a time";
+    case toml::node_type::date_time: return "a date-time";
+    case toml::node_type::none: break;
+  }
+  return "nothing";
+}
+
+toml::table parse_toml(std::string_view text, const std::string& file) {
+  try {
+    return toml::parse(text, file);
+  } catch (const toml::parse_error& e) {
+    throw from_parse_error(e, file);
+  }
+}
+
+}  // namespace geopipe::config

@@ -1,0 +1,34 @@
+// Applying "--set path=value" overrides to a parsed scenario document (toml::table) before it
+// is validated. Internal to src/config and src/sweep (this header includes toml++).
+//
+// Value nodes inserted by an override carry a source region pointing at the override
+// (origin, line, column), so later validation errors about them point at the override rather
+// than at the scenario file. Note that toml++ does not copy source regions when a table is
+// copied: to keep error locations, apply overrides to a freshly parsed document.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <toml++/toml.h>
+
+#include "config/scenario_loader.h"
+
+namespace geopipe::config {
+
+/// Sets the value at `o.path` (see Override) in `root`, creating intermediate tables (not
+/// entries of arrays of tables) as needed. Throws InputError(o.origin, o.line, column, ...) for
+/// an unknown path ("unknown parameter 'x.y' (did you mean 'x.z'?)"), an array entry that does
+/// not exist, a path that names a table rather than a value, or a value that is not valid TOML
+/// (unless the key expects a string, in which case the raw text is used as the string).
+void apply_override(toml::table& root, const Override& o);
+
+/// Applies overrides in order (a later one wins over an earlier one for the same path).
+void apply_overrides(toml::table& root, const std::vector<Override>& overrides);
+
+/// Every settable path of this document with array entries expanded by name
+/// ("cluster.region.us-east.gpus", ...), plus the schema's non-array paths. Used for
+/// did-you-mean suggestions and by the sweep runner to list valid axis parameters.
+std::vector<std::string> document_paths(const toml::table& root);
+
+}  // namespace geopipe::config

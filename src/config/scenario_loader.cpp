@@ -1,0 +1,735 @@
+// Scenario TOML -> geopipe::Scenario: generic schema validation (config/schema.h), then the
+// cross-field and semantic rules, unit conversion (model/units.h) and the job-fit checks.
+#include "config/scenario_loader.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <new>
+#include <sstream>
+
+#include "config/error.h"
+#include "config/overrides.h"
+#include "config/schema.h"
+#include "config/toml_error.h"
+#include "config/toml_scenario.h"
+#include "model/gpu.h"
+#include "model/job.h"
+#include "model/llm.h"
+#include "model/trace.h"
+#include "model/units.h"
+#include "model/workload.h"
+#include "sched/placement.h"
+#include "sched/registry.h"
+
+namespace geopipe::config {
+namespace {
+
+using schema::Field;
+using schema::Kind;
+using schema::TableSpec;
+
+constexpr int kMaxGpusPerRegion = 1'000'000;
+
+std::string join_path(const std::string& prefix, std::string_view key) {
+  return prefix.empty() ? std::string(key) : prefix + "." + std::string(key);
+}
+
+double number_of(const toml::node& n) {
+  if (const auto* i = n.as_integer()) return static_cast<double>(i->get());
+  if (const auto* f = n.as_floating_point()) return f->get();
+  return std::nan("");
+}
+
+std::string value_text(const toml::node& n) {
+  if (n.is_number()) return format_number(number_of(n));
+  if (const auto* s = n.as_string()) return "\"" + s->get() + "\"";
+  if (const auto* b = n.as_boolean()) return b->get() ? "true" : "false";
+  return "";
+}
+
+std::string gb(double bytes) {
+  std::ostringstream os;
+  os.precision(3);
+  os << bytes / 1e9 << " GB";
+  return os.str();
+}
+
+std::string line_note(const toml::node& n) {
+  const int line = static_cast<int>(n.source().begin.line);
+  return line > 0 ? " at line " + std::to_string(line) : "";
+}
+
+class Builder {
+ public:
+  Builder(const toml::table& root, std::string file, std::string base_dir)
+      : root_(root), file_(std::move(file)), base_dir_(std::move(base_dir)) {}
+
+  Scenario build();
+
+ private:
+  const toml::table& root_;
+  std::string file_;
+  std::string base_dir_;
+
+  [[noreturn]] void fail(const toml::source_region& r, const std::string& msg) const { throw error_at(r, file_, msg); }
+  [[noreturn]] void fail(const toml::node& n, const std::string& msg) const { fail(region_of(n), msg); }
+
+  /// Source region of a node; the root table (which has none) is 1:1 of the file.
+  toml::source_region region_of(const toml::node& n) const {
+    toml::source_region r = n.source();
+    if (r.begin.line == 0) {
+      r.begin = {1, 1};
+      if (!r.path) r.path = std::make_shared<const std::string>(file_);
+    }
+    return r;
+  }
+
+  // ---- generic schema validation ----
+  void check_table(const toml::table& t, const TableSpec& spec, const std::string& path, bool entry);
+  void check_leaf(const toml::node& n, const Field& f, const std::string& path);
+  void check_number(const toml::node& n, const Field& f, const std::string& path, bool integer);
+
+  // ---- readers for validated tables ----
+  static const toml::node* get(const toml::table& t, std::string_view k) { return t.get(k); }
+  static double num(const toml::table& t, std::string_view k, double def) {
+    const toml::node* n = t.get(k);
+    return n ? number_of(*n) : def;
+  }
+  static std::int64_t integer(const toml::table& t, std::string_view k, std::int64_t def) {
+    const toml::node* n = t.get(k);
+    return n ? n->as_integer()->get() : def;
+  }
+  static int int32(const toml::table& t, std::string_view k, int def) {
+    return static_cast<int>(integer(t, k, def));  // schema bounds keep it inside int
+  }
+  static std::string str(const toml::table& t, std::string_view k, const std::string& def) {
+    const toml::node* n = t.get(k);
+    return n ? n->as_string()->get() : def;
+  }
+  static const toml::table* table(const toml::table& t, std::string_view k) { return t.get_as<toml::table>(k); }
+  static std::vector<const toml::table*> entries(const toml::table* t, std::string_view k) {
+    std::vector<const toml::table*> out;
+    if (!t) return out;
+    if (const auto* a = t->get_as<toml::array>(k))
+      for (const auto& e : *a) out.push_back(e.as_table());
+    return out;
+  }
+
+  void require_nonempty(const toml::table& t, std::string_view key, const std::string& path) const {
+    const toml::node* n = t.get(key);
+    if (n && n->as_string()->get().empty()) fail(*n, path + " must not be empty (expected a name)");
+  }
+
+  // ---- sections ----
+  void build_gpus(Scenario& sc);
+  void build_models(Scenario& sc);
+  void build_cluster(Scenario& sc);
+  void build_network(Scenario& sc);
+  void build_workload(Scenario& sc);
+  void build_scheduler(Scenario& sc);
+  void check_mix_fits(const Scenario& sc);
+  void load_trace(Scenario& sc);
+
+  std::string unfit_details(const JobProfile& p, const Topology& topo) const;
+};
+
+// ============================================================================================
+// Generic validation
+// ============================================================================================
+
+void Builder::check_number(const toml::node& n, const Field& f, const std::string& path, bool int_only) {
+  if (int_only) {
+    if (!n.is_integer()) {
+      std::string got = type_phrase(n.type());
+      if (n.is_floating_point()) got += " (" + value_text(n) + ")";
+      fail(n, path + ": expected an integer, got " + got);
+    }
+  } else if (!n.is_number()) {
+    fail(n, path + ": expected a number, got " + type_phrase(n.type()));
+  }
+  const double v = number_of(n);
+  const bool bad = !std::isfinite(v) || (f.lo && (f.lo->inclusive ? !(v >= f.lo->value) : !(v > f.lo->value))) ||
+                   (f.hi && (f.hi->inclusive ? !(v <= f.hi->value) : !(v < f.hi->value)));
+  if (bad) fail(n, path + " " + schema::bound_phrase(f, v) + " (got " + value_text(n) + ")");
+}
+
+void Builder::check_leaf(const toml::node& n, const Field& f, const std::string& path) {
+  switch (f.kind) {
+    case Kind::kInt: check_number(n, f, path, true); return;
+    case Kind::kFloat: check_number(n, f, path, false); return;
+    case Kind::kString:
+      if (!n.is_string()) fail(n, path + ": expected a string, got " + type_phrase(n.type()));
+      return;
+    case Kind::kFloatArray:
+    case Kind::kStringArray: {
+      const toml::array* a = n.as_array();
+      if (!a) fail(n, path + ": expected " + schema::expectation_phrase(f) + ", got " + type_phrase(n.type()));
+      if (f.length && a->size() != f.length) {
+        fail(n, path + ": expected " + schema::expectation_phrase(f) + ", got " + std::to_string(a->size()) +
+                    (a->size() == 1 ? " value" : " values"));
+      }
+      for (std::size_t i = 0; i < a->size(); ++i) {
+        const toml::node& e = *a->get(i);
+        const std::string ep = path + "[" + std::to_string(i) + "]";
+        if (f.kind == Kind::kFloatArray) {
+          check_number(e, f, ep, false);
+        } else if (!e.is_string()) {
+          fail(e, ep + ": expected a string, got " + type_phrase(e.type()));
+        }
+      }
+      return;
+    }
+    case Kind::kTable:
+    case Kind::kTableArray: break;
+  }
+}
+
+void Builder::check_table(const toml::table& t, const TableSpec& spec, const std::string& path, bool entry) {
+  const std::string where = path.empty() ? "at the top level" : entry ? "in " + path : "in [" + path + "]";
+  const std::string noun = path.empty() ? "the scenario" : entry ? path : "[" + path + "]";
+
+  // Keys in file order (toml::table iterates alphabetically).
+  std::vector<std::pair<const toml::key*, const toml::node*>> keys;
+  for (const auto& [k, v] : t) keys.emplace_back(&k, &v);
+  std::stable_sort(keys.begin(), keys.end(), [](const auto& a, const auto& b) {
+    const auto& ra = a.first->source().begin;
+    const auto& rb = b.first->source().begin;
+    return ra.line != rb.line ? ra.line < rb.line : ra.column < rb.column;
+  });
+
+  for (const auto& [k, v] : keys) {
+    if (spec.find(k->str())) continue;
+    std::string msg = "unknown key '" + std::string(k->str()) + "' " + where;
+    const std::vector<std::string> names = spec.names();
+    if (auto s = did_you_mean(k->str(), names)) {
+      msg += " (did you mean '" + *s + "'?)";
+    } else {
+      msg += " (expected one of " + quoted_list(names) + ")";
+    }
+    toml::source_region r = k->source();
+    if (r.begin.line == 0) r = region_of(*v);
+    fail(r, msg);
+  }
+
+  for (const auto& [k, v] : keys) {
+    const Field& f = *spec.find(k->str());
+    const std::string p = join_path(path, f.name);
+    if (f.kind == Kind::kTable) {
+      const toml::table* sub = v->as_table();
+      if (!sub) fail(*v, p + ": expected a table [" + p + "], got " + type_phrase(v->type()));
+      check_table(*sub, *f.table, p, false);
+    } else if (f.kind == Kind::kTableArray) {
+      const toml::array* a = v->as_array();
+      if (!a) {
+        fail(*v, p + ": expected an array of tables [[" + p + "]], got " + type_phrase(v->type()) +
+                     (v->is_table() ? " (write [[" + p + "]], not [" + p + "])" : ""));
+      }
+      if (a->size() < f.min_entries)
+        fail(*v, p + ": expected at least " + std::to_string(f.min_entries) + " [[" + p + "]] entries, got " +
+                     std::to_string(a->size()));
+      if (f.max_entries && a->size() > f.max_entries)
+        fail(*v, p + ": expected at most " + std::to_string(f.max_entries) + " [[" + p + "]] entries, got " +
+                     std::to_string(a->size()));
+      for (std::size_t i = 0; i < a->size(); ++i) {
+        const toml::node& e = *a->get(i);
+        const std::string ep = p + "[" + std::to_string(i) + "]";
+        if (!e.is_table()) fail(e, ep + ": expected a table, got " + type_phrase(e.type()));
+        check_table(*e.as_table(), *f.table, ep, true);
+      }
+    } else {
+      check_leaf(*v, f, p);
+    }
+  }
+
+  for (const auto& f : spec.fields) {
+    if (!f.required || t.contains(f.name)) continue;
+    const std::string p = join_path(path, f.name);
+    if (f.kind == Kind::kTable) fail(region_of(t), "missing required table [" + p + "]");
+    if (f.kind == Kind::kTableArray)
+      fail(region_of(t), noun + " is missing required [[" + p + "]] entries (expected at least " +
+                             std::to_string(std::max<std::size_t>(1, f.min_entries)) + ")");
+    fail(region_of(t), noun + " is missing required key '" + f.name + "' (expected " +
+                           schema::expectation_phrase(f) + ")");
+  }
+}
+
+// ============================================================================================
+// Sections
+// ============================================================================================
+
+void Builder::build_gpus(Scenario& sc) {
+  sc.topology.gpu_types = builtin_gpus();
+  std::map<std::string, const toml::node*> seen;
+  const auto list = entries(&root_, "gpu");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const toml::table& t = *list[i];
+    const std::string p = "gpu[" + std::to_string(i) + "]";
+    require_nonempty(t, "name", p + ".name");
+    const std::string name = str(t, "name", "");
+    const toml::node& nn = *get(t, "name");
+    if (find_builtin_gpu(name)) fail(nn, p + ".name: '" + name + "' is a built-in GPU type (expected a new name)");
+    if (auto it = seen.find(name); it != seen.end())
+      fail(nn, p + ".name: duplicate GPU type '" + name + "' (first defined" + line_note(*it->second) + ")");
+    seen[name] = &nn;
+    GpuType g;
+    g.name = name;
+    g.peak_flops = units::tflops_to_flops(num(t, "peak_tflops", 0));
+    g.memory_bytes = units::gb_to_bytes(num(t, "memory_gb", 0));
+    g.busy_power_w = num(t, "busy_power_w", 0);
+    g.idle_power_w = num(t, "idle_power_w", 0);
+    if (g.idle_power_w > g.busy_power_w)
+      fail(*get(t, "idle_power_w"), p + ".idle_power_w must be <= busy_power_w (got " +
+                                        format_number(g.idle_power_w) + " > " + format_number(g.busy_power_w) + ")");
+    sc.topology.gpu_types.push_back(g);
+  }
+}
+
+void Builder::build_models(Scenario& sc) {
+  sc.llms = builtin_llms();
+  std::map<std::string, const toml::node*> seen;
+  const auto list = entries(&root_, "model");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const toml::table& t = *list[i];
+    const std::string p = "model[" + std::to_string(i) + "]";
+    require_nonempty(t, "name", p + ".name");
+    const std::string name = str(t, "name", "");
+    const toml::node& nn = *get(t, "name");
+    if (find_builtin_llm(name)) fail(nn, p + ".name: '" + name + "' is a built-in model (expected a new name)");
+    if (auto it = seen.find(name); it != seen.end())
+      fail(nn, p + ".name: duplicate model '" + name + "' (first defined" + line_note(*it->second) + ")");
+    seen[name] = &nn;
+    LlmSpec m;
+    m.name = name;
+    m.layers = int32(t, "layers", 1);
+    m.hidden = int32(t, "hidden", 1);
+    m.vocab = int32(t, "vocab", 1);
+    m.seq_len = int32(t, "seq_len", 1);
+    m.bytes_per_elem = int32(t, "bytes_per_elem", 2);
+    sc.llms.push_back(m);
+  }
+}
+
+void Builder::build_cluster(Scenario& sc) {
+  const toml::table& ct = *table(root_, "cluster");
+  sc.capacity_scale = num(ct, "capacity_scale", 1.0);
+  std::vector<std::string> gpu_names;
+  for (const auto& g : sc.topology.gpu_types) gpu_names.push_back(g.name);
+
+  std::map<std::string, const toml::node*> seen;
+  const auto list = entries(&ct, "region");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const toml::table& t = *list[i];
+    const std::string p = "cluster.region[" + std::to_string(i) + "]";
+    require_nonempty(t, "name", p + ".name");
+    Region r;
+    r.name = str(t, "name", "");
+    const toml::node& nn = *get(t, "name");
+    if (auto it = seen.find(r.name); it != seen.end())
+      fail(nn, p + ".name: duplicate region '" + r.name + "' (first defined" + line_note(*it->second) + ")");
+    seen[r.name] = &nn;
+
+    const std::string gname = str(t, "gpu", "");
+    const auto git = std::find(gpu_names.begin(), gpu_names.end(), gname);
+    if (git == gpu_names.end()) {
+      fail(*get(t, "gpu"), p + ".gpu: unknown GPU type '" + gname + "'" + suggestion_suffix(gname, gpu_names) +
+                               " (expected one of " + quoted_list(gpu_names) + ", or a [[gpu]] defined in the file)");
+    }
+    r.gpu_type = static_cast<int>(git - gpu_names.begin());
+
+    const std::int64_t gpus = integer(t, "gpus", 1);
+    const double scaled = std::max(0.0, std::round(static_cast<double>(gpus) * sc.capacity_scale));
+    if (scaled > kMaxGpusPerRegion) {
+      const toml::node* at = get(ct, "capacity_scale");
+      fail(at ? *at : *get(t, "gpus"), "cluster.capacity_scale = " + format_number(sc.capacity_scale) +
+                                           " gives region '" + r.name + "' " + format_number(scaled) +
+                                           " GPUs (expected at most " + std::to_string(kMaxGpusPerRegion) +
+                                           " per region)");
+    }
+    r.gpu_count = static_cast<int>(std::max<long long>(0, std::llround(static_cast<double>(gpus) * sc.capacity_scale)));
+
+    const toml::node* flat = get(t, "price_usd_per_kwh");
+    const toml::node* prof = get(t, "price_profile_usd_per_kwh");
+    r.utc_offset_h = num(t, "utc_offset_h", 0.0);
+    if (flat && prof) {
+      const toml::node& later = (prof->source().begin.line > flat->source().begin.line) ? *prof : *flat;
+      fail(later, p + ": give exactly one of price_usd_per_kwh and price_profile_usd_per_kwh, not both");
+    }
+    if (!flat && !prof)
+      fail(t, p + " ('" + r.name + "') has no electricity price (expected price_usd_per_kwh = <USD/kWh> or "
+                  "price_profile_usd_per_kwh = [24 hourly values])");
+    if (flat) {
+      r.price = PriceProfile::flat(number_of(*flat));
+    } else {
+      std::array<double, 24> hourly{};
+      const toml::array& a = *prof->as_array();
+      for (std::size_t h = 0; h < 24; ++h) hourly[h] = number_of(*a.get(h));
+      r.price = PriceProfile::hourly(hourly, r.utc_offset_h);
+    }
+    r.pue = num(t, "pue", 1.0);
+    r.carbon_g_per_kwh = num(t, "carbon_g_per_kwh", 0.0);
+    sc.topology.regions.push_back(std::move(r));
+  }
+  if (sc.topology.total_gpus() <= 0) {
+    const toml::node* at = get(ct, "capacity_scale");
+    fail(at ? *at : static_cast<const toml::node&>(ct),
+         "cluster.capacity_scale = " + format_number(sc.capacity_scale) +
+             " leaves 0 GPUs in the cluster (expected at least 1 GPU after rounding each region's gpus)");
+  }
+  sc.topology.reset_links();
+}
+
+void Builder::build_network(Scenario& sc) {
+  Topology& topo = sc.topology;
+  const toml::table* nt = table(root_, "network");
+  const toml::table empty;
+  const toml::table& t = nt ? *nt : empty;
+  sc.bandwidth_scale = num(t, "bandwidth_scale", 1.0);
+  topo.intra_bandwidth_bytes_per_s = units::gbps_to_bytes_per_s(num(t, "intra_bandwidth_gbps", 100.0));
+  topo.intra_latency_s = units::ms_to_s(num(t, "intra_latency_ms", 0.01));
+  if (!std::isfinite(topo.intra_bandwidth_bytes_per_s))
+    fail(*get(t, "intra_bandwidth_gbps"), "network.intra_bandwidth_gbps is too large (expected a finite bandwidth)");
+
+  std::vector<std::string> region_names;
+  for (const auto& r : topo.regions) region_names.push_back(r.name);
+  std::map<std::pair<int, int>, std::size_t> seen;
+  const auto list = entries(nt, "link");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const toml::table& lt = *list[i];
+    const std::string p = "network.link[" + std::to_string(i) + "]";
+    const toml::node& rn = *get(lt, "regions");
+    const toml::array& ra = *rn.as_array();
+    int idx[2];
+    for (std::size_t k = 0; k < 2; ++k) {
+      const std::string name = ra.get(k)->as_string()->get();
+      idx[k] = topo.find_region(name);
+      if (idx[k] < 0)
+        fail(*ra.get(k), p + ".regions[" + std::to_string(k) + "]: unknown region '" + name + "'" +
+                             suggestion_suffix(name, region_names) + " (expected one of " +
+                             quoted_list(region_names) + ")");
+    }
+    if (idx[0] == idx[1])
+      fail(rn, p + ".regions: a link needs two different regions (got '" + topo.regions[static_cast<std::size_t>(idx[0])].name +
+                   "' twice)");
+    const auto key = std::minmax(idx[0], idx[1]);
+    if (auto it = seen.find(key); it != seen.end())
+      fail(rn, p + ": duplicate link between '" + topo.regions[static_cast<std::size_t>(idx[0])].name + "' and '" +
+                   topo.regions[static_cast<std::size_t>(idx[1])].name + "' (already given by network.link[" +
+                   std::to_string(it->second) + "]" + line_note(*list[it->second]) + ")");
+    seen[key] = i;
+
+    const double fwd = num(lt, "bandwidth_gbps", 0);
+    const double rev = num(lt, "reverse_bandwidth_gbps", fwd);
+    const double lat = units::ms_to_s(num(lt, "latency_ms", 0));
+    Link& ab = topo.link(idx[0], idx[1]);
+    Link& ba = topo.link(idx[1], idx[0]);
+    ab.capacity_bytes_per_s = units::gbps_to_bytes_per_s(fwd) * sc.bandwidth_scale;
+    ba.capacity_bytes_per_s = units::gbps_to_bytes_per_s(rev) * sc.bandwidth_scale;
+    ab.latency_s = ba.latency_s = lat;
+    if (!std::isfinite(ab.capacity_bytes_per_s) || !std::isfinite(ba.capacity_bytes_per_s) ||
+        !(ab.capacity_bytes_per_s > 0) || !(ba.capacity_bytes_per_s > 0))
+      fail(lt, p + ": bandwidth x network.bandwidth_scale is out of range (expected a finite capacity > 0)");
+  }
+}
+
+void Builder::build_workload(Scenario& sc) {
+  const toml::table& t = *table(root_, "workload");
+  WorkloadOptions& w = sc.workload;
+  w.num_jobs = int32(t, "num_jobs", 200);
+  w.arrival_rate_per_hour = num(t, "arrival_rate_per_hour", 4.0);
+  w.load_scale = num(t, "load_scale", 1.0);
+  w.duration_min_h = num(t, "duration_min_h", 0.5);
+  w.duration_max_h = num(t, "duration_max_h", 72.0);
+  w.duration_pareto_alpha = num(t, "duration_pareto_alpha", 1.1);
+  w.reference_gpu = str(t, "reference_gpu", "A100-80GB");
+
+  const double rate = w.arrival_rate_per_hour * w.load_scale / units::kSecondsPerHour;
+  if (!std::isfinite(rate) || !(rate > 0)) {
+    const toml::node* at = get(t, "load_scale");
+    fail(at ? *at : *get(t, "arrival_rate_per_hour"),
+         "workload.arrival_rate_per_hour x load_scale is out of range (expected a finite rate > 0)");
+  }
+  if (!(w.duration_max_h > w.duration_min_h)) {
+    const toml::node* at = get(t, "duration_max_h");
+    fail(at ? *at : *get(t, "duration_min_h"),
+         "workload.duration_max_h must be > duration_min_h (got " + format_number(w.duration_max_h) +
+             " <= " + format_number(w.duration_min_h) + ")");
+  }
+  {
+    const double la = std::pow(w.duration_min_h, w.duration_pareto_alpha);
+    const double ha = std::pow(w.duration_max_h, w.duration_pareto_alpha);
+    if (!std::isfinite(la) || !std::isfinite(ha) || !(la > 0) || !std::isfinite(ha * la) || !(ha * la > 0)) {
+      const toml::node* at = get(t, "duration_pareto_alpha");
+      fail(at ? *at : t, "workload.duration_pareto_alpha = " + format_number(w.duration_pareto_alpha) +
+                             " with durations [" + format_number(w.duration_min_h) + ", " +
+                             format_number(w.duration_max_h) +
+                             "] h overflows the bounded-Pareto sampler (expected a smaller alpha or a narrower range)");
+    }
+  }
+  if (sc.reference_gpu_index() < 0) {
+    std::vector<std::string> names;
+    for (const auto& g : sc.topology.gpu_types) names.push_back(g.name);
+    fail(*get(t, "reference_gpu"), "workload.reference_gpu: unknown GPU type '" + w.reference_gpu + "'" +
+                                       suggestion_suffix(w.reference_gpu, names) + " (expected one of " +
+                                       quoted_list(names) + ")");
+  }
+
+  std::vector<std::string> model_names;
+  for (const auto& m : sc.llms) model_names.push_back(m.name);
+  const auto list = entries(&t, "mix");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const toml::table& mt = *list[i];
+    const std::string p = "workload.mix[" + std::to_string(i) + "]";
+    ModelMixEntry e;
+    const std::string model = str(mt, "model", "");
+    const auto it = std::find(model_names.begin(), model_names.end(), model);
+    if (it == model_names.end())
+      fail(*get(mt, "model"), p + ".model: unknown model '" + model + "'" + suggestion_suffix(model, model_names) +
+                                  " (expected one of " + quoted_list(model_names) + ", or a [[model]] defined in the file)");
+    e.model = static_cast<int>(it - model_names.begin());
+    e.weight = num(mt, "weight", 1.0);
+    e.gpus_per_stage = int32(mt, "gpus_per_stage", 1);
+    e.micro_batch_size = int32(mt, "micro_batch_size", 1);
+    e.micro_batches = int32(mt, "micro_batches", 16);
+    e.stage_multiplier = num(mt, "stage_multiplier", 1.0);
+    w.mix.push_back(e);
+  }
+  double total_w = 0;
+  for (const auto& e : w.mix) total_w += e.weight;
+  if (!std::isfinite(total_w))
+    fail(*get(*list.back(), "weight"), "workload.mix weights are too large (expected a finite sum)");
+
+  if (w.mix.empty() && !get(t, "trace"))
+    fail(t, "[workload] needs at least one [[workload.mix]] entry (expected [[workload.mix]] with model = "
+            "\"...\", or trace = \"jobs.csv\")");
+}
+
+void Builder::build_scheduler(Scenario& sc) {
+  const toml::table* st = table(root_, "scheduler");
+  if (!st) return;
+  SchedulerParams& s = sc.scheduler;
+  s.preset = str(*st, "preset", s.preset);
+  if (const toml::node* pn = get(*st, "preset"); pn && !find_preset(s.preset)) {
+    const std::vector<std::string> names = preset_names();
+    fail(*pn, "scheduler.preset: unknown preset '" + s.preset + "'" + suggestion_suffix(s.preset, names) +
+                  " (expected one of " + quoted_list(names) + ")");
+  }
+  s.max_region_switches = int32(*st, "max_region_switches", s.max_region_switches);
+  s.epsilon = num(*st, "epsilon", s.epsilon);
+  s.priority_runtime_weight = num(*st, "priority_runtime_weight", s.priority_runtime_weight);
+  s.priority_network_weight = num(*st, "priority_network_weight", s.priority_network_weight);
+  s.priority_aging = num(*st, "priority_aging", s.priority_aging);
+  s.view_staleness_s = num(*st, "view_staleness_s", s.view_staleness_s);
+  s.view_noise_sigma = num(*st, "view_noise_sigma", s.view_noise_sigma);
+}
+
+std::string Builder::unfit_details(const JobProfile& p, const Topology& topo) const {
+  int max_region = 0;
+  std::string max_name;
+  for (const auto& r : topo.regions)
+    if (r.gpu_count > max_region) {
+      max_region = r.gpu_count;
+      max_name = r.name;
+    }
+  double max_stage = 0;
+  for (double m : p.memory_bytes) max_stage = std::max(max_stage, m);
+  const int need = p.stages * p.gpus_per_stage;
+  std::string s = std::to_string(topo.total_gpus()) + " GPUs in total, at most " + std::to_string(max_region) +
+                  " in one region ('" + max_name + "'); its largest stage needs " + gb(max_stage) + " on " +
+                  std::to_string(p.gpus_per_stage) + (p.gpus_per_stage == 1 ? " GPU" : " GPUs");
+  if (need > topo.total_gpus())
+    s += "; expected a smaller job (gpus_per_stage, stage_multiplier) or more GPUs (cluster.capacity_scale)";
+  else
+    s += "; expected regions whose GPUs hold whole stages, joined by [[network.link]] entries";
+  return s;
+}
+
+void Builder::check_mix_fits(const Scenario& sc) {
+  const toml::table& t = *table(root_, "workload");
+  const auto list = entries(&t, "mix");
+  double max_mem = 0;
+  for (const auto& r : sc.topology.regions)
+    if (r.gpu_count > 0) max_mem = std::max(max_mem, sc.topology.gpu_types[static_cast<std::size_t>(r.gpu_type)].memory_bytes);
+  for (std::size_t i = 0; i < sc.workload.mix.size(); ++i) {
+    const ModelMixEntry& e = sc.workload.mix[i];
+    const LlmSpec& llm = sc.llms[static_cast<std::size_t>(e.model)];
+    const std::string p = "workload.mix[" + std::to_string(i) + "]";
+    Job j;
+    j.gpus_per_stage = e.gpus_per_stage;
+    j.micro_batch_size = e.micro_batch_size;
+    j.micro_batches = e.micro_batches;
+    j.stages = generated_stages(e, llm, sc.topology);
+    if (j.stages <= 0) {
+      j.stages = llm.layers;
+      const JobProfile finest = make_profile(j, llm);
+      double need = 0;
+      for (double m : finest.memory_bytes) need = std::max(need, m);
+      fail(*list[i], p + ": model '" + llm.name +
+                         "' does not fit on any GPU in the cluster even with one layer per stage (a stage needs up to " +
+                         gb(need) + " on " + std::to_string(e.gpus_per_stage) +
+                         (e.gpus_per_stage == 1 ? " GPU" : " GPUs") + ", the largest GPU has " + gb(max_mem) +
+                         "; expected fewer micro_batches, a smaller micro_batch_size or more gpus_per_stage)");
+    }
+    const JobProfile prof = make_profile(j, llm);
+    if (!fits_empty_cluster(prof, sc.topology)) {
+      fail(*list[i], p + ": job of model '" + llm.name + "' needs " + std::to_string(j.stages) + " stages x " +
+                         std::to_string(j.gpus_per_stage) + " GPUs = " + std::to_string(j.total_gpus()) +
+                         " GPUs but fits no placement in the cluster (" + unfit_details(prof, sc.topology) + ")");
+    }
+  }
+}
+
+/// Line (1-based) of the trace row that produced `job`, or 0. parse_trace_csv sorts jobs by
+/// arrival, so we re-parse row by row to find it.
+int find_trace_line(const std::string& text, const Job& job, const std::vector<LlmSpec>& llms, const Topology& topo) {
+  std::istringstream in(text);
+  std::string line, header;
+  int lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const auto first = line.find_first_not_of(" \t");
+    if (first == std::string::npos || line[first] == '#') continue;
+    if (header.empty()) {
+      header = line;
+      continue;
+    }
+    try {
+      const auto jobs = parse_trace_csv(header + "\n" + line + "\n", "", llms, topo);
+      if (jobs.size() != 1) continue;
+      const Job& j = jobs[0];
+      if (j.arrival_s == job.arrival_s && j.model == job.model && j.stages == job.stages &&
+          j.gpus_per_stage == job.gpus_per_stage && j.micro_batch_size == job.micro_batch_size &&
+          j.micro_batches == job.micro_batches && j.iterations == job.iterations)
+        return lineno;
+    } catch (const InputError&) {
+    }
+  }
+  return 0;
+}
+
+void Builder::load_trace(Scenario& sc) {
+  const toml::table& t = *table(root_, "workload");
+  const toml::node* tn = get(t, "trace");
+  if (!tn) return;
+  const std::string trace = tn->as_string()->get();
+  if (trace.empty()) fail(*tn, "workload.trace must not be empty (expected a CSV file path)");
+  namespace fs = std::filesystem;
+  const fs::path given(trace);
+  const fs::path resolved =
+      (given.is_absolute() || base_dir_.empty() || base_dir_ == ".") ? given : (fs::path(base_dir_) / given).lexically_normal();
+  const std::string shown = resolved.string();
+  std::error_code ec;
+  if (fs::is_directory(resolved, ec))
+    fail(*tn, "workload.trace: '" + shown + "' is a directory (expected a CSV file)");
+  std::ifstream f(resolved, std::ios::binary);
+  if (!f)
+    fail(*tn, "workload.trace: cannot open trace file '" + shown + "'" +
+                  (given.is_absolute() ? "" : " (relative paths are resolved against the scenario file's directory)"));
+  std::stringstream ss;
+  ss << f.rdbuf();
+  const std::string text = ss.str();
+  try {
+    sc.trace_jobs = parse_trace_csv(text, shown, sc.llms, sc.topology);
+  } catch (const InputError& e) {
+    fail(*tn, "workload.trace: " + std::string(e.what()));
+  }
+  if (sc.trace_jobs.empty()) fail(*tn, "workload.trace: '" + shown + "' contains no jobs (expected one job per line after the header)");
+
+  for (const Job& j : sc.trace_jobs) {
+    const LlmSpec& llm = sc.llms[static_cast<std::size_t>(j.model)];
+    const JobProfile prof = make_profile(j, llm);
+    if (fits_empty_cluster(prof, sc.topology)) continue;
+    const int line = find_trace_line(text, j, sc.llms, sc.topology);
+    fail(*tn, "workload.trace: " + shown + (line > 0 ? ":" + std::to_string(line) : std::string()) +
+                  ": job (arrival " + format_number(j.arrival_s) + " s, model '" + llm.name + "') needs " +
+                  std::to_string(j.stages) + " stages x " + std::to_string(j.gpus_per_stage) + " GPUs = " +
+                  std::to_string(j.total_gpus()) + " GPUs but fits no placement in the cluster (" +
+                  unfit_details(prof, sc.topology) + ")");
+  }
+}
+
+Scenario Builder::build() {
+  if (root_.empty())
+    fail(region_of(root_), "empty scenario (expected at least [scenario] with name, [cluster] with [[cluster.region]] "
+                           "entries, and [workload] with [[workload.mix]] entries)");
+  check_table(root_, schema::scenario_root(), "", false);
+
+  Scenario sc;
+  sc.source_path = file_;
+  const toml::table& st = *table(root_, "scenario");
+  require_nonempty(st, "name", "scenario.name");
+  sc.name = str(st, "name", "");
+  sc.seed = static_cast<std::uint64_t>(integer(st, "seed", 1));
+
+  if (const toml::table* sim = table(root_, "sim")) {
+    sc.compute.mfu = num(*sim, "mfu", sc.compute.mfu);
+    sc.compute.tp_efficiency = num(*sim, "tp_efficiency", sc.compute.tp_efficiency);
+    sc.compute.optimizer_step_s = num(*sim, "optimizer_step_s", sc.compute.optimizer_step_s);
+  }
+  build_gpus(sc);
+  build_models(sc);
+  build_cluster(sc);
+  build_network(sc);
+  build_workload(sc);
+  build_scheduler(sc);
+  check_mix_fits(sc);
+  load_trace(sc);
+  return sc;
+}
+
+/// Runs `f`, turning any stray exception (a bug, not bad input) into an InputError so that no
+/// input can crash the program.
+template <class F>
+Scenario guarded(const std::string& file, F&& f) {
+  try {
+    return f();
+  } catch (const InputError&) {
+    throw;
+  } catch (const toml::parse_error& e) {
+    throw from_parse_error(e, file);
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw InputError(file, 0, 0, std::string("unexpected error while loading the scenario: ") + e.what());
+  }
+}
+
+}  // namespace
+
+Scenario build_scenario(const toml::table& root, const std::string& file, const std::string& base_dir) {
+  return guarded(file, [&] { return Builder(root, file, base_dir).build(); });
+}
+
+Scenario load_scenario_string(const std::string& toml_text, const std::string& file_for_messages,
+                              const std::vector<Override>& overrides, const std::string& base_dir) {
+  return guarded(file_for_messages, [&] {
+    toml::table root = parse_toml(toml_text, file_for_messages);
+    if (root.empty())
+      throw InputError(file_for_messages, 1, 1,
+                       "empty scenario (expected at least [scenario] with name, [cluster] with [[cluster.region]] "
+                       "entries, and [workload] with [[workload.mix]] entries)");
+    apply_overrides(root, overrides);
+    return Builder(root, file_for_messages, base_dir).build();
+  });
+}
+
+Scenario load_scenario_file(const std::string& path, const std::vector<Override>& overrides) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw InputError(path, 0, 0, "cannot open scenario file: it is a directory");
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw InputError(path, 0, 0, "cannot open scenario file (no such file or not readable)");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  if (f.bad()) throw InputError(path, 0, 0, "cannot read scenario file");
+  std::string base = fs::path(path).parent_path().string();
+  if (base.empty()) base = ".";
+  return load_scenario_string(ss.str(), path, overrides, base);
+}
+
+}  // namespace geopipe::config

@@ -1,0 +1,91 @@
+// The scenario TOML schema as data: every table, key, type and range. The loader validates
+// documents against it generically (unknown keys, types, ranges, required keys), the
+// override mechanism resolves and types `--set` paths with it, and scenario_paths() lists it.
+// Cross-field rules (exactly one price key, known names, jobs that fit, ...) are checked by the
+// loader itself. Documented for users in docs/scenario-format.md.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace geopipe::config::schema {
+
+enum class Kind {
+  kInt,          ///< TOML integer
+  kFloat,        ///< TOML float or integer
+  kString,       ///< TOML string
+  kFloatArray,   ///< array of numbers (each checked against the field's bounds)
+  kStringArray,  ///< array of strings
+  kTable,        ///< [table]
+  kTableArray,   ///< [[array of tables]]
+};
+
+struct Bound {
+  double value = 0;
+  bool inclusive = true;
+};
+
+struct TableSpec;
+
+struct Field {
+  std::string name;
+  Kind kind = Kind::kFloat;
+  bool required = false;
+  std::optional<Bound> lo, hi;    ///< numeric bounds (arrays: per element)
+  std::size_t length = 0;         ///< arrays: exact element count (0 = any)
+  std::size_t min_entries = 0;    ///< table arrays: minimum entries when present
+  std::size_t max_entries = 0;    ///< table arrays: maximum entries (0 = unbounded)
+  std::string default_text;       ///< for docs ("" = none / required)
+  std::string unit;               ///< unit as written in the file
+  std::string doc;
+  const TableSpec* table = nullptr;  ///< kTable / kTableArray: the nested schema
+  std::string address_key;        ///< kTableArray: key naming an entry in override paths
+
+  bool is_leaf() const { return kind != Kind::kTable && kind != Kind::kTableArray; }
+  bool is_integer() const { return kind == Kind::kInt; }
+  bool expects_string() const { return kind == Kind::kString; }
+  bool is_number() const { return kind == Kind::kInt || kind == Kind::kFloat || kind == Kind::kFloatArray; }
+
+  // Builder helpers (used to write the schema compactly).
+  Field req() const { Field f = *this; f.required = true; return f; }
+  Field gt(double v) const { Field f = *this; f.lo = Bound{v, false}; return f; }
+  Field ge(double v) const { Field f = *this; f.lo = Bound{v, true}; return f; }
+  Field lt(double v) const { Field f = *this; f.hi = Bound{v, false}; return f; }
+  Field le(double v) const { Field f = *this; f.hi = Bound{v, true}; return f; }
+  Field len(std::size_t n) const { Field f = *this; f.length = n; return f; }
+  Field entries(std::size_t lo_n, std::size_t hi_n) const { Field f = *this; f.min_entries = lo_n; f.max_entries = hi_n; return f; }
+  Field def(std::string t) const { Field f = *this; f.default_text = std::move(t); return f; }
+  Field in(std::string u) const { Field f = *this; f.unit = std::move(u); return f; }
+  Field says(std::string d) const { Field f = *this; f.doc = std::move(d); return f; }
+};
+
+struct TableSpec {
+  std::vector<Field> fields;
+
+  const Field* find(std::string_view name) const {
+    for (const auto& f : fields)
+      if (f.name == name) return &f;
+    return nullptr;
+  }
+  std::vector<std::string> names() const {
+    std::vector<std::string> out;
+    for (const auto& f : fields) out.push_back(f.name);
+    return out;
+  }
+};
+
+/// The root of the scenario schema.
+const TableSpec& scenario_root();
+
+/// Placeholder used in scenario_paths() for the entry-name segment of a table array, e.g.
+/// "<name>" for cluster.region, "<model>" for workload.mix, "<a>/<b>" for network.link.
+std::string address_placeholder(const Field& table_array);
+
+/// "must be > 0", "must be <= 1", ... for the bound the value violates (or the full range).
+std::string bound_phrase(const Field& f, double value);
+/// "an integer >= 1", "a number in (0, 1]", "a string", "24 numbers > 0", ...
+std::string expectation_phrase(const Field& f);
+
+}  // namespace geopipe::config::schema

@@ -1,0 +1,73 @@
+// Training jobs and their placement-independent profile (DESIGN.md §2.2).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "model/gpu.h"
+#include "model/llm.h"
+
+namespace geopipe {
+
+/// How fast the hardware runs the model (scenario keys under [sim]).
+struct ComputeOptions {
+  double mfu = 0.4;               ///< achieved / peak FLOP/s, in (0, 1]
+  double tp_efficiency = 0.9;     ///< speed factor of a g-GPU tensor-parallel stage when g > 1
+  double optimizer_step_s = 0.0;  ///< constant added to every iteration (optimizer step), s
+};
+
+/// One GPipe training job. Immutable once generated.
+struct Job {
+  int id = 0;                   ///< 0..n-1, index in the scenario's job list (ties broken by id)
+  double arrival_s = 0;         ///< submission time
+  int model = 0;                ///< index into the scenario's LLM catalogue
+  int stages = 1;               ///< S, pipeline stages (each on g GPUs of one region)
+  int micro_batch_size = 1;     ///< b, sequences per micro-batch
+  int micro_batches = 8;        ///< m, micro-batches per iteration
+  std::int64_t iterations = 1;  ///< I, training iterations to run
+  int gpus_per_stage = 1;       ///< g, tensor-parallel width of a stage (inside one region)
+
+  int total_gpus() const { return stages * gpus_per_stage; }
+};
+
+/// Placement-independent quantities of a job. Per-stage compute *times* depend on the GPU
+/// type of the region a stage lands in: f_i(r) = fwd_flops[i] / stage_speed(gpu_r).
+struct JobProfile {
+  int stages = 0;
+  int micro_batches = 0;
+  int gpus_per_stage = 1;
+  double iterations = 0;
+  std::vector<int> layers;           ///< l_i, layers split as evenly as possible (earlier stages get the extra)
+  std::vector<double> fwd_flops;     ///< forward FLOP per micro-batch on stage i (LM head on the last)
+  std::vector<double> params;        ///< parameters held by stage i (embedding on first, LM head on last)
+  std::vector<double> memory_bytes;  ///< 16·params_i + m·b·s·h·l_i·bytes (whole stage, all g GPUs)
+  double activation_bytes = 0;       ///< A = b·s·h·bytes, per micro-batch per hop, each direction
+
+  /// Does stage i fit on g GPUs of this type?
+  bool stage_fits(int i, const GpuType& gpu) const {
+    return memory_bytes[static_cast<size_t>(i)] <= gpus_per_stage * gpu.memory_bytes;
+  }
+};
+
+/// Builds the profile. Requires 1 <= job.stages <= llm.layers.
+JobProfile make_profile(const Job& job, const LlmSpec& llm);
+
+/// Achieved FLOP/s of one stage on g GPUs: g · peak · mfu · (g > 1 ? tp_efficiency : 1).
+double stage_speed(const GpuType& gpu, int gpus_per_stage, const ComputeOptions& opt);
+
+/// Forward compute time of stage i on this GPU type, seconds per micro-batch.
+/// Backward is 2× forward (DESIGN.md §2.2).
+inline double forward_time(const JobProfile& p, int i, const GpuType& gpu, const ComputeOptions& opt) {
+  return p.fwd_flops[static_cast<size_t>(i)] / stage_speed(gpu, p.gpus_per_stage, opt);
+}
+
+/// Smallest S (1..L) such that every stage fits in g GPUs of `memory_bytes` each, or 0 if
+/// none does.
+int min_feasible_stages(const LlmSpec& llm, int micro_batch_size, int micro_batches,
+                        int gpus_per_stage, double gpu_memory_bytes);
+
+/// Compute-only GPipe iteration time (infinite bandwidth, zero latency) with every stage on
+/// the same GPU type: (m−1)·max_i(3 f_i) + Σ_i 3 f_i (exact for the recurrence in that case).
+double ideal_iteration_time(const JobProfile& p, const GpuType& gpu, const ComputeOptions& opt);
+
+}  // namespace geopipe

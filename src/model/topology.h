@@ -1,0 +1,83 @@
+// Regions, inter-region links and electricity prices (DESIGN.md §2.1).
+//
+// Invariants (established by the config loader, assumed by the core):
+//  * region names are unique; every region's gpu_type indexes Topology::gpu_types;
+//  * link(a, b) describes direction a -> b; a missing link has capacity 0 and means the two
+//    regions cannot be adjacent in a pipeline;
+//  * all capacities are bytes/s and latencies seconds (one way).
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "model/gpu.h"
+
+namespace geopipe {
+
+/// Electricity price of one region: flat, or 24 hourly values indexed by the region's local
+/// hour. Simulation time 0 is 00:00 UTC; local hour = UTC hour + utc_offset_h.
+class PriceProfile {
+ public:
+  PriceProfile() { hourly_usd_per_kwh_.fill(0.0); }
+  static PriceProfile flat(double usd_per_kwh);
+  /// `local_hourly[k]` is the price during local hour k (k = 0..23).
+  static PriceProfile hourly(const std::array<double, 24>& local_hourly, double utc_offset_h);
+
+  bool is_flat() const { return flat_; }
+  /// Price ($/kWh) in force at simulation time t_s (>= 0).
+  double usd_per_kwh_at(double t_s) const;
+  /// ∫_0^t price(τ) dτ in ($/kWh)·s. Exact for the piecewise-constant profile; used to
+  /// integrate cost over a job's run: cost = P_watts · (Π(t1) − Π(t0)) / 3.6e6.
+  double integral(double t_s) const;
+  /// Mean price over [t0, t1] ($/kWh); the price at t0 if t1 <= t0.
+  double mean_usd_per_kwh(double t0_s, double t1_s) const;
+  /// Earliest time > t_s at which the price may change (+inf for a flat profile).
+  double next_change_after(double t_s) const;
+
+ private:
+  bool flat_ = true;
+  double utc_offset_s_ = 0;
+  std::array<double, 24> hourly_usd_per_kwh_;  ///< by local hour; all equal when flat
+  std::array<double, 25> prefix_{};            ///< prefix_[k] = ∫ over UTC-aligned hours [0,k)
+  double day_integral_ = 0;
+  void build_prefix();
+};
+
+struct Region {
+  std::string name;
+  int gpu_type = 0;              ///< index into Topology::gpu_types
+  int gpu_count = 0;             ///< GPUs available for training
+  PriceProfile price;            ///< electricity price
+  double utc_offset_h = 0;       ///< local time offset (informative; already in `price`)
+  double pue = 1.0;              ///< power usage effectiveness (>= 1)
+  double carbon_g_per_kwh = 0;   ///< optional grid carbon intensity (0 = unknown)
+};
+
+struct Link {
+  double capacity_bytes_per_s = 0;  ///< per direction; 0 = no link
+  double latency_s = 0;             ///< one way
+};
+
+struct Topology {
+  std::vector<GpuType> gpu_types;
+  std::vector<Region> regions;
+  /// links[a * n + b]: direction a -> b. Diagonal entries unused (see intra_*).
+  std::vector<Link> links;
+  double intra_bandwidth_bytes_per_s = 100e9 / 8;  ///< same-region hops (not contended)
+  double intra_latency_s = 1e-5;                   ///< same-region hops, one way
+
+  int num_regions() const { return static_cast<int>(regions.size()); }
+  const Link& link(int from, int to) const { return links[static_cast<size_t>(from * num_regions() + to)]; }
+  Link& link(int from, int to) { return links[static_cast<size_t>(from * num_regions() + to)]; }
+  bool connected(int a, int b) const {
+    return a == b || (link(a, b).capacity_bytes_per_s > 0 && link(b, a).capacity_bytes_per_s > 0);
+  }
+  const GpuType& gpu_of(int region) const { return gpu_types[static_cast<size_t>(regions[static_cast<size_t>(region)].gpu_type)]; }
+  int total_gpus() const;
+  int find_region(const std::string& name) const;  ///< index or -1
+  /// Resize `links` to n×n zero links (call after filling `regions`).
+  void reset_links();
+};
+
+}  // namespace geopipe

@@ -1,0 +1,131 @@
+#include "model/trace.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <fstream>
+#include <sstream>
+
+#include "model/input_error.h"
+#include "model/workload.h"
+
+namespace geopipe {
+namespace {
+
+struct Field {
+  std::string text;
+  int column;  // 1-based column where the field starts
+};
+
+std::vector<Field> split_csv(const std::string& line) {
+  std::vector<Field> out;
+  size_t start = 0;
+  while (true) {
+    size_t comma = line.find(',', start);
+    std::string f = line.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    // trim
+    size_t a = f.find_first_not_of(" \t\r"), b = f.find_last_not_of(" \t\r");
+    int col = static_cast<int>(start) + 1 + (a == std::string::npos ? 0 : static_cast<int>(a));
+    out.push_back({a == std::string::npos ? "" : f.substr(a, b - a + 1), col});
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Job> parse_trace_csv(const std::string& text, const std::string& file,
+                                 const std::vector<LlmSpec>& llms, const Topology& topo) {
+  static const std::array<const char*, 7> kCols = {"arrival_s", "model", "stages", "gpus_per_stage",
+                                                   "micro_batch_size", "micro_batches", "iterations"};
+  std::istringstream in(text);
+  std::string line;
+  int lineno = 0;
+  std::array<int, 7> pos{};
+  pos.fill(-1);
+  bool have_header = false;
+  std::vector<Job> jobs;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const auto first = line.find_first_not_of(" \t");
+    if (first == std::string::npos || line[first] == '#') continue;
+    auto fields = split_csv(line);
+    if (!have_header) {
+      for (size_t c = 0; c < fields.size(); ++c) {
+        auto it = std::find(kCols.begin(), kCols.end(), fields[c].text);
+        if (it == kCols.end())
+          throw InputError(file, lineno, fields[c].column,
+                           "unknown column '" + fields[c].text +
+                               "' (expected arrival_s, model, stages, gpus_per_stage, micro_batch_size, micro_batches, iterations)");
+        pos[static_cast<size_t>(it - kCols.begin())] = static_cast<int>(c);
+      }
+      for (size_t k = 0; k < kCols.size(); ++k)
+        if (pos[k] < 0) throw InputError(file, lineno, 1, std::string("missing column '") + kCols[k] + "'");
+      have_header = true;
+      continue;
+    }
+    if (fields.size() != kCols.size())
+      throw InputError(file, lineno, 1, "expected " + std::to_string(kCols.size()) + " fields, found " +
+                                           std::to_string(fields.size()));
+    auto num = [&](size_t k, double lo, double hi) {
+      const Field& f = fields[static_cast<size_t>(pos[k])];
+      double v = 0;
+      auto [p, ec] = std::from_chars(f.text.data(), f.text.data() + f.text.size(), v);
+      if (ec != std::errc() || p != f.text.data() + f.text.size())
+        throw InputError(file, lineno, f.column, std::string(kCols[k]) + ": '" + f.text + "' is not a number");
+      if (!(v >= lo && v <= hi))
+        throw InputError(file, lineno, f.column,
+                         std::string(kCols[k]) + " = " + f.text + " is out of range (expected " +
+                             std::to_string(lo) + " .. " + std::to_string(hi) + ")");
+      return v;
+    };
+    auto integer = [&](size_t k, double lo, double hi) {
+      const double v = num(k, lo, hi);
+      if (v != static_cast<double>(static_cast<long long>(v))) {
+        const Field& f = fields[static_cast<size_t>(pos[k])];
+        throw InputError(file, lineno, f.column, std::string(kCols[k]) + ": '" + f.text + "' is not an integer");
+      }
+      return static_cast<long long>(v);
+    };
+    Job j;
+    j.arrival_s = num(0, 0, 1e12);
+    const Field& mf = fields[static_cast<size_t>(pos[1])];
+    auto it = std::find_if(llms.begin(), llms.end(), [&](const LlmSpec& m) { return m.name == mf.text; });
+    if (it == llms.end()) throw InputError(file, lineno, mf.column, "unknown model '" + mf.text + "'");
+    j.model = static_cast<int>(it - llms.begin());
+    const auto stages = integer(2, 0, it->layers);
+    j.gpus_per_stage = static_cast<int>(integer(3, 1, 4096));
+    j.micro_batch_size = static_cast<int>(integer(4, 1, 1 << 20));
+    j.micro_batches = static_cast<int>(integer(5, 1, 1 << 20));
+    j.iterations = integer(6, 1, 1e15);
+    if (stages == 0) {
+      ModelMixEntry e;
+      e.gpus_per_stage = j.gpus_per_stage;
+      e.micro_batch_size = j.micro_batch_size;
+      e.micro_batches = j.micro_batches;
+      j.stages = generated_stages(e, *it, topo);
+      if (j.stages == 0)
+        throw InputError(file, lineno, fields[static_cast<size_t>(pos[2])].column,
+                         "model '" + it->name + "' does not fit any GPU of the cluster at any stage count");
+    } else {
+      j.stages = static_cast<int>(stages);
+    }
+    jobs.push_back(j);
+  }
+  if (!have_header) throw InputError(file, lineno, 0, "empty trace (expected a header line and jobs)");
+  std::stable_sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.arrival_s < b.arrival_s; });
+  for (size_t i = 0; i < jobs.size(); ++i) jobs[i].id = static_cast<int>(i);
+  return jobs;
+}
+
+std::vector<Job> load_trace_csv(const std::string& path, const std::vector<LlmSpec>& llms, const Topology& topo) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw InputError(path, 0, 0, "cannot open trace file");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return parse_trace_csv(ss.str(), path, llms, topo);
+}
+
+}  // namespace geopipe

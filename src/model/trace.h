@@ -1,0 +1,27 @@
+// Replay of a job trace from CSV.
+//
+// Format: a header line naming the columns (any order), then one job per line:
+//   arrival_s,model,stages,gpus_per_stage,micro_batch_size,micro_batches,iterations
+// `stages` = 0 means "smallest feasible". Blank lines and lines starting with '#' are
+// skipped. Jobs get ids in file order after a stable sort by arrival.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/job.h"
+#include "model/llm.h"
+#include "model/topology.h"
+
+namespace geopipe {
+
+/// Parses `text` (named `file` in messages). Throws InputError "file:line:col: ..." on any
+/// malformed field, unknown model or out-of-range value.
+std::vector<Job> parse_trace_csv(const std::string& text, const std::string& file,
+                                 const std::vector<LlmSpec>& llms, const Topology& topo);
+
+/// Reads and parses a file; a missing file is an InputError too.
+std::vector<Job> load_trace_csv(const std::string& path, const std::vector<LlmSpec>& llms,
+                                const Topology& topo);
+
+}  // namespace geopipe

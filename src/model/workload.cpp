@@ -1,0 +1,80 @@
+#include "model/workload.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "model/rng.h"
+#include "model/units.h"
+
+namespace geopipe {
+
+int generated_stages(const ModelMixEntry& e, const LlmSpec& llm, const Topology& topo) {
+  double max_mem = 0;
+  for (const auto& r : topo.regions)
+    if (r.gpu_count > 0) max_mem = std::max(max_mem, topo.gpu_types[static_cast<size_t>(r.gpu_type)].memory_bytes);
+  const int s0 = min_feasible_stages(llm, e.micro_batch_size, e.micro_batches, e.gpus_per_stage, max_mem);
+  if (s0 == 0) return 0;
+  const int s = static_cast<int>(std::ceil(s0 * e.stage_multiplier - 1e-9));
+  return std::clamp(s, s0, llm.layers);
+}
+
+std::vector<Job> generate_workload(const WorkloadOptions& opt, const std::vector<LlmSpec>& llms,
+                                   const Topology& topo, const GpuType& reference,
+                                   const ComputeOptions& compute, std::uint64_t seed) {
+  Rng rng(derive_seed(seed, "workload"));
+  double total_w = 0;
+  for (const auto& e : opt.mix) total_w += e.weight;
+  const double rate_per_s = opt.arrival_rate_per_hour * opt.load_scale / units::kSecondsPerHour;
+
+  std::vector<Job> jobs;
+  jobs.reserve(static_cast<size_t>(opt.num_jobs));
+  double t = 0;
+  for (int n = 0; n < opt.num_jobs; ++n) {
+    // Fixed number of draws per job, in a fixed order, so that changing one knob (say the
+    // load) moves arrivals but keeps each job's model and length.
+    const double gap = rng.exponential(rate_per_s);
+    const double pick = rng.uniform() * total_w;
+    const double dur_h = rng.bounded_pareto(opt.duration_pareto_alpha, opt.duration_min_h, opt.duration_max_h);
+    t += gap;
+    size_t k = 0;
+    double acc = opt.mix[0].weight;
+    while (k + 1 < opt.mix.size() && pick >= acc) acc += opt.mix[++k].weight;
+    const ModelMixEntry& e = opt.mix[k];
+    const LlmSpec& llm = llms[static_cast<size_t>(e.model)];
+    Job j;
+    j.id = n;
+    j.arrival_s = t;
+    j.model = e.model;
+    j.stages = generated_stages(e, llm, topo);
+    j.micro_batch_size = e.micro_batch_size;
+    j.micro_batches = e.micro_batches;
+    j.gpus_per_stage = e.gpus_per_stage;
+    j.iterations = 1;
+    const JobProfile p = make_profile(j, llm);
+    const double t_ref = ideal_iteration_time(p, reference, compute);
+    j.iterations = std::max<std::int64_t>(1, std::llround(units::hours_to_s(dur_h) / t_ref));
+    jobs.push_back(j);
+  }
+  return jobs;
+}
+
+}  // namespace geopipe
+
+#include "model/scenario.h"
+
+namespace geopipe {
+
+int Scenario::reference_gpu_index() const {
+  for (size_t i = 0; i < topology.gpu_types.size(); ++i)
+    if (topology.gpu_types[i].name == workload.reference_gpu) return static_cast<int>(i);
+  return -1;
+}
+
+std::vector<Job> Scenario::jobs_for_seed(std::uint64_t s) const {
+  if (!trace_jobs.empty()) return trace_jobs;
+  const int ref = reference_gpu_index();
+  const GpuType& g = ref >= 0 ? topology.gpu_types[static_cast<size_t>(ref)] : *find_builtin_gpu("A100-80GB");
+  return generate_workload(workload, llms, topology, g, compute, s);
+}
+
+}  // namespace geopipe

@@ -1,0 +1,48 @@
+// Synthetic multi-tenant workloads (DESIGN.md §2.2): Poisson arrivals, a model mix, stage
+// counts from memory feasibility, heavy-tailed run lengths.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/job.h"
+#include "model/llm.h"
+#include "model/topology.h"
+
+namespace geopipe {
+
+/// One entry of the model mix (scenario [[workload.mix]]).
+struct ModelMixEntry {
+  int model = 0;                 ///< index into the scenario's LLM catalogue
+  double weight = 1.0;           ///< relative frequency (> 0)
+  int gpus_per_stage = 1;        ///< g
+  int micro_batch_size = 1;      ///< b
+  int micro_batches = 16;        ///< m
+  double stage_multiplier = 1.0; ///< S = ceil(min_feasible_S · multiplier), capped at L
+};
+
+struct WorkloadOptions {
+  int num_jobs = 200;                   ///< jobs to generate
+  double arrival_rate_per_hour = 4.0;   ///< Poisson rate before load_scale
+  double load_scale = 1.0;              ///< multiplies the arrival rate (sweep knob)
+  double duration_min_h = 0.5;          ///< bounded-Pareto run length on the reference GPU: min
+  double duration_max_h = 72.0;         ///< ... max
+  double duration_pareto_alpha = 1.1;   ///< ... shape (smaller = heavier tail)
+  std::string reference_gpu = "A100-80GB";  ///< GPU type that run lengths are measured on
+  std::vector<ModelMixEntry> mix;       ///< non-empty unless a trace is replayed
+};
+
+/// Generates `opt.num_jobs` jobs, sorted by arrival, ids 0..n-1. Deterministic in `seed`.
+/// Stage count: the smallest S whose stages fit the largest GPU memory in `topo`, times the
+/// entry's multiplier. Iterations: I = max(1, round(D / T_ref)) with D drawn from the bounded
+/// Pareto and T_ref the compute-only iteration time on `reference` (so D is the run length a
+/// job would have alone on that GPU type with free communication).
+std::vector<Job> generate_workload(const WorkloadOptions& opt, const std::vector<LlmSpec>& llms,
+                                   const Topology& topo, const GpuType& reference,
+                                   const ComputeOptions& compute, std::uint64_t seed);
+
+/// Stage count the generator uses for a mix entry on this topology (0 if the model fits no GPU).
+int generated_stages(const ModelMixEntry& e, const LlmSpec& llm, const Topology& topo);
+
+}  // namespace geopipe

@@ -1,0 +1,106 @@
+#include "sched/ordering.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace geopipe {
+namespace {
+
+class FifoStrict final : public OrderingPolicy {
+ public:
+  bool strict() const override { return true; }
+  void order(const SchedContext&, const std::vector<int>& queue, const ClusterView&, std::vector<int>& out) override {
+    out = queue;
+  }
+};
+
+class PriorityBackfill final : public OrderingPolicy {
+ public:
+  explicit PriorityBackfill(const SchedulerParams& p) : prm_(p) {}
+  bool strict() const override { return false; }
+
+  void order(const SchedContext& ctx, const std::vector<int>& queue, const ClusterView& view,
+             std::vector<int>& out) override {
+    const Topology& topo = *ctx.topo;
+    const int R = view.regions();
+    // Mean residual over connected inter-region directions, and the largest free region.
+    double res_sum = 0;
+    int res_n = 0, max_free = 0;
+    for (int a = 0; a < R; ++a) {
+      max_free = std::max(max_free, view.free_gpus[static_cast<size_t>(a)]);
+      for (int b = 0; b < R; ++b)
+        if (a != b && topo.link(a, b).capacity_bytes_per_s > 0) {
+          res_sum += view.residual_bw(a, b);
+          ++res_n;
+        }
+    }
+    const double mean_res = res_n ? res_sum / res_n : 0.0;
+    scored_.clear();
+    for (int j : queue) {
+      const Cached& c = cached(ctx, j);
+      const Job& job = ctx.job(j);
+      double pressure = 0;
+      if (job.total_gpus() > max_free) pressure = c.beta / std::max(mean_res, 1.0);
+      const double wait = view.now_s - job.arrival_s;
+      const double score = prm_.priority_runtime_weight * c.runtime_s * (1.0 + prm_.priority_network_weight * pressure) -
+                           prm_.priority_aging * wait;
+      scored_.push_back({score, job.arrival_s, j});
+    }
+    std::sort(scored_.begin(), scored_.end(), [](const Item& a, const Item& b) {
+      if (a.score != b.score) return a.score < b.score;
+      if (a.arrival != b.arrival) return a.arrival < b.arrival;
+      return a.job < b.job;
+    });
+    out.clear();
+    for (const Item& it : scored_) out.push_back(it.job);
+  }
+
+ private:
+  struct Cached {
+    bool known = false;
+    double runtime_s = 0;  // I × ideal iteration time on the fastest GPU type present
+    double beta = 0;       // A / min_i f_i on that GPU type
+  };
+  struct Item {
+    double score, arrival;
+    int job;
+  };
+
+  const Cached& cached(const SchedContext& ctx, int j) {
+    if (cache_.size() <= static_cast<size_t>(j)) cache_.resize(static_cast<size_t>(j) + 1);
+    Cached& c = cache_[static_cast<size_t>(j)];
+    if (c.known) return c;
+    c.known = true;
+    const JobProfile& p = ctx.profile(j);
+    const Topology& topo = *ctx.topo;
+    double best_t = std::numeric_limits<double>::infinity();
+    int best_r = 0;
+    for (int r = 0; r < topo.num_regions(); ++r) {
+      if (topo.regions[static_cast<size_t>(r)].gpu_count <= 0) continue;
+      const double t = ideal_iteration_time(p, topo.gpu_of(r), *ctx.compute);
+      if (t < best_t) {
+        best_t = t;
+        best_r = r;
+      }
+    }
+    c.runtime_s = p.iterations * best_t;
+    double fmin = std::numeric_limits<double>::infinity();
+    for (int i = 0; i < p.stages; ++i) fmin = std::min(fmin, forward_time(p, i, topo.gpu_of(best_r), *ctx.compute));
+    c.beta = p.activation_bytes / fmin;
+    return c;
+  }
+
+  SchedulerParams prm_;
+  std::vector<Cached> cache_;
+  std::vector<Item> scored_;
+};
+
+}  // namespace
+
+std::unique_ptr<OrderingPolicy> make_fifo_strict() { return std::make_unique<FifoStrict>(); }
+std::unique_ptr<OrderingPolicy> make_priority_backfill(const SchedulerParams& p) {
+  return std::make_unique<PriorityBackfill>(p);
+}
+
+}  // namespace geopipe

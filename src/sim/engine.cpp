@@ -1,0 +1,426 @@
+#include "sim/engine.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <queue>
+#include <stdexcept>
+#include <string>
+
+#include "model/rng.h"
+#include "model/units.h"
+#include "sim/energy.h"
+#include "sim/network.h"
+#include "sim/pipeline.h"
+
+namespace geopipe {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+struct Running {
+  bool active = false;
+  long version = 0;
+  std::vector<int> regions;        // per stage
+  std::vector<double> fwd, bwd;    // per stage, s
+  std::vector<double> hop_lat;     // per hop, s (one way)
+  std::vector<int> flow_f, flow_b; // per hop: flow ids, -1 for intra-region hops
+  std::vector<double> bw_f, bw_b;  // per hop: current bandwidth (scratch for the recurrence)
+  std::vector<int> power_region;   // distinct regions of the job
+  std::vector<double> power_w;     // facility power drawn in each of those regions
+  double T = 0, T_nocomm = 0;
+  double remaining = 0;            // iterations left at last_t
+  double last_t = 0;
+  double busy_gpu_s_per_iter = 0;
+  double bytes_per_iter = 0;
+  int gpus = 0;
+};
+
+struct Completion {
+  double t;
+  int job;
+  long version;
+  bool operator>(const Completion& o) const { return t > o.t || (t == o.t && job > o.job); }
+};
+
+class Engine {
+ public:
+  Engine(const Scenario& sc, const std::vector<Job>& jobs, Scheduler& sched, std::uint64_t seed, const SimOptions& opt)
+      : sc_(sc), topo_(sc.topology), jobs_(jobs), sched_(sched), opt_(opt), net_(sc.topology),
+        noise_(derive_seed(seed, "view-noise")) {
+    const auto n = jobs.size();
+    profiles_.reserve(n);
+    for (const Job& j : jobs) profiles_.push_back(make_profile(j, sc.llms[static_cast<size_t>(j.model)]));
+    run_.resize(n);
+    rec_.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      if (jobs[i].id != static_cast<int>(i)) throw std::logic_error("simulate: job ids must be 0..n-1 in order");
+      rec_[i].id = jobs[i].id;
+      rec_[i].model = jobs[i].model;
+      rec_[i].stages = jobs[i].stages;
+      rec_[i].gpus_per_stage = jobs[i].gpus_per_stage;
+      rec_[i].arrival_s = jobs[i].arrival_s;
+      rec_[i].iterations = static_cast<double>(jobs[i].iterations);
+    }
+    const int R = topo_.num_regions();
+    free_.resize(static_cast<size_t>(R));
+    for (int r = 0; r < R; ++r) free_[static_cast<size_t>(r)] = topo_.regions[static_cast<size_t>(r)].gpu_count;
+    flow_count_.assign(static_cast<size_t>(R * R), 0);
+    ctx_.topo = &topo_;
+    ctx_.compute = &sc.compute;
+    ctx_.jobs = &jobs_;
+    ctx_.profiles = &profiles_;
+    for (const auto& reg : topo_.regions) has_profiles_ |= !reg.price.is_flat();
+  }
+
+  SimResult run() {
+    const auto wall0 = std::chrono::steady_clock::now();
+    size_t next_arrival = 0;
+    const size_t n = jobs_.size();
+    double next_price = has_profiles_ && opt_.price_events ? next_price_change(0.0) : kInf;
+    while (true) {
+      while (!heap_.empty() && !valid(heap_.top())) heap_.pop();
+      const double ta = next_arrival < n ? jobs_[next_arrival].arrival_s : kInf;
+      const double tc = heap_.empty() ? kInf : heap_.top().t;
+      const bool waiting_matters = !queue_.empty() || next_arrival < n;
+      const double tp = waiting_matters ? next_price : kInf;
+      const double t = std::min({ta, tc, tp});
+      if (t == kInf) break;
+      ++m_.events;
+      // 1. completions at t (heap order: time, then job id)
+      bool released = false;
+      while (!heap_.empty()) {
+        if (!valid(heap_.top())) {
+          heap_.pop();
+          continue;
+        }
+        if (heap_.top().t > t) break;
+        const int j = heap_.top().job;
+        heap_.pop();
+        finish(j, t);
+        released = true;
+      }
+      if (released) ++epoch_;
+      // 2. arrivals at t
+      while (next_arrival < n && jobs_[next_arrival].arrival_s <= t) queue_.push_back(static_cast<int>(next_arrival++));
+      // 3. price boundary
+      if (t >= next_price) next_price = next_price_change(t);
+      // 4. re-share links freed by completions, then let the scheduler start jobs
+      rebalance(t);
+      if (!queue_.empty()) call_scheduler(t);
+      // Nothing runs, nothing will arrive, the scheduler started nothing: the rest can never run.
+      if (heap_.empty() && next_arrival >= n && !queue_.empty() && running_ == 0) break;
+    }
+    m_.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    return finalize();
+  }
+
+ private:
+  bool valid(const Completion& c) const {
+    const Running& r = run_[static_cast<size_t>(c.job)];
+    return r.active && r.version == c.version;
+  }
+
+  double next_price_change(double t) const {
+    double nx = kInf;
+    for (const auto& reg : topo_.regions) nx = std::min(nx, reg.price.next_change_after(t));
+    return nx;
+  }
+
+  // Accrue progress, energy, cost, ... of job j from its last update to t.
+  void settle(int j, double t) {
+    Running& r = run_[static_cast<size_t>(j)];
+    const double dt = t - r.last_t;
+    if (dt <= 0) return;
+    JobRecord& rec = rec_[static_cast<size_t>(j)];
+    const double iters = dt / r.T;
+    r.remaining -= iters;
+    for (size_t k = 0; k < r.power_region.size(); ++k) {
+      const Region& reg = topo_.regions[static_cast<size_t>(r.power_region[k])];
+      const double e = r.power_w[k] * dt;
+      rec.energy_j += e;
+      rec.cost_usd += energy_cost_usd(reg.price, r.power_w[k], r.last_t, t);
+      rec.carbon_g += units::joules_to_kwh(e) * reg.carbon_g_per_kwh;
+    }
+    rec.cross_region_bytes += iters * r.bytes_per_iter;
+    busy_gpu_s_ += iters * r.busy_gpu_s_per_iter;
+    alloc_gpu_s_ += dt * r.gpus;
+    run_s_ += dt;
+    stall_s_ += dt * (r.T - r.T_nocomm) / r.T;
+    r.last_t = t;
+  }
+
+  // Recompute T_iter and power of job j from its current hop allocations; reschedule its end.
+  void update_timing(int j, double t) {
+    Running& r = run_[static_cast<size_t>(j)];
+    const JobProfile& p = profiles_[static_cast<size_t>(j)];
+    const size_t H = r.hop_lat.size();
+    for (size_t h = 0; h < H; ++h) {
+      if (r.flow_f[h] < 0) {
+        r.bw_f[h] = r.bw_b[h] = topo_.intra_bandwidth_bytes_per_s;
+      } else {
+        r.bw_f[h] = net_.allocation(r.flow_f[h]);
+        r.bw_b[h] = net_.allocation(r.flow_b[h]);
+      }
+    }
+    PipelineInput in;
+    in.micro_batches = p.micro_batches;
+    in.fwd_s = r.fwd;
+    in.bwd_s = r.bwd;
+    in.hop_fwd_bytes_per_s = r.bw_f;
+    in.hop_bwd_bytes_per_s = r.bw_b;
+    in.hop_latency_s = r.hop_lat;
+    in.activation_bytes = p.activation_bytes;
+    in.optimizer_step_s = sc_.compute.optimizer_step_s;
+    r.T = gpipe_iteration_time(in, scratch_);
+    std::fill(r.power_w.begin(), r.power_w.end(), 0.0);
+    for (int i = 0; i < p.stages; ++i) {
+      const int reg = r.regions[static_cast<size_t>(i)];
+      const double busy = p.micro_batches * (r.fwd[static_cast<size_t>(i)] + r.bwd[static_cast<size_t>(i)]);
+      const double w = stage_power_w(p.gpus_per_stage, topo_.regions[static_cast<size_t>(reg)].pue, topo_.gpu_of(reg), busy, r.T);
+      const auto k = static_cast<size_t>(std::find(r.power_region.begin(), r.power_region.end(), reg) - r.power_region.begin());
+      r.power_w[k] += w;
+    }
+    ++r.version;
+    r.remaining = std::max(0.0, r.remaining);
+    heap_.push({t + r.remaining * r.T, j, r.version});
+  }
+
+  void start(int j, const Placement& pl, double t) {
+    const JobProfile& p = profiles_[static_cast<size_t>(j)];
+    const int S = p.stages;
+    if (static_cast<int>(pl.stage_region.size()) != S)
+      throw std::logic_error("scheduler " + std::string(sched_.name()) + ": placement size != stages");
+    Running& r = run_[static_cast<size_t>(j)];
+    if (r.active || rec_[static_cast<size_t>(j)].start_s >= 0)
+      throw std::logic_error("scheduler " + std::string(sched_.name()) + ": job started twice");
+    r = Running{};
+    r.active = true;
+    r.regions = pl.stage_region;
+    r.fwd.resize(static_cast<size_t>(S));
+    r.bwd.resize(static_cast<size_t>(S));
+    const size_t H = static_cast<size_t>(S - 1);
+    r.hop_lat.resize(H);
+    r.flow_f.assign(H, -1);
+    r.flow_b.assign(H, -1);
+    r.bw_f.resize(H);
+    r.bw_b.resize(H);
+    for (int i = 0; i < S; ++i) {
+      const int reg = pl.stage_region[static_cast<size_t>(i)];
+      if (reg < 0 || reg >= topo_.num_regions()) throw std::logic_error("scheduler: bad region index");
+      if (!p.stage_fits(i, topo_.gpu_of(reg))) throw std::logic_error("scheduler: stage does not fit GPU memory");
+      auto& fr = free_[static_cast<size_t>(reg)];
+      fr -= p.gpus_per_stage;
+      if (fr < 0) throw std::logic_error("scheduler " + std::string(sched_.name()) + ": over-allocated GPUs");
+      r.fwd[static_cast<size_t>(i)] = forward_time(p, i, topo_.gpu_of(reg), sc_.compute);
+      r.bwd[static_cast<size_t>(i)] = 2.0 * r.fwd[static_cast<size_t>(i)];
+      r.busy_gpu_s_per_iter += p.gpus_per_stage * p.micro_batches * 3.0 * r.fwd[static_cast<size_t>(i)];
+      if (std::find(r.power_region.begin(), r.power_region.end(), reg) == r.power_region.end()) r.power_region.push_back(reg);
+    }
+    r.power_w.assign(r.power_region.size(), 0.0);
+    const int R = topo_.num_regions();
+    for (size_t h = 0; h < H; ++h) {
+      const int a = pl.stage_region[h], b = pl.stage_region[h + 1];
+      if (a == b) {
+        r.hop_lat[h] = topo_.intra_latency_s;
+        continue;
+      }
+      if (!topo_.connected(a, b)) throw std::logic_error("scheduler: hop between unconnected regions");
+      r.hop_lat[h] = topo_.link(a, b).latency_s;  // forward latency; backward uses link(b, a)
+      const double beta = p.activation_bytes / std::min(r.fwd[h], r.fwd[h + 1]);
+      r.flow_f[h] = net_.add_flow(a, b, beta, j);
+      r.flow_b[h] = net_.add_flow(b, a, beta, j);
+      ++flow_count_[static_cast<size_t>(a * R + b)];
+      ++flow_count_[static_cast<size_t>(b * R + a)];
+      r.bytes_per_iter += 2.0 * p.micro_batches * p.activation_bytes;
+    }
+    // Compute-only time (infinite bandwidth, zero latency) for the stall fraction.
+    {
+      std::vector<double> inf(H, kInf), zero(H, 0.0);
+      PipelineInput in;
+      in.micro_batches = p.micro_batches;
+      in.fwd_s = r.fwd;
+      in.bwd_s = r.bwd;
+      in.hop_fwd_bytes_per_s = inf;
+      in.hop_bwd_bytes_per_s = inf;
+      in.hop_latency_s = zero;
+      in.activation_bytes = p.activation_bytes;
+      in.optimizer_step_s = sc_.compute.optimizer_step_s;
+      r.T_nocomm = gpipe_iteration_time(in, scratch_);
+    }
+    r.gpus = p.stages * p.gpus_per_stage;
+    r.remaining = p.iterations;
+    r.last_t = t;
+    ++running_;
+    JobRecord& rec = rec_[static_cast<size_t>(j)];
+    rec.start_s = t;
+    rec.stage_region = pl.stage_region;
+    pending_start_.push_back(j);
+  }
+
+  void finish(int j, double t) {
+    settle(j, t);
+    Running& r = run_[static_cast<size_t>(j)];
+    const JobProfile& p = profiles_[static_cast<size_t>(j)];
+    const int R = topo_.num_regions();
+    for (int reg : r.regions) free_[static_cast<size_t>(reg)] += p.gpus_per_stage;
+    for (size_t h = 0; h < r.flow_f.size(); ++h) {
+      if (r.flow_f[h] < 0) continue;
+      net_.remove_flow(r.flow_f[h]);
+      net_.remove_flow(r.flow_b[h]);
+      const int a = r.regions[h], b = r.regions[h + 1];
+      --flow_count_[static_cast<size_t>(a * R + b)];
+      --flow_count_[static_cast<size_t>(b * R + a)];
+    }
+    r.remaining = 0;
+    r.active = false;
+    --running_;
+    JobRecord& rec = rec_[static_cast<size_t>(j)];
+    rec.finish_s = t;
+    rec.mean_iteration_s = (t - rec.start_s) / rec.iterations;
+  }
+
+  // Re-run max-min on changed links; settle and re-time the jobs whose share changed, and
+  // time the jobs just started.
+  void rebalance(double t) {
+    changed_.clear();
+    net_.rebalance(changed_);
+    for (int j : changed_) {
+      Running& r = run_[static_cast<size_t>(j)];
+      if (!r.active) continue;
+      if (r.T > 0) settle(j, t);
+      update_timing(j, t);
+    }
+    for (int j : pending_start_) {
+      Running& r = run_[static_cast<size_t>(j)];
+      if (!std::binary_search(changed_.begin(), changed_.end(), j)) update_timing(j, t);
+      rec_[static_cast<size_t>(j)].first_iteration_s = r.T;
+    }
+    pending_start_.clear();
+  }
+
+  void build_view(double t) {
+    const int R = topo_.num_regions();
+    view_.topo = &topo_;
+    view_.compute = &sc_.compute;
+    view_.now_s = t;
+    view_.free_gpus = free_;
+    view_.total_free = 0;
+    for (int f : free_) view_.total_free += f;
+    view_.flows = flow_count_;
+    const auto& truth = net_.residuals();
+    const double stale = sc_.scheduler.view_staleness_s, sigma = sc_.scheduler.view_noise_sigma;
+    if (stale <= 0 && sigma <= 0) {
+      view_.residual = truth;
+    } else if (snapshot_.empty() || t - snapshot_t_ >= stale) {
+      snapshot_ = truth;
+      if (sigma > 0)
+        for (int a = 0; a < R; ++a)
+          for (int b = 0; b < R; ++b)
+            if (a != b) {
+              auto& v = snapshot_[static_cast<size_t>(a * R + b)];
+              v *= std::max(0.0, 1.0 + sigma * noise_.normal());
+            }
+      snapshot_t_ = t;
+      ++epoch_;
+      view_.residual = snapshot_;
+    } else {
+      view_.residual = snapshot_;
+    }
+    view_.epoch = epoch_;
+  }
+
+  void call_scheduler(double t) {
+    build_view(t);
+    decisions_.clear();
+    const auto c0 = std::chrono::steady_clock::now();
+    sched_.schedule(ctx_, queue_, view_, decisions_);
+    const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count();
+    ++m_.sched_calls;
+    m_.sched_time_total_s += dt;
+    m_.sched_time_max_s = std::max(m_.sched_time_max_s, dt);
+    if (decisions_.empty()) return;
+    for (const Decision& d : decisions_) start(d.job, d.placement, t);
+    // Remove started jobs from the queue, keeping arrival order.
+    std::vector<char> started(jobs_.size(), 0);
+    for (const Decision& d : decisions_) started[static_cast<size_t>(d.job)] = 1;
+    std::erase_if(queue_, [&](int j) { return started[static_cast<size_t>(j)] != 0; });
+    rebalance(t);
+  }
+
+  SimResult finalize() {
+    SimResult res;
+    ScenarioMetrics& m = m_;
+    m.jobs_total = static_cast<int>(jobs_.size());
+    std::vector<double> jct;
+    double qsum = 0;
+    int started = 0;
+    for (const JobRecord& r : rec_) {
+      if (r.start_s >= 0) {
+        qsum += r.start_s - r.arrival_s;
+        ++started;
+      }
+      if (r.finished()) {
+        jct.push_back(r.finish_s - r.arrival_s);
+        m.makespan_s = std::max(m.makespan_s, r.finish_s);
+      }
+      m.total_energy_j += r.energy_j;
+      m.total_cost_usd += r.cost_usd;
+      m.total_carbon_g += r.carbon_g;
+      m.cross_region_bytes += r.cross_region_bytes;
+    }
+    m.jobs_completed = static_cast<int>(jct.size());
+    m.jobs_unfinished = m.jobs_total - m.jobs_completed;
+    double s = 0;
+    for (double x : jct) s += x;
+    m.avg_jct_s = jct.empty() ? 0.0 : s / static_cast<double>(jct.size());
+    m.p50_jct_s = percentile(jct, 50);
+    m.p95_jct_s = percentile(jct, 95);
+    m.p99_jct_s = percentile(jct, 99);
+    m.avg_queue_delay_s = started ? qsum / started : 0.0;
+    m.gpu_hours = alloc_gpu_s_ / units::kSecondsPerHour;
+    m.gpu_utilization = alloc_gpu_s_ > 0 ? busy_gpu_s_ / alloc_gpu_s_ : 0.0;
+    m.stall_fraction = run_s_ > 0 ? stall_s_ / run_s_ : 0.0;
+    sched_.effort(m.sched_searches, m.sched_search_nodes, truncated_);
+    res.metrics = m;
+    if (opt_.record_jobs) res.jobs = std::move(rec_);
+    return res;
+  }
+
+  const Scenario& sc_;
+  const Topology& topo_;
+  const std::vector<Job>& jobs_;
+  Scheduler& sched_;
+  SimOptions opt_;
+  NetworkState net_;
+  Rng noise_;
+  std::vector<JobProfile> profiles_;
+  std::vector<Running> run_;
+  std::vector<JobRecord> rec_;
+  std::vector<int> free_, flow_count_;
+  std::vector<int> queue_, changed_, pending_start_;
+  std::priority_queue<Completion, std::vector<Completion>, std::greater<>> heap_;
+  SchedContext ctx_;
+  ClusterView view_;
+  std::vector<Decision> decisions_;
+  std::vector<double> snapshot_;
+  double snapshot_t_ = 0;
+  long epoch_ = 0;
+  int running_ = 0;
+  bool has_profiles_ = false;
+  PipelineScratch scratch_;
+  ScenarioMetrics m_;
+  double busy_gpu_s_ = 0, alloc_gpu_s_ = 0, run_s_ = 0, stall_s_ = 0;
+  long truncated_ = 0;
+};
+
+}  // namespace
+
+SimResult simulate(const Scenario& scenario, const std::vector<Job>& jobs, Scheduler& scheduler,
+                   std::uint64_t seed, const SimOptions& options) {
+  Engine e(scenario, jobs, scheduler, seed, options);
+  return e.run();
+}
+
+}  // namespace geopipe

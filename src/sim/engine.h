@@ -1,0 +1,40 @@
+// The event-driven simulator (DESIGN.md §2.6).
+//
+// Events: job arrival, job completion, electricity price change (hour boundaries of any
+// non-flat price profile). Between events every running job progresses at 1/T_iter
+// iterations per second (fluid progress); a job's T_iter is the exact GPipe recurrence
+// (sim/pipeline.h) over the bandwidth its hops currently get from max-min sharing
+// (sim/network.h), and is recomputed only when one of its hop allocations changes. At each
+// event time the scheduler is called once with the waiting queue. Jobs are never preempted.
+//
+// Determinism: no wall-clock input reaches a decision; events at the same time are processed
+// completions first (by job id), then arrivals (by id), then the scheduler.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "model/scenario.h"
+#include "sim/metrics.h"
+#include "sim/scheduler_api.h"
+
+namespace geopipe {
+
+struct SimOptions {
+  bool record_jobs = true;        ///< fill SimResult::jobs
+  bool price_events = true;       ///< call the scheduler at price changes (non-flat profiles only)
+};
+
+struct SimResult {
+  ScenarioMetrics metrics;
+  std::vector<JobRecord> jobs;    ///< by job id (if record_jobs)
+};
+
+/// Runs `jobs` (ids 0..n-1, sorted by arrival) on the scenario's topology with `scheduler`.
+/// `seed` drives only the scheduler's view noise (scenario.scheduler.view_noise_sigma); the
+/// job trace is an input. Throws std::logic_error if the scheduler returns an impossible
+/// decision (a bug, never an input error).
+SimResult simulate(const Scenario& scenario, const std::vector<Job>& jobs, Scheduler& scheduler,
+                   std::uint64_t seed, const SimOptions& options = {});
+
+}  // namespace geopipe

@@ -1,0 +1,62 @@
+// Inter-region link state: the flows on every link direction and their max-min allocations.
+//
+// A flow is one cross-region hop of a running job in one direction, with its stall-free demand
+// β = A / min(f_i, f_{i+1}) (DESIGN.md §2.4). Adding or removing flows marks their link dirty;
+// rebalance() re-runs water-filling on dirty links only and reports the owner jobs of flows
+// whose allocation changed (bitwise), so the engine recomputes T_iter just for those.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "model/topology.h"
+
+namespace geopipe {
+
+class NetworkState {
+ public:
+  using FlowId = int;
+
+  explicit NetworkState(const Topology& topo);
+
+  /// New flow on direction from -> to (from != to, connected). Its allocation is 0 until the
+  /// next rebalance().
+  FlowId add_flow(int from, int to, double demand_bytes_per_s, int owner_job);
+  void remove_flow(FlowId id);
+
+  /// Recomputes dirty links; appends the owners of flows whose allocation changed to
+  /// `changed_owners` (sorted, without duplicates, merged with what it held).
+  void rebalance(std::vector<int>& changed_owners);
+
+  double allocation(FlowId id) const { return flows_[static_cast<size_t>(id)].alloc; }
+  double capacity(int from, int to) const { return capacity_[index(from, to)]; }
+  /// Capacity minus the sum of current allocations on from -> to (>= 0).
+  double residual(int from, int to) const { return residual_[index(from, to)]; }
+  /// Residual of every direction, row-major R×R (diagonal: +inf).
+  const std::vector<double>& residuals() const { return residual_; }
+  int num_flows() const { return live_flows_; }
+
+ private:
+  struct Flow {
+    int link = -1;  ///< from * R + to; -1 = free slot
+    int owner = -1;
+    double demand = 0;
+    double alloc = 0;
+  };
+  size_t index(int from, int to) const { return static_cast<size_t>(from * regions_ + to); }
+
+  int regions_;
+  std::vector<double> capacity_;
+  std::vector<double> residual_;
+  std::vector<std::vector<FlowId>> members_;  ///< flows per link direction
+  std::vector<char> dirty_;
+  std::vector<int> dirty_list_;
+  std::vector<Flow> flows_;
+  std::vector<FlowId> free_ids_;
+  int live_flows_ = 0;
+  // scratch
+  std::vector<double> demand_buf_, alloc_buf_;
+  std::vector<size_t> order_buf_;
+};
+
+}  // namespace geopipe

@@ -1,0 +1,48 @@
+// The interface between the event engine and a scheduler (DESIGN.md §3). The simulator only
+// knows this interface; the policies and presets live in src/sched.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "model/job.h"
+#include "model/topology.h"
+#include "sim/placement.h"
+#include "sim/view.h"
+
+namespace geopipe {
+
+/// Read-only facts about the jobs of the running scenario.
+struct SchedContext {
+  const Topology* topo = nullptr;
+  const ComputeOptions* compute = nullptr;
+  const std::vector<Job>* jobs = nullptr;          ///< all jobs, index = Job::id
+  const std::vector<JobProfile>* profiles = nullptr;  ///< same indexing
+  const Job& job(int j) const { return (*jobs)[static_cast<size_t>(j)]; }
+  const JobProfile& profile(int j) const { return (*profiles)[static_cast<size_t>(j)]; }
+};
+
+/// Start job `job` now on `placement`.
+struct Decision {
+  int job = -1;
+  Placement placement;
+};
+
+/// A scheduler is invoked at every event time with the waiting queue. It must be
+/// deterministic (no dependence on wall time, addresses or thread timing).
+class Scheduler {
+ public:
+  virtual ~Scheduler() = default;
+  virtual std::string_view name() const = 0;
+  /// `queue`: waiting jobs in arrival order (ties by id). Appends the jobs to start now; each
+  /// placement must fit the view's free GPUs after the previous decisions of this call (use
+  /// ClusterView::commit). `view` is the scheduler's own copy.
+  virtual void schedule(const SchedContext& ctx, const std::vector<int>& queue, ClusterView& view,
+                        std::vector<Decision>& out) = 0;
+  /// Search effort so far (placements searched, DFS nodes, truncated searches).
+  virtual void effort(long& searches, long& nodes, long& truncated) const {
+    searches = nodes = truncated = 0;
+  }
+};
+
+}  // namespace geopipe

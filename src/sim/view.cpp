@@ -1,0 +1,62 @@
+#include "sim/view.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace geopipe {
+
+double ClusterView::expected_share(int a, int b, double demand) const {
+  const double cap = topo->link(a, b).capacity_bytes_per_s;
+  const double fair = cap / (flow_count(a, b) + 1);
+  return std::min(demand, std::max(residual_bw(a, b), fair));
+}
+
+void ClusterView::commit(const JobProfile& p, const Placement& pl) {
+  const int R = regions();
+  for (int i = 0; i < p.stages; ++i) {
+    const int r = pl.stage_region[static_cast<size_t>(i)];
+    free_gpus[static_cast<size_t>(r)] -= p.gpus_per_stage;
+    total_free -= p.gpus_per_stage;
+    if (i + 1 < p.stages) {
+      const int s = pl.stage_region[static_cast<size_t>(i + 1)];
+      if (s != r) {
+        const double beta = hop_demand_bytes_per_s(p, i, r, s, *topo, *compute);
+        for (auto [x, y] : {std::pair{r, s}, std::pair{s, r}}) {
+          auto& res = residual[static_cast<size_t>(x * R + y)];
+          res = std::max(0.0, res - beta);
+          ++flows[static_cast<size_t>(x * R + y)];
+        }
+      }
+    }
+  }
+}
+
+double hop_demand_bytes_per_s(const JobProfile& p, int i, int a, int b, const Topology& topo,
+                              const ComputeOptions& opt) {
+  const double fa = forward_time(p, i, topo.gpu_of(a), opt);
+  const double fb = forward_time(p, i + 1, topo.gpu_of(b), opt);
+  return p.activation_bytes / std::min(fa, fb);
+}
+
+}  // namespace geopipe
+
+namespace geopipe {
+ClusterView idle_view(const Topology& topo, const ComputeOptions& compute, double now_s) {
+  ClusterView v;
+  v.topo = &topo;
+  v.compute = &compute;
+  v.now_s = now_s;
+  const int R = topo.num_regions();
+  v.free_gpus.resize(static_cast<size_t>(R));
+  v.residual.assign(static_cast<size_t>(R * R), 0.0);
+  v.flows.assign(static_cast<size_t>(R * R), 0);
+  for (int a = 0; a < R; ++a) {
+    v.free_gpus[static_cast<size_t>(a)] = topo.regions[static_cast<size_t>(a)].gpu_count;
+    v.total_free += topo.regions[static_cast<size_t>(a)].gpu_count;
+    for (int b = 0; b < R; ++b)
+      v.residual[static_cast<size_t>(a * R + b)] =
+          a == b ? std::numeric_limits<double>::infinity() : topo.link(a, b).capacity_bytes_per_s;
+  }
+  return v;
+}
+}  // namespace geopipe

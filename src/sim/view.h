@@ -1,0 +1,50 @@
+// What a scheduler sees of the cluster at one decision (DESIGN.md §3): free GPUs per region,
+// residual bandwidth per link direction (possibly stale or noisy, see SchedulerParams), flow
+// counts, and prices through the topology. The engine owns the truth and builds a fresh view
+// for each scheduler call; a scheduler updates its copy with commit() as it places jobs so
+// that later decisions in the same call see the resources already taken.
+#pragma once
+
+#include <vector>
+
+#include "model/job.h"
+#include "model/topology.h"
+#include "sim/placement.h"
+
+namespace geopipe {
+
+struct ClusterView {
+  const Topology* topo = nullptr;
+  const ComputeOptions* compute = nullptr;
+  double now_s = 0;
+  std::vector<int> free_gpus;        ///< per region
+  std::vector<double> residual;      ///< R×R bytes/s, direction a -> b (diagonal +inf)
+  std::vector<int> flows;            ///< R×R number of flows on each direction
+  int total_free = 0;                ///< Σ free_gpus
+  /// Increases whenever resources may have grown since the previous view (a job finished,
+  /// the bandwidth view was refreshed). A job that could not be placed at epoch e cannot be
+  /// placed later at the same epoch: schedulers may cache such failures.
+  long epoch = 0;
+
+  int regions() const { return static_cast<int>(free_gpus.size()); }
+  double residual_bw(int a, int b) const { return residual[static_cast<size_t>(a * regions() + b)]; }
+  int flow_count(int a, int b) const { return flows[static_cast<size_t>(a * regions() + b)]; }
+  /// Bandwidth a new flow of demand β would likely get on a -> b under max-min sharing:
+  /// min(β, max(residual, capacity / (flows + 1))).
+  double expected_share(int a, int b, double demand) const;
+
+  /// Takes the placement's GPUs and subtracts its hops' demands from the residuals.
+  void commit(const JobProfile& p, const Placement& pl);
+};
+
+/// Stall-free demand β of hop i (stage i in region a, stage i+1 in region b):
+/// A / min(f_i(a), f_{i+1}(b)), bytes/s (DESIGN.md §2.4).
+double hop_demand_bytes_per_s(const JobProfile& p, int i, int a, int b, const Topology& topo,
+                              const ComputeOptions& opt);
+
+}  // namespace geopipe
+
+namespace geopipe {
+/// View of the idle cluster: all GPUs free, full link capacities, no flows.
+ClusterView idle_view(const Topology& topo, const ComputeOptions& compute, double now_s = 0);
+}  // namespace geopipe
