@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs everything geopipe needs to build, test and analyse, from Debian 12 packages.
+# Idempotent; uses sudo when not run as root.
+set -euo pipefail
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+PKGS=(
+  build-essential cmake ninja-build git
+  libopenmpi-dev openmpi-bin libhdf5-dev hdf5-tools libtbb-dev libtomlplusplus-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev libfmt-dev
+  python3 python3-h5py python3-pandas python3-matplotlib
+)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}" >&2
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+echo "setup: all packages present" >&2

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# End-to-end checks of the geopipe CLI: exit codes, outputs, and that bad input never writes.
+# Usage: test_cli.sh GEOPIPE_BINARY SOURCE_DIR
+set -uo pipefail
+BIN=$1
+SRC=$2
+BASE=$SRC/sweeps/base/six-regions.toml
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+expect_rc() {  # expect_rc CODE DESCRIPTION -- command...
+  local want=$1 what=$2
+  shift 3
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  if [ "$rc" -eq "$want" ]; then ok; else bad "$what: exit $rc, expected $want; stderr: $(head -c 400 "$tmp/err")"; fi
+}
+
+# --- run: all presets, same trace, table with every preset
+expect_rc 0 "run all" -- "$BIN" run "$BASE" --scheduler all
+for p in bace-pipe delay-first cost-first greedy-cost first-fit bace-no-priority bace-no-pathfinder bace-no-costmin; do
+  grep -q "^$p " "$tmp/out" && ok || bad "table lacks $p"
+done
+grep -q "200/200" "$tmp/out" && ok || bad "table does not show 200/200 completed"
+
+# --- JSON is valid and has the metrics
+expect_rc 0 "run json" -- "$BIN" run "$BASE" --scheduler bace-pipe,delay-first --json
+python3 - "$tmp/out" <<'PY' && ok || bad "json content"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [r["scheduler"] for r in d["results"]] == ["bace-pipe", "delay-first"], d
+m = d["results"][0]["metrics"]
+for k in ("avg_jct_s", "p99_jct_s", "total_cost_usd", "total_energy_j", "gpu_hours", "stall_fraction",
+          "sched_time_total_s", "sched_time_max_s", "events", "wall_s", "cross_region_bytes"):
+    assert k in m, k
+assert m["jobs_completed"] == 200
+PY
+
+# --- same seed twice: identical deterministic metrics; another seed: different trace
+"$BIN" run "$BASE" --scheduler all --json --seed 7 >"$tmp/a.json" && "$BIN" run "$BASE" --scheduler all --json --seed 7 >"$tmp/b.json" &&
+  "$BIN" run "$BASE" --scheduler all --json --seed 8 >"$tmp/c.json"
+python3 - "$tmp/a.json" "$tmp/b.json" "$tmp/c.json" <<'PY' && ok || bad "determinism across processes"
+import json, sys
+timing = {"sched_time_total_s", "sched_time_max_s", "wall_s"}
+def det(p):
+    return [{k: v for k, v in r["metrics"].items() if k not in timing} for r in json.load(open(p))["results"]]
+a, b, c = det(sys.argv[1]), det(sys.argv[2]), det(sys.argv[3])
+assert a == b, "same seed differs"
+assert a != c, "different seed gives the same result"
+PY
+
+# --- per-job CSV
+expect_rc 0 "jobs csv" -- "$BIN" run "$BASE" --scheduler bace-pipe,cost-first --jobs-csv "$tmp/jobs.csv"
+[ "$(wc -l <"$tmp/jobs.csv")" -eq 401 ] && ok || bad "jobs csv rows: $(wc -l <"$tmp/jobs.csv")"
+head -1 "$tmp/jobs.csv" | grep -q "^scheduler,id,model,stages,gpus_per_stage,regions,arrival_s,start_s,finish_s" && ok || bad "csv header"
+
+# --- --set overrides change the result; bad ones exit 2
+"$BIN" run "$BASE" --scheduler bace-pipe --json --set network.bandwidth_scale=0.25 >"$tmp/bw.json"
+"$BIN" run "$BASE" --scheduler bace-pipe --json >"$tmp/base.json"
+cmp -s "$tmp/bw.json" "$tmp/base.json" && bad "--set had no effect" || ok
+expect_rc 2 "typo in --set" -- "$BIN" run "$BASE" --set network.bandwith_scale=2
+grep -q "did you mean 'network.bandwidth_scale'" "$tmp/err" && ok || bad "no did-you-mean: $(cat "$tmp/err")"
+expect_rc 2 "unknown scheduler" -- "$BIN" run "$BASE" --scheduler nope
+grep -q "unknown scheduler 'nope'" "$tmp/err" && ok || bad "unknown scheduler message"
+expect_rc 2 "missing file" -- "$BIN" run "$tmp/does-not-exist.toml"
+
+# --- bad input writes nothing: an existing CSV stays untouched
+echo "precious" >"$tmp/keep.csv"
+expect_rc 2 "bad set keeps csv" -- "$BIN" run "$BASE" --set cluster.capacity_scale=-1 --jobs-csv "$tmp/keep.csv"
+[ "$(cat "$tmp/keep.csv")" = "precious" ] && ok || bad "existing csv overwritten on bad input"
+
+# --- validate, list, help
+expect_rc 0 "validate base" -- "$BIN" validate "$BASE"
+for what in presets models gpus; do expect_rc 0 "list $what" -- "$BIN" list "$what"; done
+grep -q "H100-SXM" <("$BIN" list gpus) && ok || bad "list gpus lacks H100"
+expect_rc 2 "list unknown" -- "$BIN" list nonsense
+for sub in "" run validate list; do expect_rc 0 "help $sub" -- "$BIN" $sub --help; done
+
+# --- every bad scenario in tests/config/bad: exit 2, message "file:line:col: ..." as expected
+for f in "$SRC"/tests/config/bad/*.toml; do
+  want=$(head -1 "$f" | sed -n 's/^# expect: //p')
+  "$BIN" validate "$f" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  if [ "$rc" -ne 2 ]; then bad "$(basename "$f"): exit $rc"; continue; fi
+  # "..." in an expectation stands for any text: every piece must appear, in order.
+  python3 - "$tmp/err" "$want" "$f" <<'PY' && ok || bad "$(basename "$f"): '$(cat "$tmp/err")' lacks '$want'"
+import sys
+err, want, path = open(sys.argv[1]).read(), sys.argv[2], sys.argv[3]
+assert path in err
+pos = 0
+for piece in (p.strip() for p in want.split("...")):
+    i = err.find(piece, pos)
+    assert i >= 0, piece
+    pos = i + len(piece)
+PY
+done
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

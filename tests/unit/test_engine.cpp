@@ -1,0 +1,194 @@
+// The event engine end to end on hand-computable scenarios (DESIGN.md §2.4–§2.6).
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "model/scenario.h"
+#include "sim/engine.h"
+#include "sim/pipeline.h"
+
+namespace geopipe {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Starts each job, in queue order, on a fixed placement as soon as its GPUs are free.
+class ScriptedScheduler final : public Scheduler {
+ public:
+  explicit ScriptedScheduler(std::vector<std::vector<int>> placements) : pl_(std::move(placements)) {}
+  std::string_view name() const override { return "scripted"; }
+  void schedule(const SchedContext& ctx, const std::vector<int>& queue, ClusterView& view,
+                std::vector<Decision>& out) override {
+    for (int j : queue) {
+      Placement p{pl_[static_cast<size_t>(j)]};
+      bool fits = true;
+      auto need = p.gpus_per_region(view.regions(), ctx.job(j).gpus_per_stage);
+      for (int r = 0; r < view.regions(); ++r) fits &= need[static_cast<size_t>(r)] <= view.free_gpus[static_cast<size_t>(r)];
+      if (!fits) break;
+      view.commit(ctx.profile(j), p);
+      out.push_back({j, p});
+    }
+  }
+
+ private:
+  std::vector<std::vector<int>> pl_;
+};
+
+Scenario base(int regions, int gpus_each, double price, double pue) {
+  Scenario sc;
+  sc.name = "test";
+  sc.compute.mfu = 0.5;
+  sc.llms = {LlmSpec{"tiny", 10, 1000, 5000, 100, 2}};
+  Topology& t = sc.topology;
+  t.gpu_types = {GpuType{"g", 100e12, 80e9, 500.0, 100.0}};
+  for (int r = 0; r < regions; ++r) {
+    Region reg;
+    reg.name = "r" + std::to_string(r);
+    reg.gpu_count = gpus_each;
+    reg.price = PriceProfile::flat(price);
+    reg.pue = pue;
+    reg.carbon_g_per_kwh = 400;
+    t.regions.push_back(reg);
+  }
+  t.reset_links();
+  t.intra_bandwidth_bytes_per_s = kInf;
+  t.intra_latency_s = 0;
+  return sc;
+}
+
+Job make_job(int id, double arrival, int S, int m, long iters) {
+  Job j;
+  j.id = id;
+  j.arrival_s = arrival;
+  j.model = 0;
+  j.stages = S;
+  j.micro_batch_size = 1;
+  j.micro_batches = m;
+  j.iterations = iters;
+  j.gpus_per_stage = 1;
+  return j;
+}
+
+TEST(Engine, OneJobEnergyAndCostByHand) {
+  Scenario sc = base(1, 4, 0.2, 1.5);
+  const std::vector<Job> jobs = {make_job(0, 100.0, 2, 4, 1000)};
+  ScriptedScheduler s({{0, 0}});
+  const SimResult r = simulate(sc, jobs, s, 1);
+  // Hand computation. Per micro-batch forward FLOP: 24·b·s·h²·(1 + s/6h) per layer, 5 layers
+  // each, plus the LM head 2·b·s·h·V on stage 1; speed = 100 TFLOP/s · 0.5.
+  const double b = 1, s_ = 100, h = 1000, V = 5000, speed = 50e12;
+  const double layer = 24 * b * s_ * h * h * (1 + s_ / (6 * h));
+  const double f0 = 5 * layer / speed, f1 = (5 * layer + 2 * b * s_ * h * V) / speed;
+  const int m = 4;
+  // Free communication, unequal stages: T = Σ 3f + (m−1)·max 3f.
+  const double T = 3 * (f0 + f1) + (m - 1) * 3 * std::max(f0, f1);
+  const double busy0 = m * 3 * f0, busy1 = m * 3 * f1;
+  const double e_iter = 1.5 * (500 * busy0 + 100 * (T - busy0)) + 1.5 * (500 * busy1 + 100 * (T - busy1));
+  const double energy = 1000 * e_iter;
+  ASSERT_EQ(r.jobs.size(), 1u);
+  const JobRecord& j = r.jobs[0];
+  EXPECT_DOUBLE_EQ(j.start_s, 100.0);
+  EXPECT_NEAR(j.finish_s, 100.0 + 1000 * T, 1e-9 * 1000 * T);
+  EXPECT_NEAR(j.mean_iteration_s, T, 1e-12 * T);
+  EXPECT_DOUBLE_EQ(j.first_iteration_s, T);
+  EXPECT_NEAR(j.energy_j, energy, 1e-9 * energy);
+  EXPECT_NEAR(j.cost_usd, energy / 3.6e6 * 0.2, 1e-9 * energy / 3.6e6 * 0.2);
+  EXPECT_NEAR(j.carbon_g, energy / 3.6e6 * 400, 1e-6);
+  const ScenarioMetrics& mt = r.metrics;
+  EXPECT_EQ(mt.jobs_completed, 1);
+  EXPECT_NEAR(mt.avg_jct_s, 1000 * T, 1e-9 * 1000 * T);
+  EXPECT_EQ(mt.avg_queue_delay_s, 0.0);
+  EXPECT_NEAR(mt.total_energy_j, energy, 1e-9 * energy);
+  EXPECT_NEAR(mt.gpu_hours, 2 * 1000 * T / 3600, 1e-9);
+  EXPECT_NEAR(mt.gpu_utilization, (busy0 + busy1) / (2 * T), 1e-12);
+  EXPECT_EQ(mt.cross_region_bytes, 0.0);
+  EXPECT_NEAR(mt.stall_fraction, 0.0, 1e-12);
+  EXPECT_NEAR(mt.makespan_s, 100 + 1000 * T, 1e-6);
+}
+
+TEST(Engine, CostFollowsHourlyPriceAcrossMidnight) {
+  Scenario sc = base(1, 4, 0.2, 1.0);
+  std::array<double, 24> prices{};
+  prices.fill(0.10);
+  prices[0] = 0.40;  // expensive hour right after local midnight
+  sc.topology.regions[0].price = PriceProfile::hourly(prices, 0.0);
+  // One single-stage job running from 23:00 for exactly 2 hours: 1 h at 0.10, 1 h at 0.40.
+  Job j = make_job(0, 23 * 3600.0, 1, 1, 1);
+  const JobProfile p = make_profile(j, sc.llms[0]);
+  const double T = 3 * p.fwd_flops[0] / 50e12;  // one micro-batch: f + b
+  j.iterations = static_cast<long>(std::llround(7200.0 / T));
+  const double run = static_cast<double>(j.iterations) * T;
+  ScriptedScheduler s(std::vector<std::vector<int>>{{0}});
+  const SimResult r = simulate(sc, {j}, s, 1);
+  const double power = 500.0;  // always busy: m·(f+b) = T
+  const double first = std::min(run, 3600.0), second = run - first;
+  EXPECT_NEAR(r.jobs[0].cost_usd, power / 1000 * (first / 3600 * 0.10 + second / 3600 * 0.40), 1e-9);
+  EXPECT_NEAR(r.jobs[0].energy_j, power * run, 1e-6);
+}
+
+TEST(Engine, TwoJobsShareALinkMaxMinAndRecomputeOnChange) {
+  // Regions 0 and 1 joined by a link of capacity C per direction, below each job's demand β.
+  Scenario sc = base(2, 4, 0.1, 1.0);
+  const JobProfile p = make_profile(make_job(0, 0, 2, 4, 1), sc.llms[0]);
+  const double f0 = p.fwd_flops[0] / 50e12, f1 = p.fwd_flops[1] / 50e12;
+  const double beta = p.activation_bytes / std::min(f0, f1);
+  const double C = 0.5 * beta;
+  sc.topology.link(0, 1) = Link{C, 0.01};
+  sc.topology.link(1, 0) = Link{C, 0.01};
+  auto T_at = [&](double bw) {
+    std::vector<double> f = {f0, f1}, b = {2 * f0, 2 * f1}, B = {bw}, lat = {0.01};
+    PipelineInput in;
+    in.micro_batches = 4;
+    in.fwd_s = f;
+    in.bwd_s = b;
+    in.hop_fwd_bytes_per_s = B;
+    in.hop_bwd_bytes_per_s = B;
+    in.hop_latency_s = lat;
+    in.activation_bytes = p.activation_bytes;
+    return gpipe_iteration_time(in);
+  };
+  const double T_alone = T_at(C), T_shared = T_at(C / 2);
+  ASSERT_GT(T_shared, T_alone);
+  // Job 0 starts at 0 alone; job 1 arrives at t1 and shares the link; job 0 then runs at
+  // T_shared until it finishes; after that job 1 runs alone again.
+  const long I = 1000;
+  const double t1 = 300 * T_alone;  // job 0 has done exactly 300 iterations by then
+  const std::vector<Job> jobs = {make_job(0, 0.0, 2, 4, I), make_job(1, t1, 2, 4, I)};
+  ScriptedScheduler s({{0, 1}, {0, 1}});
+  const SimResult r = simulate(sc, jobs, s, 1);
+  const double fin0 = t1 + (I - 300) * T_shared;
+  EXPECT_NEAR(r.jobs[0].finish_s, fin0, 1e-9 * fin0);
+  EXPECT_DOUBLE_EQ(r.jobs[0].first_iteration_s, T_alone);
+  EXPECT_DOUBLE_EQ(r.jobs[1].first_iteration_s, T_shared);
+  // Job 1: (fin0 − t1)/T_shared iterations while sharing, the rest alone.
+  const double done1 = (fin0 - t1) / T_shared;
+  const double fin1 = fin0 + (I - done1) * T_alone;
+  EXPECT_NEAR(r.jobs[1].finish_s, fin1, 1e-9 * fin1);
+  // Cross-region bytes: 2·m·A per iteration per cross hop.
+  EXPECT_NEAR(r.metrics.cross_region_bytes, 2.0 * I * 2 * 4 * p.activation_bytes, 1e-6 * r.metrics.cross_region_bytes);
+  EXPECT_GT(r.metrics.stall_fraction, 0.0);
+}
+
+TEST(Engine, UnplaceableJobsEndTheRunInsteadOfHanging) {
+  Scenario sc = base(1, 2, 0.1, 1.0);
+  // The scripted scheduler never finds room for a 4-GPU placement on a 2-GPU region.
+  const std::vector<Job> jobs = {make_job(0, 0.0, 1, 1, 10), make_job(1, 1.0, 4, 4, 10)};
+  ScriptedScheduler s(std::vector<std::vector<int>>{{0}, {0, 0, 0, 0}});
+  const SimResult r = simulate(sc, jobs, s, 1);
+  EXPECT_EQ(r.metrics.jobs_completed, 1);
+  EXPECT_EQ(r.metrics.jobs_unfinished, 1);
+  EXPECT_LT(r.jobs[1].start_s, 0.0);
+}
+
+TEST(Metrics, PercentileIsLinearInterpolation) {
+  EXPECT_DOUBLE_EQ(percentile({}, 50), 0.0);
+  EXPECT_DOUBLE_EQ(percentile({4, 1, 3, 2}, 50), 2.5);
+  EXPECT_DOUBLE_EQ(percentile({1, 2, 3, 4, 5}, 95), 4.8);
+  EXPECT_DOUBLE_EQ(percentile({7}, 99), 7.0);
+}
+
+}  // namespace
+}  // namespace geopipe

@@ -1,0 +1,548 @@
+// Pathfinder (sched/pathfinder.h): exactness against brute-force enumeration, hand-made
+// cases, and a size check on 16 regions × 64 stages.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <iostream>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "model/rng.h"
+#include "model/units.h"
+#include "scenario_builders.h"
+#include "sched/estimate.h"
+#include "sched/pathfinder.h"
+#include "sim/placement.h"
+#include "sim/view.h"
+
+namespace geopipe {
+namespace {
+
+using testutil::make_gpu;
+using testutil::make_job;
+using testutil::make_scenario;
+using testutil::profile_of;
+using testutil::RegionSpec;
+using testutil::set_link;
+using testutil::set_link_dir;
+using testutil::tiny_llm;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+using Obj = SearchSpec::Objective;
+
+double rel_diff(double a, double b) {
+  if (a == b) return 0.0;
+  return std::abs(a - b) / std::max(std::abs(a), std::abs(b));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Brute force
+
+/// Calls visit(placement) for every placement the pathfinder's contract allows: contiguous
+/// blocks on distinct regions, at most max_blocks blocks, block length <= free/g, every stage
+/// of a block fits its region's memory, consecutive blocks on connected regions and, when
+/// stall_free, residual >= β on both directions of every cross-region hop.
+void enumerate_placements(const JobProfile& p, const ClusterView& v, int max_blocks, bool stall_free,
+                          const std::function<void(const Placement&)>& visit) {
+  const Topology& topo = *v.topo;
+  const int S = p.stages, R = v.regions(), g = p.gpus_per_stage;
+  std::vector<char> used(static_cast<size_t>(R), 0);
+  Placement pl;
+  std::vector<int> stack;
+  std::function<void(int, int, int)> rec;
+  rec = [&](int i, int last, int blocks) {
+    if (i == S) {
+      pl.stage_region = stack;
+      visit(pl);
+      return;
+    }
+    if (blocks == max_blocks) return;
+    for (int r = 0; r < R; ++r) {
+      if (used[static_cast<size_t>(r)]) continue;
+      if (last >= 0) {
+        if (!topo.connected(last, r)) continue;
+        if (stall_free) {
+          const double beta = hop_demand_bytes_per_s(p, i - 1, last, r, topo, *v.compute);
+          if (v.residual_bw(last, r) < beta || v.residual_bw(r, last) < beta) continue;
+        }
+      }
+      const int cap = v.free_gpus[static_cast<size_t>(r)] / g;
+      used[static_cast<size_t>(r)] = 1;
+      for (int L = 1; L <= std::min(cap, S - i); ++L) {
+        if (!p.stage_fits(i + L - 1, topo.gpu_of(r))) break;
+        stack.resize(static_cast<size_t>(i));
+        stack.resize(static_cast<size_t>(i + L), r);
+        rec(i + L, r, blocks + 1);
+      }
+      stack.resize(static_cast<size_t>(i));
+      used[static_cast<size_t>(r)] = 0;
+    }
+  };
+  rec(0, -1, 0);
+}
+
+/// Is `pl` one of the placements enumerate_placements() would visit?
+bool placement_valid(const JobProfile& p, const ClusterView& v, const Placement& pl, int max_blocks, bool stall_free) {
+  if (static_cast<int>(pl.stage_region.size()) != p.stages) return false;
+  const Topology& topo = *v.topo;
+  const int R = v.regions();
+  std::vector<int> used(static_cast<size_t>(R), 0);
+  int blocks = 0;
+  for (int i = 0; i < p.stages; ++i) {
+    const int r = pl.stage_region[static_cast<size_t>(i)];
+    if (r < 0 || r >= R) return false;
+    if (!p.stage_fits(i, topo.gpu_of(r))) return false;
+    if (i == 0 || pl.stage_region[static_cast<size_t>(i - 1)] != r) {
+      if (used[static_cast<size_t>(r)]) return false;  // not contiguous / region reused
+      ++blocks;
+      if (i > 0) {
+        const int a = pl.stage_region[static_cast<size_t>(i - 1)];
+        if (!topo.connected(a, r)) return false;
+        if (stall_free) {
+          const double beta = hop_demand_bytes_per_s(p, i - 1, a, r, topo, *v.compute);
+          if (v.residual_bw(a, r) < beta || v.residual_bw(r, a) < beta) return false;
+        }
+      }
+    }
+    used[static_cast<size_t>(r)] += p.gpus_per_stage;
+  }
+  if (blocks > max_blocks) return false;
+  for (int r = 0; r < R; ++r)
+    if (used[static_cast<size_t>(r)] > v.free_gpus[static_cast<size_t>(r)]) return false;
+  return true;
+}
+
+/// The cost the kMinCost search minimises: the idle power is charged against the time cap T
+/// (not the placement's own T_est) and the price is averaged over [now, now + I·T_cap]:
+///   I × Σ_i g·PUE·(P_busy·busy_i + P_idle·max(0, T_cap − busy_i)) / 3.6e6 × mean price.
+double cost_at_cap(const JobProfile& p, const Placement& pl, const ClusterView& v, double t_cap) {
+  const Topology& topo = *v.topo;
+  double usd = 0;
+  for (int i = 0; i < p.stages; ++i) {
+    const int r = pl.stage_region[static_cast<size_t>(i)];
+    const Region& reg = topo.regions[static_cast<size_t>(r)];
+    const GpuType& gpu = topo.gpu_of(r);
+    const double busy = p.micro_batches * 3.0 * forward_time(p, i, gpu, *v.compute);
+    const double j = p.gpus_per_stage * reg.pue *
+                     (gpu.busy_power_w * busy + gpu.idle_power_w * std::max(0.0, t_cap - busy));
+    usd += p.iterations * j / units::kJoulesPerKwh *
+           reg.price.mean_usd_per_kwh(v.now_s, v.now_s + p.iterations * t_cap);
+  }
+  return usd;
+}
+
+struct Brute {
+  bool found = false;
+  double best = kInf;
+  long count = 0;  // feasible placements seen
+};
+
+Brute brute_min_time(const JobProfile& p, const ClusterView& v, int max_blocks, bool stall_free, BandwidthModel bw) {
+  Brute b;
+  enumerate_placements(p, v, max_blocks, stall_free, [&](const Placement& pl) {
+    const double T = estimate_iteration_s(p, pl, v, bw);
+    ++b.count;
+    b.found = true;
+    b.best = std::min(b.best, T);
+  });
+  return b;
+}
+
+Brute brute_min_cost(const JobProfile& p, const ClusterView& v, int max_blocks, bool stall_free, BandwidthModel bw,
+                     double t_cap) {
+  Brute b;
+  enumerate_placements(p, v, max_blocks, stall_free, [&](const Placement& pl) {
+    const double T = estimate_iteration_s(p, pl, v, bw);
+    if (T > t_cap) return;
+    ++b.count;
+    b.found = true;
+    b.best = std::min(b.best, cost_at_cap(p, pl, v, t_cap));
+  });
+  return b;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Random instances
+
+struct Instance {
+  Scenario sc;
+  Job job;
+  JobProfile p;
+  ClusterView view;
+  int max_blocks = 4;
+};
+
+/// 3–5 regions of two custom GPU types that differ in speed and memory (0.5 GB vs 1.0 GB, so
+/// with the 8-layer tiny model a 3-layer stage fits only the big one and a 5+-layer stage
+/// only on g = 2), random free GPUs, random (sometimes asymmetric, sometimes missing) links
+/// with capacities 1e8..1e11 B/s around the stall-free demands (≈1.4e9..5.6e9 B/s), random
+/// residuals/flow counts, latencies, PUEs, flat or hourly prices, and a random job.
+Instance random_instance(std::uint64_t seed) {
+  Rng rng(seed);
+  Instance in;
+  const int R = 3 + static_cast<int>(rng.below(3));
+  std::vector<RegionSpec> regs;
+  for (int r = 0; r < R; ++r) {
+    RegionSpec s;
+    s.name = "r" + std::to_string(r);
+    s.gpu_type = static_cast<int>(rng.below(2));
+    s.gpus = static_cast<int>(rng.below(9));
+    s.price_usd_per_kwh = rng.uniform(0.05, 0.40);
+    s.pue = rng.uniform(1.0, 1.5);
+    regs.push_back(s);
+  }
+  in.sc = make_scenario({make_gpu("small-fast", 200, 0.5, 600, 80), make_gpu("big-slow", 100, 1.0, 400, 60)}, regs,
+                        {tiny_llm()});
+  Topology& t = in.sc.topology;
+  for (int r = 0; r < R; ++r) {
+    if (rng.uniform() < 0.4) {
+      std::array<double, 24> h{};
+      for (double& x : h) x = rng.uniform(0.05, 0.40);
+      const double off = static_cast<double>(static_cast<int>(rng.below(25)) - 12);
+      t.regions[static_cast<size_t>(r)].price = PriceProfile::hourly(h, off);
+      t.regions[static_cast<size_t>(r)].utc_offset_h = off;
+    }
+  }
+  auto rand_cap = [&] { return std::pow(10.0, rng.uniform(8.0, 11.0)); };
+  for (int a = 0; a < R; ++a)
+    for (int b = a + 1; b < R; ++b) {
+      if (rng.uniform() < 0.15) continue;  // no link
+      const double lat = rng.uniform(0.0, 0.05);
+      if (rng.uniform() < 0.3) {
+        set_link_dir(t, a, b, rand_cap(), lat);
+        set_link_dir(t, b, a, rand_cap(), rng.uniform(0.0, 0.05));
+      } else {
+        set_link(t, a, b, rand_cap(), lat);
+      }
+    }
+  if (rng.uniform() < 0.3) in.sc.compute.optimizer_step_s = 0.01;
+  if (rng.uniform() < 0.3) in.sc.compute.tp_efficiency = 0.8;
+
+  const int S = 1 + static_cast<int>(rng.below(8));
+  const int g = 1 + static_cast<int>(rng.below(2));
+  const int m = 1 + static_cast<int>(rng.below(8));
+  const int b = 1 + static_cast<int>(rng.below(2));
+  const auto iters = static_cast<std::int64_t>(1 + rng.below(5000));
+  in.job = make_job(0.0, 0, S, g, m, iters, b);
+  in.p = profile_of(in.sc, in.job);
+  in.max_blocks = 1 + static_cast<int>(rng.below(4));
+
+  in.view = idle_view(t, in.sc.compute, rng.uniform(0.0, 2.0 * 86400.0));
+  // Some links partly used: residual below capacity, flows present.
+  for (int a = 0; a < R; ++a)
+    for (int c = 0; c < R; ++c) {
+      if (a == c || t.link(a, c).capacity_bytes_per_s <= 0) continue;
+      const auto k = static_cast<size_t>(a * R + c);
+      if (rng.uniform() < 0.5) {
+        in.view.residual[k] = t.link(a, c).capacity_bytes_per_s * rng.uniform();
+        in.view.flows[k] = 1 + static_cast<int>(rng.below(3));
+      }
+    }
+  return in;
+}
+
+struct Coverage {
+  int found = 0, not_found = 0;
+};
+
+void check_instance(Instance& in, Pathfinder& pf, std::uint64_t seed, std::array<Coverage, 5>& cov) {
+  const JobProfile& p = in.p;
+  const ClusterView& v = in.view;
+  SCOPED_TRACE("seed " + std::to_string(seed) + " S=" + std::to_string(p.stages) + " g=" +
+               std::to_string(p.gpus_per_stage) + " m=" + std::to_string(p.micro_batches) +
+               " max_blocks=" + std::to_string(in.max_blocks) + " R=" + std::to_string(v.regions()));
+
+  struct TimeCase {
+    const char* name;
+    bool stall_free;
+    BandwidthModel bw;
+  };
+  const TimeCase time_cases[3] = {
+      {"min-time stall-free expected", true, BandwidthModel::kExpected},
+      {"min-time expected", false, BandwidthModel::kExpected},
+      {"min-time blind", false, BandwidthModel::kBlind},
+  };
+  double best_T[3] = {kInf, kInf, kInf};
+  for (int c = 0; c < 3; ++c) {
+    const TimeCase& tc = time_cases[c];
+    SCOPED_TRACE(tc.name);
+    SearchSpec s;
+    s.objective = Obj::kMinTime;
+    s.max_blocks = in.max_blocks;
+    s.stall_free = tc.stall_free;
+    s.bandwidth = tc.bw;
+    const SearchResult res = pf.search(p, v, s);
+    const Brute bf = brute_min_time(p, v, in.max_blocks, tc.stall_free, tc.bw);
+    EXPECT_FALSE(res.truncated);
+    ASSERT_EQ(res.found, bf.found) << "brute-force feasible placements: " << bf.count;
+    (res.found ? cov[static_cast<size_t>(c)].found : cov[static_cast<size_t>(c)].not_found)++;
+    if (!res.found) {
+      EXPECT_TRUE(res.placement.empty());
+      continue;
+    }
+    best_T[c] = bf.best;
+    EXPECT_LE(rel_diff(res.objective, bf.best), 1e-9) << "search " << res.objective << " brute " << bf.best;
+    ASSERT_TRUE(placement_valid(p, v, res.placement, in.max_blocks, tc.stall_free));
+    const double T = estimate_iteration_s(p, res.placement, v, tc.bw);
+    EXPECT_LE(rel_diff(T, res.est_iteration_s), 1e-9) << "estimate " << T << " result " << res.est_iteration_s;
+    EXPECT_LE(rel_diff(res.objective, res.est_iteration_s), 1e-12);
+  }
+
+  // Cost-min with the cap at 1.1 × the best time of the same feasibility/bandwidth model:
+  // bace-pipe's configuration (stall-free, expected) and bace-no-pathfinder's (blind).
+  const struct {
+    const char* name;
+    int time_case;
+  } cost_cases[2] = {{"min-cost stall-free expected", 0}, {"min-cost blind", 2}};
+  for (int c = 0; c < 2; ++c) {
+    const TimeCase& tc = time_cases[cost_cases[c].time_case];
+    SCOPED_TRACE(cost_cases[c].name);
+    if (!std::isfinite(best_T[cost_cases[c].time_case])) continue;
+    const double cap = 1.1 * best_T[cost_cases[c].time_case];
+    SearchSpec s;
+    s.objective = Obj::kMinCost;
+    s.max_blocks = in.max_blocks;
+    s.stall_free = tc.stall_free;
+    s.bandwidth = tc.bw;
+    s.time_cap_s = cap;
+    const SearchResult res = pf.search(p, v, s);
+    const Brute bf = brute_min_cost(p, v, in.max_blocks, tc.stall_free, tc.bw, cap);
+    EXPECT_FALSE(res.truncated);
+    ASSERT_TRUE(bf.found);  // the fastest placement is within the cap
+    ASSERT_EQ(res.found, bf.found);
+    (res.found ? cov[static_cast<size_t>(3 + c)].found : cov[static_cast<size_t>(3 + c)].not_found)++;
+    EXPECT_LE(rel_diff(res.objective, bf.best), 1e-9) << "search " << res.objective << " brute " << bf.best;
+    ASSERT_TRUE(placement_valid(p, v, res.placement, in.max_blocks, tc.stall_free));
+    const double T = estimate_iteration_s(p, res.placement, v, tc.bw);
+    EXPECT_LE(rel_diff(T, res.est_iteration_s), 1e-9);
+    EXPECT_LE(T, cap * (1 + 1e-12));
+    EXPECT_LE(rel_diff(cost_at_cap(p, res.placement, v, cap), res.objective), 1e-9);
+  }
+}
+
+TEST(PathfinderExact, MatchesBruteForceOnRandomInstances) {
+  std::array<Coverage, 5> cov{};
+  Pathfinder pf;  // reused across searches, as a scheduler does
+  long nontrivial = 0;
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    Instance in = random_instance(derive_seed(seed, "pathfinder-exact"));
+    check_instance(in, pf, seed, cov);
+    if (in.p.stages >= 4 && in.max_blocks >= 2) ++nontrivial;
+    if (HasFatalFailure()) return;
+  }
+  const char* names[5] = {"min-time stall-free", "min-time expected", "min-time blind", "min-cost stall-free",
+                          "min-cost blind"};
+  for (size_t c = 0; c < 5; ++c)
+    std::cout << "[ coverage ] " << names[c] << ": found " << cov[c].found << ", not found " << cov[c].not_found
+              << "\n";
+  // The generator must exercise both outcomes of every time objective, and the cost search
+  // must run on a good share of the instances.
+  for (size_t c = 0; c < 3; ++c) {
+    EXPECT_GE(cov[c].found, 40) << names[c];
+    EXPECT_GE(cov[c].not_found, 10) << names[c];
+  }
+  EXPECT_GE(cov[3].found, 40);
+  EXPECT_GE(nontrivial, 50);
+  // Stall-freedom must actually bind on some instances.
+  EXPECT_LT(cov[0].found, cov[1].found);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hand-made cases
+
+/// Three regions of one GPU type (100 TFLOP/s, 80 GB), fully linked at 100 GB/s, 5 ms.
+Scenario three_regions(int g0, int g1, int g2) {
+  Scenario sc = make_scenario({make_gpu("gpu")}, {{"a", 0, g0, 0.2}, {"b", 0, g1, 0.1}, {"c", 0, g2, 0.3}});
+  testutil::full_mesh(sc.topology, 100e9, 0.005);
+  return sc;
+}
+
+TEST(PathfinderCases, JobThatFitsOneRegionIsPlacedThereWithoutSwitches) {
+  // Only region 1 can hold all 6 stages; the others could share them but would add hops.
+  const Scenario sc = three_regions(4, 8, 4);
+  const JobProfile p = profile_of(sc, make_job(0, 0, 6, 1, 8, 100));
+  const ClusterView v = idle_view(sc.topology, sc.compute);
+  Pathfinder pf;
+  for (Obj o : {Obj::kMinTime, Obj::kMinCost}) {
+    SearchSpec s;
+    s.objective = o;
+    if (o == Obj::kMinCost) s.time_cap_s = 1e9;  // effectively uncapped
+    const SearchResult r = pf.search(p, v, s);
+    ASSERT_TRUE(r.found);
+    EXPECT_EQ(r.placement.switches(), 0);
+    EXPECT_EQ(r.placement.stage_region, std::vector<int>(6, 1));
+  }
+}
+
+TEST(PathfinderCases, MaxBlocksIsRespected) {
+  // Four regions with 2 GPUs each: an 8-stage job needs exactly 4 blocks.
+  Scenario sc = make_scenario({make_gpu("gpu")}, {{"a", 0, 2}, {"b", 0, 2}, {"c", 0, 2}, {"d", 0, 2}});
+  testutil::full_mesh(sc.topology, 100e9, 0.001);
+  const JobProfile p = profile_of(sc, make_job(0, 0, 8, 1, 4, 10));
+  const ClusterView v = idle_view(sc.topology, sc.compute);
+  Pathfinder pf;
+  SearchSpec s;
+  for (int mb = 1; mb <= 3; ++mb) {
+    s.max_blocks = mb;
+    const SearchResult r = pf.search(p, v, s);
+    EXPECT_FALSE(r.found) << "max_blocks " << mb;
+    EXPECT_TRUE(r.placement.empty());
+  }
+  s.max_blocks = 4;
+  const SearchResult r = pf.search(p, v, s);
+  ASSERT_TRUE(r.found);
+  EXPECT_EQ(r.placement.switches(), 3);
+  EXPECT_EQ(r.placement.gpus_per_region(4, 1), (std::vector<int>{2, 2, 2, 2}));
+
+  // With 4 GPUs in two regions, max_blocks = 2 is enough and 1 is not; the result never has
+  // more than max_blocks − 1 switches.
+  Scenario sc2 = make_scenario({make_gpu("gpu")}, {{"a", 0, 4}, {"b", 0, 4}, {"c", 0, 4}});
+  testutil::full_mesh(sc2.topology, 100e9, 0.001);
+  const ClusterView v2 = idle_view(sc2.topology, sc2.compute);
+  s.max_blocks = 1;
+  EXPECT_FALSE(pf.search(p, v2, s).found);
+  s.max_blocks = 2;
+  const SearchResult r2 = pf.search(p, v2, s);
+  ASSERT_TRUE(r2.found);
+  EXPECT_EQ(r2.placement.switches(), 1);
+}
+
+TEST(PathfinderCases, HopBelowStallFreeDemandIsRejectedOnlyWhenStallFree) {
+  // Two regions with 4 GPUs each: an 8-stage job must split 4 + 4 with one hop.
+  Scenario sc = make_scenario({make_gpu("gpu")}, {{"a", 0, 4}, {"b", 0, 4}});
+  set_link(sc.topology, 0, 1, 100e9, 0.001);
+  const JobProfile p = profile_of(sc, make_job(0, 0, 8, 1, 8, 10));
+  // Both orientations split after stage 3; every middle stage has one layer, so β is the
+  // same either way.
+  const double beta01 = hop_demand_bytes_per_s(p, 3, 0, 1, sc.topology, sc.compute);
+  const double beta10 = hop_demand_bytes_per_s(p, 3, 1, 0, sc.topology, sc.compute);
+  ASSERT_EQ(beta01, beta10);
+  ASSERT_GT(beta01, 1e9);  // ≈ 2.8e9 B/s for the tiny model on 40 TFLOP/s achieved
+  const double beta = beta01;
+
+  ClusterView v = idle_view(sc.topology, sc.compute);
+  Pathfinder pf;
+  SearchSpec sf;  // stall-free, expected bandwidth, min time
+  SearchSpec loose = sf;
+  loose.stall_free = false;
+
+  // Residual exactly β both ways: accepted (>=).
+  v.residual[1] = beta;
+  v.residual[2] = beta;
+  EXPECT_TRUE(pf.search(p, v, sf).found);
+
+  // One direction just below β: rejected in both orientations (each needs both directions).
+  v.residual[1] = std::nextafter(beta, 0.0);  // 0 -> 1
+  EXPECT_FALSE(pf.search(p, v, sf).found);
+  EXPECT_TRUE(pf.search(p, v, loose).found);
+  v.residual[1] = beta;
+  v.residual[2] = 0.5 * beta;  // 1 -> 0
+  EXPECT_FALSE(pf.search(p, v, sf).found);
+  const SearchResult r = pf.search(p, v, loose);
+  ASSERT_TRUE(r.found);
+  EXPECT_EQ(r.placement.switches(), 1);
+  // Not stall-free, the estimate charges the expected share: max(residual, cap/(flows+1)),
+  // capped at β — here the full capacity share, so the hop costs 2A/β.
+  EXPECT_LE(rel_diff(r.est_iteration_s, estimate_iteration_s(p, r.placement, v, BandwidthModel::kExpected)), 1e-9);
+
+  // Blind and stall-free still checks residuals.
+  SearchSpec blind_sf = sf;
+  blind_sf.bandwidth = BandwidthModel::kBlind;
+  EXPECT_FALSE(pf.search(p, v, blind_sf).found);
+
+  // A stall-free hop to a third region with enough residual makes it feasible again.
+  Scenario sc3 = make_scenario({make_gpu("gpu")}, {{"a", 0, 4}, {"b", 0, 4}, {"c", 0, 4}});
+  set_link(sc3.topology, 0, 1, 1e8, 0.001);  // far below β
+  set_link(sc3.topology, 1, 2, 1e11, 0.001);
+  const ClusterView v3 = idle_view(sc3.topology, sc3.compute);
+  const SearchResult r3 = pf.search(p, v3, sf);
+  ASSERT_TRUE(r3.found);
+  const auto used = r3.placement.gpus_per_region(3, 1);
+  EXPECT_EQ(used[1], 4);
+  EXPECT_EQ(used[2], 4);
+  EXPECT_EQ(used[0], 0);
+  const SearchResult r3b = pf.search(p, v3, loose);
+  ASSERT_TRUE(r3b.found);
+  EXPECT_EQ(r3b.placement.gpus_per_region(3, 1)[0], 0);  // slower link, so also avoided by the estimate
+}
+
+TEST(PathfinderCases, Deterministic) {
+  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+    Instance in = random_instance(derive_seed(seed, "pathfinder-determinism"));
+    for (Obj o : {Obj::kMinTime, Obj::kMinCost}) {
+      SearchSpec s;
+      s.objective = o;
+      s.max_blocks = in.max_blocks;
+      s.time_cap_s = o == Obj::kMinCost ? 10.0 : kInf;
+      Pathfinder a, b;
+      const SearchResult r1 = a.search(in.p, in.view, s);
+      const SearchResult r2 = a.search(in.p, in.view, s);  // same object, reused
+      const SearchResult r3 = b.search(in.p, in.view, s);  // fresh object
+      for (const SearchResult* r : {&r2, &r3}) {
+        EXPECT_EQ(r1.found, r->found);
+        EXPECT_EQ(r1.placement.stage_region, r->placement.stage_region);
+        EXPECT_EQ(r1.objective, r->objective);
+        EXPECT_EQ(r1.est_iteration_s, r->est_iteration_s);
+        EXPECT_EQ(r1.nodes, r->nodes);
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Size check (not timed)
+
+Scenario big_mesh(int gpus_per_region) {
+  std::vector<RegionSpec> regs;
+  for (int r = 0; r < 16; ++r)
+    regs.push_back({"r" + std::to_string(r), r % 2, gpus_per_region, 0.05 + 0.02 * r, 1.0 + 0.01 * r});
+  Scenario sc = make_scenario({make_gpu("fast", 300, 80, 700, 100), make_gpu("slow", 100, 80, 400, 60)}, regs,
+                              {tiny_llm("deep", 64, 1024, 1000, 1024)});
+  Rng rng(12345);
+  for (int a = 0; a < 16; ++a)
+    for (int b = a + 1; b < 16; ++b)
+      set_link(sc.topology, a, b, std::pow(10.0, rng.uniform(9.0, 10.5)), rng.uniform(0.001, 0.08));
+  return sc;
+}
+
+TEST(PathfinderSize, SixteenRegionsSixtyFourStages) {
+  for (int gpus : {8, 24}) {
+    const Scenario sc = big_mesh(gpus);
+    const JobProfile p = profile_of(sc, make_job(0, 0, 64, 1, 16, 1000));
+    const ClusterView v = idle_view(sc.topology, sc.compute);
+    Pathfinder pf;
+    for (bool stall_free : {true, false}) {
+      SearchSpec s;
+      s.max_blocks = 4;
+      s.stall_free = stall_free;
+      const SearchResult r = pf.search(p, v, s);
+      std::cout << "[ size ] 16 regions x 64 stages, " << gpus << " GPUs/region, stall_free=" << stall_free
+                << ": min-time found=" << r.found << " nodes=" << r.nodes << " truncated=" << r.truncated << "\n";
+      EXPECT_FALSE(r.truncated);
+      if (gpus == 8) {
+        EXPECT_FALSE(r.found);  // 64 stages > 4 blocks × 8 GPUs
+        continue;
+      }
+      ASSERT_TRUE(r.found);
+      EXPECT_LE(r.placement.switches(), 3);
+      EXPECT_TRUE(placement_valid(p, v, r.placement, 4, stall_free));
+      s.objective = Obj::kMinCost;
+      s.time_cap_s = 1.1 * r.est_iteration_s;
+      const SearchResult c = pf.search(p, v, s);
+      std::cout << "[ size ]   min-cost found=" << c.found << " nodes=" << c.nodes << " truncated=" << c.truncated
+                << "\n";
+      EXPECT_FALSE(c.truncated);
+      ASSERT_TRUE(c.found);
+      EXPECT_TRUE(placement_valid(p, v, c.placement, 4, stall_free));
+      EXPECT_LE(c.est_iteration_s, s.time_cap_s);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace geopipe
