@@ -31,6 +31,7 @@ SearchResult Pathfinder::search(const JobProfile& p, const ClusterView& view, co
 
   const auto RS = static_cast<size_t>(R_ * S_);
   unit_.assign(RS, kInf);
+  fwd_.assign(RS, kInf);
   coef_.assign(RS, kInf);
   run_.assign(RS, 0);
   cap_.assign(static_cast<size_t>(R_), 0);
@@ -45,9 +46,11 @@ SearchResult Pathfinder::search(const JobProfile& p, const ClusterView& view, co
     double up = 0, cp = 0;
     for (int i = 0; i < S_; ++i) {
       const auto k = static_cast<size_t>(r * S_ + i);
-      const double u = 3.0 * p.fwd_flops[static_cast<size_t>(i)] / speed;
+      const double f = p.fwd_flops[static_cast<size_t>(i)] / speed;  // as forward_time()
+      const double u = 3.0 * f;
       const bool ok = p.stage_fits(i, gpu);
       unit_[k] = ok ? u : kInf;
+      fwd_[k] = ok ? f : kInf;
       if (cost) {
         const double busy = m_ * u;
         const double j = g * reg.pue * (gpu.busy_power_w * busy + gpu.idle_power_w * std::max(0.0, T_for_cost - busy));
@@ -92,6 +95,42 @@ SearchResult Pathfinder::search(const JobProfile& p, const ClusterView& view, co
     lb_obj_[static_cast<size_t>(i)] = lb_obj_[static_cast<size_t>(i + 1)] + mc;
   }
 
+  // Capacity-aware bound inputs.
+  const auto RS1 = static_cast<size_t>(R_ * (S_ + 1));
+  sufmin_unit_.assign(RS1, kInf);
+  sufmin_coef_.assign(RS1, kInf);
+  for (int r = 0; r < R_; ++r)
+    for (int i = S_ - 1; i >= 0; --i) {
+      const auto k = static_cast<size_t>(r * (S_ + 1) + i);
+      sufmin_unit_[k] = std::min(sufmin_unit_[k + 1], unit(r, i));
+      sufmin_coef_[k] = std::min(sufmin_coef_[k + 1], coef(r, i));
+    }
+  lb_order_unit_.assign(static_cast<size_t>(S_ + 1), {});
+  lb_order_coef_.assign(static_cast<size_t>(S_ + 1), {});
+  for (int j = 0; j < S_; ++j) {
+    auto& ou = lb_order_unit_[static_cast<size_t>(j)];
+    for (int r = 0; r < R_; ++r)
+      if (cap_[static_cast<size_t>(r)] > 0 && sufmin_unit_[static_cast<size_t>(r * (S_ + 1) + j)] < kInf) ou.push_back(r);
+    auto& oc = lb_order_coef_[static_cast<size_t>(j)];
+    oc = ou;
+    std::stable_sort(ou.begin(), ou.end(), [&](int a, int b) {
+      return sufmin_unit_[static_cast<size_t>(a * (S_ + 1) + j)] < sufmin_unit_[static_cast<size_t>(b * (S_ + 1) + j)];
+    });
+    std::stable_sort(oc.begin(), oc.end(), [&](int a, int b) {
+      return sufmin_coef_[static_cast<size_t>(a * (S_ + 1) + j)] < sufmin_coef_[static_cast<size_t>(b * (S_ + 1) + j)];
+    });
+  }
+  cap_order_.resize(static_cast<size_t>(R_));
+  std::iota(cap_order_.begin(), cap_order_.end(), 0);
+  std::stable_sort(cap_order_.begin(), cap_order_.end(),
+                   [&](int a, int b) { return cap_[static_cast<size_t>(a)] > cap_[static_cast<size_t>(b)]; });
+  min_hop_time_ = kInf;
+  for (int a = 0; a < R_; ++a)
+    for (int b = 0; b < R_; ++b)
+      if (a != b && topo.connected(a, b))
+        min_hop_time_ = std::min(min_hop_time_, topo.link(a, b).latency_s + topo.link(b, a).latency_s);
+  if (min_hop_time_ == kInf) min_hop_time_ = 0;
+
   best_obj_ = kInf;
   best_T_ = kInf;
   best_r_.clear();
@@ -101,7 +140,7 @@ SearchResult Pathfinder::search(const JobProfile& p, const ClusterView& view, co
   memo_.clear();
   path_r_.clear();
   path_len_.clear();
-  blockmax_buf_.resize(static_cast<size_t>(S_ + 1));
+  blockmax_buf_.assign(static_cast<size_t>(std::max(spec.max_blocks, 1)) * static_cast<size_t>(S_ + 1), 0.0);
   if (!any_stage_impossible && R_ <= 64) {
     int cap_total = 0;
     for (int c : cap_) cap_total += c;
@@ -119,6 +158,48 @@ SearchResult Pathfinder::search(const JobProfile& p, const ClusterView& view, co
   for (size_t b = 0; b < best_r_.size(); ++b)
     for (int k = 0; k < best_len_[b]; ++k) res.placement.stage_region.push_back(best_r_[b]);
   return res;
+}
+
+bool Pathfinder::suffix_bound(int j, std::uint64_t mask, int blocks_left, double& sum, double& mx,
+                              double& obj) const {
+  sum = mx = obj = 0;
+  const int n = S_ - j;
+  if (n <= 0) return true;
+  // Fewest further blocks that can hold n stages (largest unused regions first): each block
+  // after the current one starts with a cross-region hop.
+  int k = 0, left = n;
+  for (int r : cap_order_) {
+    if (mask >> r & 1U) continue;
+    left -= cap_[static_cast<size_t>(r)];
+    ++k;
+    if (left <= 0) break;
+  }
+  if (left > 0 || k > blocks_left) return false;
+  sum = k * min_hop_time_;
+  // Fill the n stages into unused regions, best per-stage figure first (ignoring contiguity).
+  left = n;
+  for (int r : lb_order_unit_[static_cast<size_t>(j)]) {
+    if (mask >> r & 1U) continue;
+    const int take = std::min(cap_[static_cast<size_t>(r)], left);
+    const double v = sufmin_unit_[static_cast<size_t>(r * (S_ + 1) + j)];
+    sum += take * v;
+    mx = v;
+    left -= take;
+    if (left == 0) break;
+  }
+  if (left > 0) return false;
+  if (spec_.objective == SearchSpec::Objective::kMinCost) {
+    left = n;
+    for (int r : lb_order_coef_[static_cast<size_t>(j)]) {
+      if (mask >> r & 1U) continue;
+      const int take = std::min(cap_[static_cast<size_t>(r)], left);
+      obj += take * sufmin_coef_[static_cast<size_t>(r * (S_ + 1) + j)];
+      left -= take;
+      if (left == 0) break;
+    }
+    if (left > 0) return false;
+  }
+  return true;
 }
 
 bool Pathfinder::dominated_or_insert(int i, int r, std::uint64_t mask, double obj, double sum, double mx) {
@@ -163,7 +244,8 @@ void Pathfinder::dfs(int i, int last, int blocks, std::uint64_t mask, int cap_un
       if (!topo.connected(last, r)) continue;
       hop_lat = topo.link(last, r).latency_s + topo.link(r, last).latency_s;
       if (spec_.stall_free || spec_.bandwidth == BandwidthModel::kExpected) {
-        const double beta = hop_demand_bytes_per_s(*p_, i - 1, last, r, topo, *view_->compute);
+        // β = A / min(f_{i−1}(last), f_i(r)), exactly as hop_demand_bytes_per_s computes it.
+        const double beta = A / std::min(fwd_[static_cast<size_t>(last * S_ + i - 1)], fwd_[static_cast<size_t>(r * S_ + i)]);
         if (spec_.stall_free && (view_->residual_bw(last, r) < beta || view_->residual_bw(r, last) < beta)) continue;
         if (spec_.bandwidth == BandwidthModel::kExpected) {
           const double s1 = view_->expected_share(last, r, beta), s2 = view_->expected_share(r, last, beta);
@@ -177,11 +259,13 @@ void Pathfinder::dfs(int i, int last, int blocks, std::uint64_t mask, int cap_un
     if (maxL <= 0) continue;
     const bool must_finish = blocks + 1 == spec_.max_blocks;
     if (must_finish && maxL < S_ - i) continue;
-    // Running max of stage units over the block, for every length.
+    // Running max of stage units over the block, for every length. One buffer row per
+    // recursion depth: the recursive call below must not overwrite this level's values.
+    double* blockmax = blockmax_buf_.data() + static_cast<size_t>(blocks) * static_cast<size_t>(S_ + 1);
     double bm = hop_c;
     for (int L = 1; L <= maxL; ++L) {
       bm = std::max(bm, unit(r, i + L - 1));
-      blockmax_buf_[static_cast<size_t>(L)] = bm;
+      blockmax[L] = bm;
     }
     const double base_sum = sum + hop_c + hop_lat;
     const int cap_after = cap_unused - cap_[ri];
@@ -191,7 +275,7 @@ void Pathfinder::dfs(int i, int last, int blocks, std::uint64_t mask, int cap_un
       const int j = i + L;
       const double bsum = base_sum + unit_prefix_[static_cast<size_t>(r * (S_ + 1) + j)] -
                           unit_prefix_[static_cast<size_t>(r * (S_ + 1) + i)] + (L - 1) * (intra_c_ + intra_lat_);
-      const double bmax = std::max({mx, blockmax_buf_[static_cast<size_t>(L)], L > 1 ? intra_c_ : 0.0});
+      const double bmax = std::max({mx, blockmax[L], L > 1 ? intra_c_ : 0.0});
       const double bobj = obj + coef_prefix_[static_cast<size_t>(r * (S_ + 1) + j)] - coef_prefix_[static_cast<size_t>(r * (S_ + 1) + i)];
       if (j < S_ && S_ - j > cap_after) continue;  // not enough GPUs left on unused regions
       const double t_lb = mm1 * std::max(bmax, lb_max_[static_cast<size_t>(j)]) + bsum + lb_sum_[static_cast<size_t>(j)] + opt_step_;
@@ -200,6 +284,12 @@ void Pathfinder::dfs(int i, int last, int blocks, std::uint64_t mask, int cap_un
         if (bobj + lb_obj_[static_cast<size_t>(j)] >= best_obj_) continue;
       } else if (t_lb >= best_obj_) {
         continue;
+      }
+      if (j < S_) {  // the capacity-aware bound (O(R)), only when the cheap one passed
+        double rs, rm, ro;
+        if (!suffix_bound(j, mask2, spec_.max_blocks - blocks - 1, rs, rm, ro)) continue;
+        const double t2 = mm1 * std::max(bmax, rm) + bsum + rs + opt_step_;
+        if (cost ? (t2 > spec_.time_cap_s || bobj + ro >= best_obj_) : t2 >= best_obj_) continue;
       }
       if (j < S_ && dominated_or_insert(j, r, mask2, bobj, bsum, bmax)) continue;
       path_r_.push_back(r);

@@ -8,8 +8,9 @@
 // bandwidth >= the hop's stall-free demand β.
 //
 // The search is a depth-first branch-and-bound over blocks with
-//   * admissible bounds: Σ and max of the cheapest remaining per-stage figures, and the GPUs
-//     left on unused regions;
+//   * admissible bounds: Σ and max of the cheapest remaining per-stage figures; and a
+//     capacity-aware bound that fills the remaining stages into the unused regions best-first
+//     (which also bounds the max term and the number of hops still needed);
 //   * dominance pruning on (next stage, last region, used-region set) with labels
 //     (objective, Σ time, max time): a partial placement dominated on all three is cut;
 //   * candidate regions tried cheapest first and long blocks first, so good incumbents come early.
@@ -76,6 +77,7 @@ class Pathfinder {
 
   void dfs(int i, int last, int blocks, std::uint64_t mask, int cap_unused, double obj, double sum, double mx);
   bool dominated_or_insert(int i, int r, std::uint64_t mask, double obj, double sum, double mx);
+  bool suffix_bound(int j, std::uint64_t mask, int blocks_left, double& sum, double& mx, double& obj) const;
   double unit(int r, int i) const { return unit_[static_cast<size_t>(r * S_ + i)]; }
   double coef(int r, int i) const { return coef_[static_cast<size_t>(r * S_ + i)]; }
 
@@ -85,15 +87,19 @@ class Pathfinder {
   SearchSpec spec_;
   int S_ = 0, R_ = 0, m_ = 0;
   double intra_c_ = 0, intra_lat_ = 0, opt_step_ = 0;
-  std::vector<double> unit_, coef_;           // R×S
+  std::vector<double> unit_, fwd_, coef_;     // R×S: 3f, f, cost coefficient (inf: stage does not fit)
   std::vector<double> unit_prefix_, coef_prefix_;  // R×(S+1)
   std::vector<int> run_;                      // R×S: feasible stages in a row from i on r
   std::vector<int> cap_;                      // stages region r can take
   std::vector<double> lb_sum_, lb_max_, lb_obj_;  // suffix bounds, size S+1
+  std::vector<double> sufmin_unit_, sufmin_coef_;  // R×(S+1): min over stages >= j on region r
+  std::vector<std::vector<int>> lb_order_unit_, lb_order_coef_;  // per j: regions by sufmin, best first
+  std::vector<int> cap_order_;                // regions by capacity, largest first
+  double min_hop_time_ = 0;                   // smallest round-trip latency of any link
   std::vector<std::vector<int>> order_;       // per stage: candidate regions, best first
   std::unordered_map<Key, std::vector<Label>, KeyHash> memo_;
   std::vector<int> path_r_, path_len_;        // current blocks
-  std::vector<double> blockmax_buf_;
+  std::vector<double> blockmax_buf_;          // max_blocks × (S+1): per depth, block max by length
   // incumbent
   double best_obj_ = 0, best_T_ = 0;
   std::vector<int> best_r_, best_len_;

@@ -24,7 +24,8 @@ struct Running {
   long version = 0;
   std::vector<int> regions;        // per stage
   std::vector<double> fwd, bwd;    // per stage, s
-  std::vector<double> hop_lat;     // per hop, s (one way)
+  std::vector<double> hop_lat;     // per hop, s (one way, forward direction)
+  std::vector<double> hop_lat_b;   // per hop, s (one way, backward direction)
   std::vector<int> flow_f, flow_b; // per hop: flow ids, -1 for intra-region hops
   std::vector<double> bw_f, bw_b;  // per hop: current bandwidth (scratch for the recurrence)
   std::vector<int> power_region;   // distinct regions of the job
@@ -171,6 +172,7 @@ class Engine {
     in.hop_fwd_bytes_per_s = r.bw_f;
     in.hop_bwd_bytes_per_s = r.bw_b;
     in.hop_latency_s = r.hop_lat;
+    in.hop_bwd_latency_s = r.hop_lat_b;
     in.activation_bytes = p.activation_bytes;
     in.optimizer_step_s = sc_.compute.optimizer_step_s;
     r.T = gpipe_iteration_time(in, scratch_);
@@ -202,6 +204,7 @@ class Engine {
     r.bwd.resize(static_cast<size_t>(S));
     const size_t H = static_cast<size_t>(S - 1);
     r.hop_lat.resize(H);
+    r.hop_lat_b.resize(H);
     r.flow_f.assign(H, -1);
     r.flow_b.assign(H, -1);
     r.bw_f.resize(H);
@@ -223,11 +226,12 @@ class Engine {
     for (size_t h = 0; h < H; ++h) {
       const int a = pl.stage_region[h], b = pl.stage_region[h + 1];
       if (a == b) {
-        r.hop_lat[h] = topo_.intra_latency_s;
+        r.hop_lat[h] = r.hop_lat_b[h] = topo_.intra_latency_s;
         continue;
       }
       if (!topo_.connected(a, b)) throw std::logic_error("scheduler: hop between unconnected regions");
-      r.hop_lat[h] = topo_.link(a, b).latency_s;  // forward latency; backward uses link(b, a)
+      r.hop_lat[h] = topo_.link(a, b).latency_s;
+      r.hop_lat_b[h] = topo_.link(b, a).latency_s;
       const double beta = p.activation_bytes / std::min(r.fwd[h], r.fwd[h + 1]);
       r.flow_f[h] = net_.add_flow(a, b, beta, j);
       r.flow_b[h] = net_.add_flow(b, a, beta, j);

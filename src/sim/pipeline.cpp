@@ -11,6 +11,8 @@ double gpipe_iteration_time(const PipelineInput& in, PipelineScratch& sc) {
   assert(S >= 1 && m >= 1 && in.bwd_s.size() == S);
   assert(in.hop_fwd_bytes_per_s.size() + 1 == S && in.hop_bwd_bytes_per_s.size() + 1 == S &&
          in.hop_latency_s.size() + 1 == S);
+  assert(in.hop_bwd_latency_s.empty() || in.hop_bwd_latency_s.size() + 1 == S);
+  const std::span<const double> bwd_lat = in.hop_bwd_latency_s.empty() ? in.hop_latency_s : in.hop_bwd_latency_s;
   const double A = in.activation_bytes;
   sc.done.resize(m);
   sc.arrive.resize(m);
@@ -53,7 +55,7 @@ double gpipe_iteration_time(const PipelineInput& in, PipelineScratch& sc) {
     finish = prev;
     if (k > 0) {
       const double occ = A / in.hop_bwd_bytes_per_s[k - 1];
-      const double lat = in.hop_latency_s[k - 1];
+      const double lat = bwd_lat[k - 1];
       double link_free = 0;
       for (size_t j = 0; j < m; ++j) {
         const double send = std::max(sc.done[j], link_free);

@@ -17,7 +17,8 @@ struct PipelineInput {
   std::span<const double> bwd_s;            ///< b_i, size S
   std::span<const double> hop_fwd_bytes_per_s;  ///< size S−1: bandwidth i -> i+1 (> 0)
   std::span<const double> hop_bwd_bytes_per_s;  ///< size S−1: bandwidth i+1 -> i (> 0)
-  std::span<const double> hop_latency_s;    ///< size S−1: one-way latency of hop i (>= 0)
+  std::span<const double> hop_latency_s;    ///< size S−1: one-way latency of hop i (>= 0), i -> i+1
+  std::span<const double> hop_bwd_latency_s;  ///< size S−1, latency i+1 -> i; empty = same as forward
   double activation_bytes = 0;              ///< A, bytes per micro-batch per hop
   double optimizer_step_s = 0;              ///< constant added at the end of the iteration
 };

@@ -325,6 +325,15 @@ void check_instance(Instance& in, Pathfinder& pf, std::uint64_t seed, std::array
   }
 }
 
+// KNOWN SOURCE BUG (fails until fixed): src/sched/pathfinder.cpp, Pathfinder::dfs — the block
+// running maxima are kept in the member buffer `blockmax_buf_` (filled at lines ~181-185, read
+// at line ~194 inside the loop over block lengths L), but the recursive dfs() call for one L
+// overwrites the buffer with the child's block maxima before the next L reads it. The block
+// max used for the bound, the dominance label and the final T is then wrong: the search
+// returns a placement whose est_iteration_s differs from estimate_iteration_s (under- or
+// over-estimated) and misses the optimum (e.g. seeds 45, 72, 121, 161, 173, 182 below).
+// Keeping the maxima per recursion level (or recomputing the max for each L) fixes it; with
+// that change this test passes on 20 000 instances.
 TEST(PathfinderExact, MatchesBruteForceOnRandomInstances) {
   std::array<Coverage, 5> cov{};
   Pathfinder pf;  // reused across searches, as a scheduler does
@@ -362,6 +371,9 @@ Scenario three_regions(int g0, int g1, int g2) {
   return sc;
 }
 
+// KNOWN SOURCE BUG (fails until fixed): the `blockmax_buf_` clobbering in Pathfinder::dfs
+// (see MatchesBruteForceOnRandomInstances) makes the min-time search return {0,0,1,1,1,1}
+// with an underestimated est_iteration_s instead of the faster single-region placement.
 TEST(PathfinderCases, JobThatFitsOneRegionIsPlacedThereWithoutSwitches) {
   // Only region 1 can hold all 6 stages; the others could share them but would add hops.
   const Scenario sc = three_regions(4, 8, 4);
@@ -376,6 +388,12 @@ TEST(PathfinderCases, JobThatFitsOneRegionIsPlacedThereWithoutSwitches) {
     ASSERT_TRUE(r.found);
     EXPECT_EQ(r.placement.switches(), 0);
     EXPECT_EQ(r.placement.stage_region, std::vector<int>(6, 1));
+    const double T = estimate_iteration_s(p, r.placement, v, BandwidthModel::kExpected);
+    EXPECT_LE(rel_diff(T, r.est_iteration_s), 1e-9) << "estimate " << T << " search " << r.est_iteration_s
+                                                     << " (single region 1: "
+                                                     << estimate_iteration_s(p, Placement{std::vector<int>(6, 1)}, v,
+                                                                             BandwidthModel::kExpected)
+                                                     << ")";
   }
 }
 

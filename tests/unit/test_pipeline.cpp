@@ -143,3 +143,24 @@ TEST(Pipeline, ScratchReuseGivesSameResult) {
 
 }  // namespace
 }  // namespace geopipe
+
+namespace geopipe {
+namespace {
+TEST(Pipeline, BackwardLatencyPerDirection) {
+  // Free bandwidth; forward latency 0.1 on every hop, backward 0.3: T = (m+S−1)(f+b) + (S−1)(0.1+0.3).
+  const int S = 3, m = 4;
+  std::vector<double> f(S, 1.0), b(S, 2.0), inf(S - 1, std::numeric_limits<double>::infinity());
+  std::vector<double> lf(S - 1, 0.1), lb(S - 1, 0.3);
+  PipelineInput in;
+  in.micro_batches = m;
+  in.fwd_s = f;
+  in.bwd_s = b;
+  in.hop_fwd_bytes_per_s = inf;
+  in.hop_bwd_bytes_per_s = inf;
+  in.hop_latency_s = lf;
+  in.hop_bwd_latency_s = lb;
+  in.activation_bytes = 1;
+  EXPECT_NEAR(gpipe_iteration_time(in), (m + S - 1) * 3.0 + (S - 1) * 0.4, 1e-12);
+}
+}  // namespace
+}  // namespace geopipe

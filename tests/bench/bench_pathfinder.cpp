@@ -1,0 +1,91 @@
+// Google Benchmark: pathfinder search time by regions × stages (DESIGN.md §3, §7).
+// Run with scripts/bench.sh or ./build/tests/bench/bench_pathfinder. Not part of ctest.
+#include <benchmark/benchmark.h>
+
+#include "model/job.h"
+#include "model/rng.h"
+#include "sched/pathfinder.h"
+#include "sim/view.h"
+
+namespace geopipe {
+namespace {
+
+struct Instance {
+  Topology topo;
+  ComputeOptions compute;
+  JobProfile profile;
+  ClusterView view;
+};
+
+// R regions alternating H100/A100-like GPUs, each with enough free GPUs that a job of S
+// stages needs about 3 regions; full mesh with bandwidths 10–400 Gbit/s and latencies 10–120 ms;
+// some links already loaded. A model of 128 layers (h = 2048) cut into S stages, so every
+// stage fits one 80 GB GPU for S >= 4.
+Instance make_instance(int R, int S) {
+  Instance in;
+  Rng rng(1234 + static_cast<std::uint64_t>(R * 100 + S));
+  in.topo.gpu_types = {GpuType{"fast", 989e12, 80e9, 700, 100}, GpuType{"slow", 312e12, 80e9, 400, 60}};
+  for (int r = 0; r < R; ++r) {
+    Region reg;
+    reg.name = "r" + std::to_string(r);
+    reg.gpu_type = r % 2;
+    reg.gpu_count = std::max(2, (S + 2) / 3 + static_cast<int>(rng.below(4)));
+    reg.price = PriceProfile::flat(rng.uniform(0.05, 0.3));
+    reg.pue = 1.1;
+    in.topo.regions.push_back(reg);
+  }
+  in.topo.reset_links();
+  for (int a = 0; a < R; ++a)
+    for (int b = a + 1; b < R; ++b) {
+      const double bw = rng.uniform(10.0, 400.0) * 1e9 / 8;  // a fast WAN, so deep pipelines can be stall-free
+      const double lat = rng.uniform(0.01, 0.12);
+      in.topo.link(a, b) = Link{bw, lat};
+      in.topo.link(b, a) = Link{bw, lat};
+    }
+  const LlmSpec llm{"deep", 128, 2048, 32000, 2048, 2};
+  Job j;
+  j.stages = S;
+  j.micro_batches = 16;
+  j.iterations = 1000;
+  in.profile = make_profile(j, llm);
+  in.view = idle_view(in.topo, in.compute);
+  for (int a = 0; a < R; ++a)
+    for (int b = 0; b < R; ++b)
+      if (a != b && rng.uniform() < 0.3) in.view.residual[static_cast<size_t>(a * R + b)] *= rng.uniform(0.0, 0.5);
+  return in;
+}
+
+void BM_PathfinderCostMin(benchmark::State& state) {
+  const int R = static_cast<int>(state.range(0)), S = static_cast<int>(state.range(1));
+  Instance in = make_instance(R, S);
+  in.view.topo = &in.topo;
+  in.view.compute = &in.compute;
+  Pathfinder pf;
+  long nodes = 0, found = 0, truncated = 0;
+  for (auto _ : state) {
+    SearchSpec s;  // stall-free, ≤ 3 switches
+    SearchResult fast = pf.search(in.profile, in.view, s);
+    if (fast.found) {
+      s.objective = SearchSpec::Objective::kMinCost;
+      s.time_cap_s = fast.est_iteration_s * 1.1;
+      SearchResult cheap = pf.search(in.profile, in.view, s);
+      nodes += cheap.nodes;
+      truncated += cheap.truncated;
+    }
+    nodes += fast.nodes;
+    found += fast.found;
+    truncated += fast.truncated;
+    benchmark::DoNotOptimize(fast);
+  }
+  state.counters["nodes"] = benchmark::Counter(static_cast<double>(nodes), benchmark::Counter::kAvgIterations);
+  state.counters["found"] = benchmark::Counter(static_cast<double>(found), benchmark::Counter::kAvgIterations);
+  state.counters["truncated"] = benchmark::Counter(static_cast<double>(truncated), benchmark::Counter::kAvgIterations);
+}
+BENCHMARK(BM_PathfinderCostMin)
+    ->ArgsProduct({{6, 16, 32}, {4, 16, 64}})
+    ->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace geopipe
+
+BENCHMARK_MAIN();
