@@ -62,6 +62,7 @@ std::string quoted_list(const std::vector<std::string>& items, std::size_t max_i
 std::string format_number(double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  if (v == std::floor(v) && std::fabs(v) < 1e15) return std::to_string(static_cast<long long>(v));
   char buf[64];
   auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v);
   if (ec != std::errc()) return std::to_string(v);

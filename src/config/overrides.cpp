@@ -105,7 +105,7 @@ const TableSpec& scenario_root() {
   }};
   static const TableSpec mix{{
       F("model", K::kString).req().says("a built-in model or a [[model]] of this file"),
-      F("weight", K::kFloat).gt(0).le(1e12).def("1.0").says("relative frequency"),
+      F("weight", K::kFloat).gt(0).def("1.0").says("relative frequency"),
       F("gpus_per_stage", K::kInt).ge(1).le(4096).def("1").says("tensor-parallel width g of a stage"),
       F("micro_batch_size", K::kInt).ge(1).le(1 << 20).def("1").says("sequences per micro-batch b"),
       F("micro_batches", K::kInt).ge(1).le(1 << 20).def("16").says("micro-batches per iteration m"),
@@ -225,8 +225,8 @@ bool is_bare_char(char c) {
 
 /// Quotes a path segment unless it is made of bare characters only.
 std::string segment(const std::string& s) {
-  bool bare = !s.empty();
-  for (char c : s) bare = bare && is_bare_char(c);
+  bool bare = !s.empty() && s.front() != '.' && s.back() != '.' && s.find("..") == std::string::npos;
+  for (char c : s) bare = bare && (is_bare_char(c) || c == '.');  // dotted names resolve unquoted
   if (bare) return s;
   std::string q = "\"";
   for (char c : s) {
@@ -329,6 +329,13 @@ void collect_paths(const TableSpec& spec, const toml::table* doc, const std::str
       }
     }
   }
+}
+
+/// Name of the first plain value of a table (for "expected a path such as ..." hints).
+std::string first_leaf(const TableSpec& t) {
+  for (const auto& f : t.fields)
+    if (f.is_leaf() && f.name != "name" && f.name != "model" && f.name != "regions") return f.name;  // skip selectors
+  return t.fields.front().name;
 }
 
 std::string trim(const std::string& s) {
@@ -470,7 +477,7 @@ void apply_override(toml::table& root, const Override& o) {
     if (last) {
       throw fail("'" + here + "' is a table, not a parameter (expected a path such as '" +
                  (f->kind == Kind::kTableArray ? here + "." + schema::address_placeholder(*f) : here) + "." +
-                 f->table->fields.back().name + "')");
+                 first_leaf(*f->table) + "')");
     }
     if (f->kind == Kind::kTable) {
       toml::node* n = tbl->get(f->name);
@@ -492,10 +499,25 @@ void apply_override(toml::table& root, const Override& o) {
     toml::array* arr = n ? n->as_array() : nullptr;
     if (!arr || arr->empty())
       throw fail("cannot apply override '" + o.path + "': the scenario has no [[" + here + "]] entries");
-    const Token& sel = toks[++i];
+    // The entry name may itself contain dots (model "gpt3-1.3b"): join tokens until an entry
+    // matches, leaving at least one token for the key.
+    Token sel = toks[++i];
+    if (!sel.index) {
+      for (std::size_t j = i; j + 1 < toks.size() && !toks[j].index; ++j) {
+        std::string joined = toks[i].key;
+        for (std::size_t k = i + 1; k <= j; ++k) joined += "." + toks[k].key;
+        bool any = false;
+        for (const auto& e : *arr) any = any || entry_matches(e, *f, joined);
+        if (any) {
+          sel.key = joined;
+          i = j;
+          break;
+        }
+      }
+    }
     if (i + 1 == toks.size())
       throw fail("'" + o.path + "' names an entry of [[" + here + "]], not a parameter (expected a path such as '" +
-                 o.path + "." + f->table->fields.back().name + "')");
+                 o.path + "." + first_leaf(*f->table) + "')");
     toml::node* entry = nullptr;
     std::string entry_seg;
     if (sel.index) {
