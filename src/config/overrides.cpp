@@ -39,7 +39,8 @@ Field TA(std::string name, const TableSpec* t, std::string address_key) {
 }
 
 // Safety limits (keep every integer inside int and every loop bounded).
-constexpr double kMaxRegions = 1024;
+// The pathfinder keeps the set of used regions in a 64-bit mask (src/sched/pathfinder.cpp).
+constexpr double kMaxRegions = 64;
 constexpr double kMaxGpusPerRegion = 1'000'000;
 
 }  // namespace

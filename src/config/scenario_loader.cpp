@@ -3,6 +3,7 @@
 #include "config/scenario_loader.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <exception>
@@ -415,7 +416,7 @@ void Builder::build_network(Scenario& sc) {
     if (idx[0] == idx[1])
       fail(rn, p + ".regions: a link needs two different regions (got '" + topo.regions[static_cast<std::size_t>(idx[0])].name +
                    "' twice)");
-    const auto key = std::minmax(idx[0], idx[1]);
+    const std::pair<int, int> key = std::minmax(idx[0], idx[1]);
     if (auto it = seen.find(key); it != seen.end())
       fail(rn, p + ": duplicate link between '" + topo.regions[static_cast<std::size_t>(idx[0])].name + "' and '" +
                    topo.regions[static_cast<std::size_t>(idx[1])].name + "' (already given by network.link[" +
@@ -499,9 +500,16 @@ void Builder::build_workload(Scenario& sc) {
     w.mix.push_back(e);
   }
   double total_w = 0;
-  for (const auto& e : w.mix) total_w += e.weight;
-  if (!std::isfinite(total_w))
-    fail(*get(*list.back(), "weight"), "workload.mix weights are too large (expected a finite sum)");
+  std::size_t heaviest = 0;
+  for (std::size_t i = 0; i < w.mix.size(); ++i) {
+    total_w += w.mix[i].weight;
+    if (w.mix[i].weight > w.mix[heaviest].weight) heaviest = i;
+  }
+  if (!std::isfinite(total_w)) {
+    const toml::node* at = get(*list[heaviest], "weight");
+    fail(at ? *at : static_cast<const toml::node&>(*list[heaviest]),
+         "workload.mix weights are too large (expected weights whose sum is a finite number)");
+  }
 
   if (w.mix.empty() && !get(t, "trace"))
     fail(t, "[workload] needs at least one [[workload.mix]] entry (expected [[workload.mix]] with model = "
@@ -640,10 +648,16 @@ void Builder::load_trace(Scenario& sc) {
   }
   if (sc.trace_jobs.empty()) fail(*tn, "workload.trace: '" + shown + "' contains no jobs (expected one job per line after the header)");
 
+  // Traces repeat a few job shapes many times: check each shape once.
+  std::map<std::array<int, 5>, bool> shape_fits;
   for (const Job& j : sc.trace_jobs) {
+    const std::array<int, 5> shape = {j.model, j.stages, j.gpus_per_stage, j.micro_batch_size, j.micro_batches};
+    if (auto it = shape_fits.find(shape); it != shape_fits.end() && it->second) continue;
     const LlmSpec& llm = sc.llms[static_cast<std::size_t>(j.model)];
     const JobProfile prof = make_profile(j, llm);
-    if (fits_empty_cluster(prof, sc.topology)) continue;
+    const bool fits = fits_empty_cluster(prof, sc.topology);
+    shape_fits[shape] = fits;
+    if (fits) continue;
     const int line = find_trace_line(text, j, sc.llms, sc.topology);
     fail(*tn, "workload.trace: " + shown + (line > 0 ? ":" + std::to_string(line) : std::string()) +
                   ": job (arrival " + format_number(j.arrival_s) + " s, model '" + llm.name + "') needs " +

@@ -137,6 +137,7 @@ SearchResult Pathfinder::search(const JobProfile& p, const ClusterView& view, co
   best_len_.clear();
   nodes_ = 0;
   truncated_ = false;
+  stop_ = false;
   memo_.clear();
   path_r_.clear();
   path_len_.clear();
@@ -229,6 +230,7 @@ void Pathfinder::dfs(int i, int last, int blocks, std::uint64_t mask, int cap_un
       best_T_ = T;
       best_r_ = path_r_;
       best_len_ = path_len_;
+      if (spec_.stop_at_first) stop_ = true;
     }
     return;
   }
@@ -236,7 +238,7 @@ void Pathfinder::dfs(int i, int last, int blocks, std::uint64_t mask, int cap_un
   const Topology& topo = *view_->topo;
   const double A = p_->activation_bytes;
   for (int r : order_[static_cast<size_t>(i)]) {
-    if (truncated_) return;
+    if (truncated_ || stop_) return;
     if (mask >> r & 1U) continue;
     // Hop from the previous block (stage i−1 on `last`) into stage i on r.
     double hop_c = 0, hop_lat = 0;
@@ -297,7 +299,7 @@ void Pathfinder::dfs(int i, int last, int blocks, std::uint64_t mask, int cap_un
       dfs(j, r, blocks + 1, mask2, cap_after, bobj, bsum, bmax);
       path_r_.pop_back();
       path_len_.pop_back();
-      if (truncated_) return;
+      if (truncated_ || stop_) return;
     }
   }
 }

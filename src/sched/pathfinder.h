@@ -42,6 +42,7 @@ struct SearchSpec {
   BandwidthModel bandwidth = BandwidthModel::kExpected;
   double time_cap_s = std::numeric_limits<double>::infinity();  ///< kMinCost only
   long node_budget = 2'000'000;                ///< DFS nodes before giving up (truncated)
+  bool stop_at_first = false;                  ///< feasibility only: stop at the first placement found
 };
 
 struct SearchResult {
@@ -105,6 +106,7 @@ class Pathfinder {
   std::vector<int> best_r_, best_len_;
   long nodes_ = 0;
   bool truncated_ = false;
+  bool stop_ = false;                         // stop_at_first satisfied
 };
 
 }  // namespace geopipe

@@ -16,6 +16,7 @@ bool fits_empty_cluster(const JobProfile& profile, const Topology& topo) {
   s.max_blocks = topo.num_regions();
   s.stall_free = false;
   s.bandwidth = BandwidthModel::kBlind;
+  s.stop_at_first = true;
   Pathfinder pf;
   return pf.search(profile, v, s).found;
 }
@@ -56,6 +57,7 @@ class SearchPolicy : public PlacementPolicy {
     SearchSpec s;
     s.stall_free = stall_free;
     s.bandwidth = bw;
+    s.stop_at_first = true;  // feasibility only
     const int K1 = prm_.max_region_switches + 1;
     const int R = idle.regions();
     auto found = [&](bool sf, int mb) {

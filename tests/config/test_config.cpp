@@ -1,0 +1,608 @@
+// Tests of the config layer: good scenarios (values and unit conversions), --set overrides,
+// did-you-mean, and a data-driven test over tests/config/bad/*.toml whose first line is
+// "# expect: <substring of the error message>".
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "config/error.h"
+#include "config/overrides.h"
+#include "config/scenario_loader.h"
+#include "config/toml_error.h"
+#include "model/gpu.h"
+#include "model/input_error.h"
+#include "model/llm.h"
+#include "model/rng.h"
+
+namespace fs = std::filesystem;
+using namespace geopipe;
+using namespace geopipe::config;
+
+namespace {
+
+const std::string kDir = GEOPIPE_CONFIG_TEST_DIR;
+const std::string kSmall = kDir + "/good/small.toml";
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+int region(const Scenario& sc, const std::string& name) {
+  const int r = sc.topology.find_region(name);
+  EXPECT_GE(r, 0) << name;
+  return r;
+}
+
+int llm_index(const Scenario& sc, const std::string& name) {
+  for (std::size_t i = 0; i < sc.llms.size(); ++i)
+    if (sc.llms[i].name == name) return static_cast<int>(i);
+  ADD_FAILURE() << "no model " << name;
+  return -1;
+}
+
+/// Runs `f`, expecting an InputError; returns its what().
+template <class F>
+std::string input_error_of(F&& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "expected InputError, got another exception: " << e.what();
+    return "";
+  }
+  ADD_FAILURE() << "expected InputError, nothing was thrown";
+  return "";
+}
+
+Scenario load_small(const std::vector<std::string>& sets) {
+  std::vector<Override> ov;
+  for (const auto& s : sets) ov.push_back(parse_override(s));
+  return load_scenario_file(kSmall, ov);
+}
+
+const char* kMinimal = R"(
+[scenario]
+name = "minimal"
+[[cluster.region]]
+name = "r"
+gpu = "A100-80GB"
+gpus = 2
+price_usd_per_kwh = 0.1
+[[workload.mix]]
+model = "gpt3-1.3b"
+)";
+
+}  // namespace
+
+// ============================================================================================
+// Good scenarios
+// ============================================================================================
+
+TEST(GoodScenario, SmallTopLevelAndCompute) {
+  const Scenario sc = load_scenario_file(kSmall);
+  EXPECT_EQ(sc.name, "small");
+  EXPECT_EQ(sc.seed, 7u);
+  EXPECT_EQ(sc.source_path, kSmall);
+  EXPECT_DOUBLE_EQ(sc.compute.mfu, 0.5);
+  EXPECT_DOUBLE_EQ(sc.compute.tp_efficiency, 0.8);
+  EXPECT_DOUBLE_EQ(sc.compute.optimizer_step_s, 0.25);
+  EXPECT_DOUBLE_EQ(sc.bandwidth_scale, 2.0);
+  EXPECT_DOUBLE_EQ(sc.capacity_scale, 0.5);
+}
+
+TEST(GoodScenario, GpuTypesAndModels) {
+  const Scenario sc = load_scenario_file(kSmall);
+  const auto& builtins = builtin_gpus();
+  ASSERT_EQ(sc.topology.gpu_types.size(), builtins.size() + 1);
+  for (std::size_t i = 0; i < builtins.size(); ++i) EXPECT_EQ(sc.topology.gpu_types[i].name, builtins[i].name);
+  const GpuType& g = sc.topology.gpu_types.back();
+  EXPECT_EQ(g.name, "small-gpu");
+  EXPECT_DOUBLE_EQ(g.peak_flops, 65e12);
+  EXPECT_DOUBLE_EQ(g.memory_bytes, 16e9);
+  EXPECT_DOUBLE_EQ(g.busy_power_w, 70);
+  EXPECT_DOUBLE_EQ(g.idle_power_w, 10);
+
+  ASSERT_EQ(sc.llms.size(), builtin_llms().size() + 1);
+  const LlmSpec& m = sc.llms.back();
+  EXPECT_EQ(m.name, "tiny");
+  EXPECT_EQ(m.layers, 4);
+  EXPECT_EQ(m.hidden, 512);
+  EXPECT_EQ(m.vocab, 1000);
+  EXPECT_EQ(m.seq_len, 128);
+  EXPECT_EQ(m.bytes_per_elem, 2);
+}
+
+TEST(GoodScenario, RegionsCapacityScaleRounding) {
+  const Scenario sc = load_scenario_file(kSmall);
+  ASSERT_EQ(sc.topology.num_regions(), 3);
+  const Region& e = sc.topology.regions[static_cast<std::size_t>(region(sc, "us-east"))];
+  const Region& w = sc.topology.regions[static_cast<std::size_t>(region(sc, "us-west"))];
+  const Region& eu = sc.topology.regions[static_cast<std::size_t>(region(sc, "eu-west"))];
+  EXPECT_EQ(e.gpu_count, 4);   // 8 * 0.5
+  EXPECT_EQ(w.gpu_count, 3);   // 5 * 0.5 = 2.5 -> 3
+  EXPECT_EQ(eu.gpu_count, 2);  // 3 * 0.5 = 1.5 -> 2
+  EXPECT_EQ(sc.topology.total_gpus(), 9);
+  EXPECT_EQ(sc.topology.gpu_types[static_cast<std::size_t>(e.gpu_type)].name, "H100-SXM");
+  EXPECT_EQ(sc.topology.gpu_types[static_cast<std::size_t>(w.gpu_type)].name, "A100-80GB");
+  EXPECT_EQ(sc.topology.gpu_types[static_cast<std::size_t>(eu.gpu_type)].name, "small-gpu");
+  EXPECT_DOUBLE_EQ(e.pue, 1.2);
+  EXPECT_DOUBLE_EQ(e.carbon_g_per_kwh, 380);
+  EXPECT_DOUBLE_EQ(e.utc_offset_h, -5);
+  EXPECT_DOUBLE_EQ(w.pue, 1.0);  // default
+  EXPECT_DOUBLE_EQ(eu.carbon_g_per_kwh, 0.0);
+}
+
+TEST(GoodScenario, Prices) {
+  const Scenario sc = load_scenario_file(kSmall);
+  const Region& e = sc.topology.regions[static_cast<std::size_t>(region(sc, "us-east"))];
+  const Region& w = sc.topology.regions[static_cast<std::size_t>(region(sc, "us-west"))];
+  EXPECT_TRUE(e.price.is_flat());
+  EXPECT_DOUBLE_EQ(e.price.usd_per_kwh_at(12345.0), 0.08);
+  EXPECT_FALSE(w.price.is_flat());
+  // utc_offset_h = -8: 00:00 UTC is local hour 16 (0.20); 08:00 UTC is local 00:00 (0.05);
+  // 14:00 UTC is local 06:00 (0.10).
+  EXPECT_DOUBLE_EQ(w.price.usd_per_kwh_at(0.0), 0.20);
+  EXPECT_DOUBLE_EQ(w.price.usd_per_kwh_at(8 * 3600.0 + 1), 0.05);
+  EXPECT_DOUBLE_EQ(w.price.usd_per_kwh_at(14 * 3600.0 + 1), 0.10);
+}
+
+TEST(GoodScenario, LinksUnitsAndBandwidthScale) {
+  const Scenario sc = load_scenario_file(kSmall);
+  const Topology& t = sc.topology;
+  const int e = region(sc, "us-east"), w = region(sc, "us-west"), eu = region(sc, "eu-west");
+  ASSERT_EQ(t.links.size(), 9u);
+  // 10 Gbit/s = 1.25e9 bytes/s, times bandwidth_scale 2.
+  EXPECT_DOUBLE_EQ(t.link(e, w).capacity_bytes_per_s, 1.25e9 * 2);
+  EXPECT_DOUBLE_EQ(t.link(w, e).capacity_bytes_per_s, 1.0e9 * 2);  // reverse 8 Gbit/s
+  EXPECT_DOUBLE_EQ(t.link(e, w).latency_s, 0.032);
+  EXPECT_DOUBLE_EQ(t.link(w, e).latency_s, 0.032);
+  EXPECT_DOUBLE_EQ(t.link(eu, e).capacity_bytes_per_s, 0.625e9 * 2);
+  EXPECT_DOUBLE_EQ(t.link(e, eu).capacity_bytes_per_s, 0.625e9 * 2);
+  EXPECT_DOUBLE_EQ(t.link(eu, e).latency_s, 0.0405);
+  EXPECT_TRUE(t.connected(e, w));
+  EXPECT_TRUE(t.connected(e, eu));
+  EXPECT_FALSE(t.connected(w, eu));
+  EXPECT_DOUBLE_EQ(t.link(w, eu).capacity_bytes_per_s, 0.0);
+  EXPECT_DOUBLE_EQ(t.intra_bandwidth_bytes_per_s, 25e9);  // 200 Gbit/s
+  EXPECT_DOUBLE_EQ(t.intra_latency_s, 2e-5);              // 0.02 ms
+}
+
+TEST(GoodScenario, WorkloadAndScheduler) {
+  const Scenario sc = load_scenario_file(kSmall);
+  const WorkloadOptions& w = sc.workload;
+  EXPECT_EQ(w.num_jobs, 20);
+  EXPECT_DOUBLE_EQ(w.arrival_rate_per_hour, 6);
+  EXPECT_DOUBLE_EQ(w.load_scale, 1.5);
+  EXPECT_DOUBLE_EQ(w.duration_min_h, 0.1);
+  EXPECT_DOUBLE_EQ(w.duration_max_h, 2);
+  EXPECT_DOUBLE_EQ(w.duration_pareto_alpha, 1.5);
+  EXPECT_EQ(w.reference_gpu, "A100-80GB");
+  EXPECT_GE(sc.reference_gpu_index(), 0);
+  ASSERT_EQ(w.mix.size(), 2u);
+  EXPECT_EQ(w.mix[0].model, llm_index(sc, "tiny"));
+  EXPECT_DOUBLE_EQ(w.mix[0].weight, 3);
+  EXPECT_EQ(w.mix[0].gpus_per_stage, 1);
+  EXPECT_EQ(w.mix[0].micro_batch_size, 1);
+  EXPECT_EQ(w.mix[0].micro_batches, 8);
+  EXPECT_DOUBLE_EQ(w.mix[0].stage_multiplier, 1.0);
+  EXPECT_EQ(w.mix[1].model, llm_index(sc, "gpt3-1.3b"));
+  EXPECT_EQ(w.mix[1].micro_batch_size, 2);
+  EXPECT_DOUBLE_EQ(w.mix[1].stage_multiplier, 2.0);
+  EXPECT_TRUE(sc.trace_jobs.empty());
+
+  const SchedulerParams& s = sc.scheduler;
+  EXPECT_EQ(s.preset, "bace-pipe");
+  EXPECT_EQ(s.max_region_switches, 2);
+  EXPECT_DOUBLE_EQ(s.epsilon, 0.2);
+  EXPECT_DOUBLE_EQ(s.priority_runtime_weight, 0.5);
+  EXPECT_DOUBLE_EQ(s.priority_network_weight, 2);
+  EXPECT_DOUBLE_EQ(s.priority_aging, 1.5);
+  EXPECT_DOUBLE_EQ(s.view_staleness_s, 30);
+  EXPECT_DOUBLE_EQ(s.view_noise_sigma, 0.1);
+
+  const auto jobs = sc.jobs_for_seed(sc.seed);
+  EXPECT_EQ(jobs.size(), 20u);
+}
+
+TEST(GoodScenario, Defaults) {
+  const Scenario sc = load_scenario_string(kMinimal, "minimal.toml");
+  EXPECT_EQ(sc.seed, 1u);
+  EXPECT_DOUBLE_EQ(sc.compute.mfu, 0.4);
+  EXPECT_DOUBLE_EQ(sc.compute.tp_efficiency, 0.9);
+  EXPECT_DOUBLE_EQ(sc.compute.optimizer_step_s, 0.0);
+  EXPECT_DOUBLE_EQ(sc.bandwidth_scale, 1.0);
+  EXPECT_DOUBLE_EQ(sc.capacity_scale, 1.0);
+  EXPECT_DOUBLE_EQ(sc.topology.intra_bandwidth_bytes_per_s, 12.5e9);
+  EXPECT_DOUBLE_EQ(sc.topology.intra_latency_s, 1e-5);
+  EXPECT_EQ(sc.topology.regions[0].gpu_count, 2);
+  EXPECT_DOUBLE_EQ(sc.topology.regions[0].pue, 1.0);
+  EXPECT_DOUBLE_EQ(sc.topology.regions[0].utc_offset_h, 0.0);
+  EXPECT_EQ(sc.topology.links.size(), 1u);
+  EXPECT_EQ(sc.workload.num_jobs, 200);
+  EXPECT_DOUBLE_EQ(sc.workload.arrival_rate_per_hour, 4.0);
+  EXPECT_DOUBLE_EQ(sc.workload.duration_max_h, 72.0);
+  EXPECT_EQ(sc.workload.reference_gpu, "A100-80GB");
+  EXPECT_EQ(sc.workload.mix[0].micro_batches, 16);
+  EXPECT_EQ(sc.scheduler.preset, "bace-pipe");
+  EXPECT_EQ(sc.scheduler.max_region_switches, 3);
+  EXPECT_DOUBLE_EQ(sc.scheduler.epsilon, 0.1);
+  EXPECT_EQ(sc.llms.size(), builtin_llms().size());
+  EXPECT_EQ(sc.topology.gpu_types.size(), builtin_gpus().size());
+}
+
+TEST(GoodScenario, TraceReplayRelativeToScenarioFile) {
+  const Scenario sc = load_scenario_file(kDir + "/good/trace.toml");
+  ASSERT_EQ(sc.trace_jobs.size(), 2u);
+  // Sorted by arrival: the gpt3 job (arrival 0) first.
+  EXPECT_DOUBLE_EQ(sc.trace_jobs[0].arrival_s, 0.0);
+  EXPECT_EQ(sc.trace_jobs[0].model, llm_index(sc, "gpt3-1.3b"));
+  EXPECT_GE(sc.trace_jobs[0].stages, 1);  // stages = 0 -> smallest feasible
+  EXPECT_EQ(sc.trace_jobs[1].model, llm_index(sc, "tiny"));
+  EXPECT_EQ(sc.trace_jobs[1].stages, 2);
+  EXPECT_EQ(sc.trace_jobs[1].iterations, 100);
+  EXPECT_TRUE(sc.workload.mix.empty());
+  EXPECT_EQ(sc.jobs_for_seed(3).size(), 2u);
+}
+
+TEST(GoodScenario, StringLoadUsesBaseDirForTrace) {
+  const std::string text = read_file(kDir + "/good/trace.toml");
+  const Scenario sc = load_scenario_string(text, "from-string.toml", {}, kDir + "/good");
+  EXPECT_EQ(sc.trace_jobs.size(), 2u);
+  EXPECT_EQ(sc.source_path, "from-string.toml");
+  // Without the base dir the relative trace path does not resolve (tests run elsewhere).
+  const std::string msg = input_error_of([&] { load_scenario_string(text, "from-string.toml", {}, "/nonexistent"); });
+  EXPECT_EQ(msg.rfind("from-string.toml:", 0), 0u) << msg;
+  EXPECT_NE(msg.find("cannot open trace file"), std::string::npos) << msg;
+}
+
+TEST(GoodScenario, ShippedScenariosLoad) {
+  // Every base scenario shipped with the project must load (if any exist yet).
+  const fs::path base = fs::path(GEOPIPE_SOURCE_DIR) / "sweeps" / "base";
+  if (!fs::is_directory(base)) GTEST_SKIP() << "no sweeps/base";
+  for (const auto& e : fs::directory_iterator(base)) {
+    if (e.path().extension() != ".toml") continue;
+    EXPECT_NO_THROW(load_scenario_file(e.path().string())) << e.path();
+  }
+}
+
+// ============================================================================================
+// Overrides
+// ============================================================================================
+
+TEST(Overrides, ParseOverride) {
+  const Override o = parse_override("network.bandwidth_scale=4");
+  EXPECT_EQ(o.path, "network.bandwidth_scale");
+  EXPECT_EQ(o.value, "4");
+  EXPECT_EQ(o.origin, "--set");
+  EXPECT_EQ(o.column, 25);
+  EXPECT_EQ(o.line, 0);
+  const Override p = parse_override(" scheduler.preset =  cost-first ");
+  EXPECT_EQ(p.path, "scheduler.preset");
+  EXPECT_EQ(p.value, "cost-first");
+  const Override q = parse_override("scenario.name=a=b");  // first '=' splits
+  EXPECT_EQ(q.value, "a=b");
+  const Override r = parse_override(R"(cluster.region."a=b".gpus=3)");
+  EXPECT_EQ(r.path, R"(cluster.region."a=b".gpus)");
+  EXPECT_EQ(r.value, "3");
+}
+
+TEST(Overrides, MalformedOverrides) {
+  for (const char* bad : {"noequals", "=3", "a..b=1", "a.=1", ".a=1", "a[x]=1", "a b=1", "\"open=1"}) {
+    try {
+      parse_override(bad);
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.file(), "--set") << bad;
+      EXPECT_EQ(std::string(e.what()).rfind("--set: ", 0), 0u) << e.what();
+    }
+  }
+  const std::string msg = input_error_of([] { parse_override("noequals"); });
+  EXPECT_NE(msg.find("malformed override 'noequals' (expected path=value"), std::string::npos) << msg;
+}
+
+TEST(Overrides, ScalarsAreAppliedBeforeValidation) {
+  const Scenario sc = load_small({"network.bandwidth_scale=4", "sim.mfu=0.3", "workload.num_jobs=5"});
+  const int e = region(sc, "us-east"), w = region(sc, "us-west");
+  EXPECT_DOUBLE_EQ(sc.bandwidth_scale, 4.0);
+  EXPECT_DOUBLE_EQ(sc.topology.link(e, w).capacity_bytes_per_s, 1.25e9 * 4);
+  EXPECT_DOUBLE_EQ(sc.compute.mfu, 0.3);
+  EXPECT_EQ(sc.workload.num_jobs, 5);
+}
+
+TEST(Overrides, ArrayEntriesByNameAndIndex) {
+  const Scenario sc = load_small({"cluster.region.us-west.gpus=10", "workload.mix.tiny.weight=5",
+                                  "cluster.region[2].gpus=7", "gpu.small-gpu.memory_gb=24",
+                                  "model.tiny.layers=8", R"(cluster.region."us-east".pue=1.5)"});
+  EXPECT_EQ(sc.topology.regions[static_cast<std::size_t>(region(sc, "us-west"))].gpu_count, 5);  // 10 * 0.5
+  EXPECT_EQ(sc.topology.regions[2].gpu_count, 4);                                                 // 7 * 0.5 = 3.5 -> 4
+  EXPECT_DOUBLE_EQ(sc.workload.mix[0].weight, 5);
+  EXPECT_DOUBLE_EQ(sc.topology.gpu_types.back().memory_bytes, 24e9);
+  EXPECT_EQ(sc.llms.back().layers, 8);
+  EXPECT_DOUBLE_EQ(sc.topology.regions[static_cast<std::size_t>(region(sc, "us-east"))].pue, 1.5);
+}
+
+TEST(Overrides, EntryNamesWithDots) {
+  // Built-in model names contain dots; they can be written unquoted or quoted.
+  const Scenario a = load_small({"workload.mix.gpt3-1.3b.micro_batches=4"});
+  EXPECT_EQ(a.workload.mix[1].micro_batches, 4);
+  const Scenario b = load_small({R"(workload.mix."gpt3-1.3b".weight=7)"});
+  EXPECT_DOUBLE_EQ(b.workload.mix[1].weight, 7);
+}
+
+TEST(Overrides, LinksByRegionPairEitherOrder) {
+  const Scenario sc = load_small({"network.link.us-west/us-east.latency_ms=10", "network.link.eu-west/us-east.bandwidth_gbps=1"});
+  const int e = region(sc, "us-east"), w = region(sc, "us-west"), eu = region(sc, "eu-west");
+  EXPECT_DOUBLE_EQ(sc.topology.link(e, w).latency_s, 0.010);
+  EXPECT_DOUBLE_EQ(sc.topology.link(eu, e).capacity_bytes_per_s, 0.125e9 * 2);
+}
+
+TEST(Overrides, BareStringFallbackAndQuotedString) {
+  EXPECT_EQ(load_small({"scheduler.preset=cost-first"}).scheduler.preset, "cost-first");
+  EXPECT_EQ(load_small({"scheduler.preset=\"delay-first\""}).scheduler.preset, "delay-first");
+  EXPECT_EQ(load_small({"scenario.name=2024"}).name, "2024");  // string key: number text kept as a string
+  EXPECT_EQ(load_small({"workload.reference_gpu=H100-SXM"}).workload.reference_gpu, "H100-SXM");
+}
+
+TEST(Overrides, ArraysAndLaterWins) {
+  std::string profile = "[";
+  for (int h = 0; h < 24; ++h) profile += std::string(h ? "," : "") + (h == 0 ? "0.5" : "0.25");
+  profile += "]";
+  const Scenario sc = load_small({"cluster.region.us-west.price_profile_usd_per_kwh=" + profile,
+                                  "network.bandwidth_scale=3", "network.bandwidth_scale=1"});
+  const Region& w = sc.topology.regions[static_cast<std::size_t>(region(sc, "us-west"))];
+  EXPECT_DOUBLE_EQ(w.price.usd_per_kwh_at(8 * 3600.0 + 1), 0.5);  // local hour 0
+  EXPECT_DOUBLE_EQ(sc.bandwidth_scale, 1.0);
+}
+
+TEST(Overrides, CreatesMissingTables) {
+  const Scenario sc = load_scenario_file(kDir + "/good/trace.toml",
+                                         {parse_override("sim.mfu=0.25"), parse_override("network.intra_latency_ms=1")});
+  EXPECT_DOUBLE_EQ(sc.compute.mfu, 0.25);
+  EXPECT_DOUBLE_EQ(sc.topology.intra_latency_s, 1e-3);
+}
+
+TEST(Overrides, UnknownPathSuggests) {
+  const std::string msg = input_error_of([] { load_small({"network.bandwith_scale=2"}); });
+  EXPECT_EQ(msg.rfind("--set: ", 0), 0u) << msg;
+  EXPECT_NE(msg.find("unknown parameter 'network.bandwith_scale' (did you mean 'network.bandwidth_scale'?)"),
+            std::string::npos)
+      << msg;
+  const std::string m2 = input_error_of([] { load_small({"cluster.region.us-wst.gpus=2"}); });
+  EXPECT_NE(m2.find("no [[cluster.region]] entry with name 'us-wst' (did you mean 'us-west'?)"), std::string::npos) << m2;
+  const std::string m3 = input_error_of([] { load_small({"network.zzzzzzzz=2"}); });
+  EXPECT_NE(m3.find("unknown parameter 'network.zzzzzzzz' (expected one of 'network.bandwidth_scale'"), std::string::npos)
+      << m3;
+  const std::string m4 = input_error_of([] { load_small({"cluster=2"}); });
+  EXPECT_NE(m4.find("'cluster' is a table, not a parameter"), std::string::npos) << m4;
+  const std::string m5 = input_error_of([] { load_small({"cluster.region[9].gpus=2"}); });
+  EXPECT_NE(m5.find("cluster.region[9] does not exist"), std::string::npos) << m5;
+  const std::string m6 = input_error_of([] { load_small({"network.bandwidth_scale.x=2"}); });
+  EXPECT_NE(m6.find("unknown parameter 'network.bandwidth_scale.x'"), std::string::npos) << m6;
+}
+
+TEST(Overrides, TypeAndRangeErrorsPointAtTheOverride) {
+  const std::string m1 = input_error_of([] { load_small({"workload.num_jobs=abc"}); });
+  EXPECT_EQ(m1.rfind("--set: workload.num_jobs: 'abc' is not a valid TOML value (expected an integer", 0), 0u) << m1;
+  const std::string m2 = input_error_of([] { load_small({"workload.num_jobs=2.5"}); });
+  EXPECT_EQ(m2, "--set: workload.num_jobs: expected an integer, got a float (2.5)");
+  const std::string m3 = input_error_of([] { load_small({"scheduler.epsilon=-1"}); });
+  EXPECT_EQ(m3, "--set: scheduler.epsilon must be >= 0 (got -1)");
+  const std::string m4 = input_error_of([] { load_small({"scheduler.preset=bace_pipe"}); });
+  EXPECT_EQ(m4.rfind("--set: scheduler.preset: unknown preset 'bace_pipe' (did you mean 'bace-pipe'?)", 0), 0u) << m4;
+  const std::string m5 = input_error_of([] { load_small({"cluster.region.us-east.gpus=\"8\""}); });
+  EXPECT_EQ(m5, "--set: cluster.region[0].gpus: expected an integer, got a string");
+}
+
+TEST(Overrides, SweepOriginWithLineAndColumn) {
+  Override o{"network.bandwidth_scale", "-1", "sweep.toml", 12, 7};
+  const std::string msg = input_error_of([&] { load_scenario_file(kSmall, {o}); });
+  EXPECT_EQ(msg, "sweep.toml:7:12: network.bandwidth_scale must be > 0 (got -1)");
+  Override u{"network.bandwidht_scale", "2", "sweep.toml", 3, 4};
+  const std::string m2 = input_error_of([&] { load_scenario_file(kSmall, {u}); });
+  EXPECT_EQ(m2.rfind("sweep.toml:4:3: unknown parameter", 0), 0u) << m2;
+}
+
+TEST(Overrides, ApplyOverrideOnTable) {
+  toml::table root = parse_toml(read_file(kSmall), kSmall);
+  apply_override(root, parse_override("cluster.region.eu-west.gpus=11"));
+  EXPECT_EQ(root["cluster"]["region"][2]["gpus"].value<int64_t>(), 11);
+  const auto paths = document_paths(root);
+  for (const char* p : {"network.bandwidth_scale", "cluster.region.us-east.gpus", "workload.mix.tiny.weight",
+                        "network.link.us-east/us-west.latency_ms", "gpu.small-gpu.peak_tflops", "model.tiny.layers"})
+    EXPECT_NE(std::find(paths.begin(), paths.end(), p), paths.end()) << p;
+}
+
+TEST(Overrides, AmbiguousMixEntryNeedsIndex) {
+  const std::string text = std::string(kMinimal) + "[[workload.mix]]\nmodel = \"gpt3-1.3b\"\nmicro_batches = 4\n";
+  const std::string msg =
+      input_error_of([&] { load_scenario_string(text, "m.toml", {parse_override("workload.mix.gpt3-1.3b.weight=2")}); });
+  EXPECT_NE(msg.find("2 [[workload.mix]] entries have model 'gpt3-1.3b' (address one by index, e.g. workload.mix[0].weight)"),
+            std::string::npos)
+      << msg;
+  const Scenario sc = load_scenario_string(text, "m.toml", {parse_override("workload.mix[1].weight=2")});
+  EXPECT_DOUBLE_EQ(sc.workload.mix[1].weight, 2);
+}
+
+// ============================================================================================
+// Paths, did-you-mean, misc errors
+// ============================================================================================
+
+TEST(Paths, ScenarioPathsCoverTheSchema) {
+  const auto paths = scenario_paths();
+  for (const char* p : {"scenario.name", "scenario.seed", "sim.mfu", "network.bandwidth_scale",
+                        "network.link.<a>/<b>.bandwidth_gbps", "cluster.capacity_scale", "cluster.region.<name>.gpus",
+                        "cluster.region.<name>.price_profile_usd_per_kwh", "gpu.<name>.idle_power_w",
+                        "model.<name>.bytes_per_elem", "workload.load_scale", "workload.trace",
+                        "workload.mix.<model>.weight", "scheduler.epsilon", "scheduler.view_noise_sigma"})
+    EXPECT_NE(std::find(paths.begin(), paths.end(), p), paths.end()) << p;
+  EXPECT_EQ(paths.size(), 54u);
+}
+
+TEST(Paths, EveryPathIsDocumented) {
+  const std::string doc = read_file(std::string(GEOPIPE_SOURCE_DIR) + "/docs/scenario-format.md");
+  ASSERT_FALSE(doc.empty());
+  for (const auto& p : scenario_paths()) EXPECT_NE(doc.find("`" + p + "`"), std::string::npos) << p;
+}
+
+TEST(DidYouMean, Levenshtein) {
+  EXPECT_EQ(edit_distance("", ""), 0u);
+  EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
+  EXPECT_EQ(edit_distance("abc", "ABC"), 0u);
+  const std::vector<std::string> keys = {"bandwidth_scale", "intra_bandwidth_gbps", "intra_latency_ms", "link"};
+  EXPECT_EQ(did_you_mean("bandwith_scale", keys), "bandwidth_scale");
+  EXPECT_EQ(did_you_mean("lnk", keys), "link");        // len 3 -> max distance 1
+  EXPECT_EQ(did_you_mean("lk", keys), std::nullopt);   // distance 2 > max(1, 0)
+  EXPECT_EQ(did_you_mean("zzzzzzzzzz", keys), std::nullopt);
+  EXPECT_EQ(suggestion_suffix("bace_pipe", {"bace-pipe", "cost-first"}), " (did you mean 'bace-pipe'?)");
+  EXPECT_EQ(suggestion_suffix("qqq", {"bace-pipe"}), "");
+}
+
+TEST(Errors, MissingFile) {
+  try {
+    load_scenario_file("/nonexistent/dir/x.toml");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), "/nonexistent/dir/x.toml");
+    EXPECT_EQ(e.line(), 0);
+    EXPECT_EQ(std::string(e.what()).rfind("/nonexistent/dir/x.toml: cannot open", 0), 0u) << e.what();
+  }
+  const std::string msg = input_error_of([] { load_scenario_file(kDir); });
+  EXPECT_NE(msg.find("cannot open scenario file: it is a directory"), std::string::npos) << msg;
+}
+
+TEST(Errors, TooManyRegions) {
+  std::string text = "[scenario]\nname = \"many\"\n[workload]\n[[workload.mix]]\nmodel = \"gpt3-1.3b\"\n";
+  for (int r = 0; r < 65; ++r)
+    text += "[[cluster.region]]\nname = \"r" + std::to_string(r) + "\"\ngpu = \"A100-80GB\"\ngpus = 1\nprice_usd_per_kwh = 0.1\n";
+  const std::string msg = input_error_of([&] { load_scenario_string(text, "many.toml"); });
+  EXPECT_NE(msg.find("cluster.region: expected at most 64 [[cluster.region]] entries, got 65"), std::string::npos) << msg;
+}
+
+TEST(Errors, SyntaxErrorHasLocation) {
+  const std::string msg = input_error_of([] { load_scenario_string("[scenario]\nname = \n", "s.toml"); });
+  EXPECT_EQ(msg.rfind("s.toml:2:", 0), 0u) << msg;
+}
+
+TEST(Errors, EmptyString) {
+  EXPECT_EQ(input_error_of([] { load_scenario_string("", "e.toml"); }).rfind("e.toml:1:1: empty scenario", 0), 0u);
+  EXPECT_EQ(input_error_of([] { load_scenario_string("  \n# c\n\n", "e.toml"); }).rfind("e.toml:1:1: empty scenario", 0), 0u);
+}
+
+// Robustness: random byte edits, deletions and truncations of a good file must either load or
+// throw InputError; nothing else (no crash, no other exception type).
+TEST(Errors, MutatedInputsNeverCrash) {
+  const std::string good = read_file(kSmall);
+  ASSERT_FALSE(good.empty());
+  Rng rng(12345);
+  const std::string alphabet = "=[]\"{}.,#\n 0123456789-+eEnaf_xyz\\\t\x01\xff";
+  int loaded = 0, rejected = 0;
+  for (int iter = 0; iter < 400; ++iter) {
+    std::string s = good;
+    const int edits = 1 + static_cast<int>(rng.below(3));
+    for (int k = 0; k < edits; ++k) {
+      const std::size_t pos = static_cast<std::size_t>(rng.below(s.size()));
+      switch (rng.below(4)) {
+        case 0: s[pos] = alphabet[static_cast<std::size_t>(rng.below(alphabet.size()))]; break;
+        case 1: s.erase(pos, 1 + static_cast<std::size_t>(rng.below(8))); break;
+        case 2: s.insert(pos, 1, alphabet[static_cast<std::size_t>(rng.below(alphabet.size()))]); break;
+        default: s.resize(pos); break;
+      }
+      if (s.empty()) break;
+    }
+    try {
+      load_scenario_string(s, "mut.toml", {}, kDir + "/good");
+      ++loaded;
+    } catch (const InputError& e) {
+      ++rejected;
+      EXPECT_EQ(std::string(e.what()).rfind("mut.toml", 0), 0u) << e.what();
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "non-InputError exception: " << e.what() << "\n--- input ---\n" << s;
+    }
+  }
+  EXPECT_GT(rejected, 0);
+  EXPECT_GT(loaded + rejected, 0);
+}
+
+// ============================================================================================
+// Data-driven bad files
+// ============================================================================================
+
+namespace {
+
+std::vector<std::string> bad_files() {
+  std::vector<std::string> out;
+  const fs::path dir = fs::path(kDir) / "bad";
+  if (fs::is_directory(dir))
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.path().extension() == ".toml") out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string expectation_of(const std::string& path) {
+  std::ifstream f(path);
+  std::string first;
+  std::getline(f, first);
+  const std::string tag = "# expect: ";
+  if (first.rfind(tag, 0) != 0) return "";
+  std::string e = first.substr(tag.size());
+  while (!e.empty() && (e.back() == '\r' || e.back() == ' ')) e.pop_back();
+  return e;
+}
+
+std::vector<std::string> split_expectation(const std::string& e) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t dots = e.find(" ... ", start);
+    parts.push_back(e.substr(start, dots == std::string::npos ? std::string::npos : dots - start));
+    if (dots == std::string::npos) return parts;
+    start = dots + 5;
+  }
+}
+
+}  // namespace
+
+class BadScenario : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(BadScenario, IsRejectedWithExpectedMessage) {
+  const std::string path = kDir + "/bad/" + GetParam();
+  const std::string expect = expectation_of(path);
+  ASSERT_FALSE(expect.empty()) << path << ": first line must be '# expect: <substring>'";
+  ASSERT_NE(expect.find(':'), std::string::npos) << "expectation should contain the line:col: part";
+  try {
+    load_scenario_file(path);
+    FAIL() << path << " loaded without error";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind(path, 0), 0u) << "message does not start with the file path:\n" << what;
+    // "A ... B" means: A, then later B (for messages that embed another file's path).
+    std::size_t from = 0;
+    for (const std::string& part : split_expectation(expect)) {
+      const std::size_t at = what.find(part, from);
+      EXPECT_NE(at, std::string::npos) << "expected substring: " << part << "\nactual: " << what;
+      if (at == std::string::npos) break;
+      from = at + part.size();
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Files, BadScenario, ::testing::ValuesIn(bad_files()),
+                         [](const ::testing::TestParamInfo<std::string>& tpi) {
+                           std::string n = tpi.param.substr(0, tpi.param.size() - 5);
+                           for (char& c : n)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return n;
+                         });
+
+TEST(BadScenarioFiles, AtLeastThirty) { EXPECT_GE(bad_files().size(), 30u); }
