@@ -1,0 +1,78 @@
+// Sweep files (TOML) -> a validated SweepSpec (DESIGN.md §4; format in docs/sweep-format.md).
+//
+// A sweep names a base scenario, the schedulers, the seeds and the points to run. Points are
+// the cartesian product of the [[axis]] entries and [[zip]] groups (in file order, the last
+// one varying fastest), followed by any explicit [[point]] entries. A scenario is
+// (point, seed, scheduler); see src/sweep/plan.h for its stable integer id.
+//
+// Every problem (syntax, unknown key, unknown axis parameter, empty values, bad range, zip
+// members of different lengths, unknown scheduler, an axis value the scenario schema rejects,
+// a point whose scenario is invalid) throws InputError "file:line:col: ..." pointing into the
+// sweep file, before any work starts.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config/scenario_loader.h"
+#include "model/scenario.h"
+
+namespace geopipe::config {
+
+/// One swept parameter: a column of the HDF5 /scenarios table.
+struct SweepColumn {
+  std::string param;     ///< scenario path, e.g. "network.bandwidth_scale"
+  bool numeric = true;   ///< every value is an integer or float (stored as float64), else text
+};
+
+struct SweepPoint {
+  std::vector<Override> overrides;  ///< this point's values (origin = sweep file, with line/col)
+  std::vector<double> numeric;      ///< per column: value as double; NaN if text or not set here
+  std::vector<std::string> text;    ///< per column: value as TOML text ("" if not set here)
+};
+
+struct SweepSpec {
+  std::string name;                     ///< [sweep].name
+  std::string path;                     ///< sweep file as given
+  std::string text;                     ///< its full text
+  std::string base_path;                ///< base scenario file (resolved against the sweep file's directory)
+  std::string base_text;                ///< its full text
+  std::vector<std::string> schedulers;  ///< preset names, in file order ("all" expanded)
+  std::vector<std::uint64_t> seeds;     ///< seed values; `seeds = N` means 1..N
+  std::vector<Override> fixed;          ///< [sweep.set] entries then command-line --set: applied to every point first
+  std::vector<SweepColumn> columns;     ///< swept parameters in file order
+  std::vector<SweepPoint> points;       ///< see the file comment
+  std::uint64_t hash = 0;               ///< FNV-1a 64 of text, base_text and the command-line sets
+
+  std::uint64_t num_scenarios() const {
+    return static_cast<std::uint64_t>(points.size()) * seeds.size() * schedulers.size();
+  }
+};
+
+/// Reads, expands and validates a sweep file. `cli_sets` (geopipe sweep --set) are appended to
+/// SweepSpec::fixed and enter the hash. Every point's scenario is built once to validate it.
+SweepSpec load_sweep_file(const std::string& path, const std::vector<Override>& cli_sets = {});
+
+/// Builds the scenario of a point: base text + fixed overrides + the point's overrides,
+/// validated. Parses the base text once; make() is const and safe to call from many threads.
+class ScenarioFactory {
+ public:
+  explicit ScenarioFactory(const SweepSpec& spec);
+  ~ScenarioFactory();
+  ScenarioFactory(const ScenarioFactory&) = delete;
+  ScenarioFactory& operator=(const ScenarioFactory&) = delete;
+  /// Throws InputError if the point's scenario is invalid (load_sweep_file checks all points).
+  Scenario make(std::size_t point) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// FNV-1a 64-bit hash (used for SweepSpec::hash); hex form has 16 lowercase digits.
+std::uint64_t fnv1a64(const std::string& data, std::uint64_t h = 0xCBF29CE484222325ULL);
+std::string hash_hex(std::uint64_t h);
+
+}  // namespace geopipe::config

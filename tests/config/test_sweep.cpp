@@ -1,0 +1,781 @@
+// Tests of sweep files (src/config/sweep_loader.h, docs/sweep-format.md): expansion order,
+// ranges, zips, explicit points, schedulers and seeds, [sweep.set], columns, the hash,
+// ScenarioFactory (including concurrent use), every shipped sweep under sweeps/, and a
+// data-driven test over tests/config/sweeps/bad/*.toml whose first line is
+// "# expect: <substring of the error message>" ("A ... B": A, then later B).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <unistd.h>
+
+#include "config/scenario_loader.h"
+#include "config/sweep_loader.h"
+#include "model/input_error.h"
+#include "sched/registry.h"
+
+namespace fs = std::filesystem;
+using namespace geopipe;
+using namespace geopipe::config;
+
+namespace {
+
+const std::string kDir = GEOPIPE_CONFIG_TEST_DIR;
+const std::string kSourceDir = GEOPIPE_SOURCE_DIR;
+const std::string kSweeps = kDir + "/sweeps";
+const std::string kBase = fs::absolute(kSweeps + "/base/two-regions.toml").lexically_normal().string();
+const std::string kSixRegions = fs::absolute(kSourceDir + "/sweeps/base/six-regions.toml").lexically_normal().string();
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+/// A fresh directory for the files of one test, removed at the end.
+class TempDir {
+ public:
+  TempDir() {
+    static std::atomic<int> counter{0};
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           ("geopipe_test_sweep_" + std::string(info ? info->name() : "x") + "_" +
+            std::to_string(::getpid()) + "_" + std::to_string(counter++));
+    fs::create_directories(dir_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  std::string write(const std::string& name, const std::string& text) const {
+    const fs::path p = dir_ / name;
+    std::ofstream f(p, std::ios::binary);
+    f << text;
+    return p.string();
+  }
+  std::string path() const { return dir_.string(); }
+
+ private:
+  fs::path dir_;
+};
+
+/// "[sweep]" header with the two-region base (absolute path), then `rest`.
+std::string sweep_text(const std::string& rest, const std::string& schedulers = "[\"bace-pipe\"]",
+                       const std::string& seeds = "2", const std::string& base = kBase) {
+  return "[sweep]\nname = \"t\"\nbase = \"" + base + "\"\nschedulers = " + schedulers + "\nseeds = " + seeds + "\n" +
+         rest;
+}
+
+SweepSpec load_text(const TempDir& tmp, const std::string& text, const std::vector<Override>& cli = {}) {
+  return load_sweep_file(tmp.write("sweep.toml", text), cli);
+}
+
+/// Runs `f`, expecting an InputError; returns its what().
+template <class F>
+std::string input_error_of(F&& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "expected InputError, got another exception: " << e.what();
+    return "";
+  }
+  ADD_FAILURE() << "expected InputError, nothing was thrown";
+  return "";
+}
+
+/// The value this point gives `param` (TOML text), or "" if it does not set it.
+std::string value_of(const SweepPoint& p, const std::string& param) {
+  std::string v;
+  for (const auto& o : p.overrides)
+    if (o.path == param) v = o.value;
+  return v;
+}
+
+std::vector<double> column_values(const SweepSpec& s, std::size_t col) {
+  std::vector<double> out;
+  for (const auto& p : s.points) out.push_back(p.numeric.at(col));
+  return out;
+}
+
+/// Text that differs whenever two scenarios differ in anything the tests care about.
+std::string fingerprint(const Scenario& sc) {
+  std::ostringstream os;
+  os.precision(17);
+  os << sc.name << '|' << sc.source_path << '|' << sc.bandwidth_scale << '|' << sc.capacity_scale << '|'
+     << sc.compute.mfu << '|' << sc.workload.num_jobs << '|' << sc.workload.load_scale << '|'
+     << sc.workload.arrival_rate_per_hour << '|' << sc.scheduler.preset << '|' << sc.scheduler.epsilon << '|';
+  for (const auto& r : sc.topology.regions) os << r.name << ':' << r.gpu_count << ':' << r.pue << ',';
+  for (const auto& l : sc.topology.links) os << l.capacity_bytes_per_s << '/' << l.latency_s << ',';
+  for (const auto& m : sc.workload.mix) os << m.model << ':' << m.weight << ':' << m.gpus_per_stage << ',';
+  const auto jobs = sc.jobs_for_seed(3);
+  os << '|' << jobs.size();
+  for (const auto& j : jobs) os << ',' << j.arrival_s << ':' << j.model << ':' << j.stages << ':' << j.iterations;
+  return os.str();
+}
+
+int region(const Scenario& sc, const std::string& name) {
+  const int r = sc.topology.find_region(name);
+  EXPECT_GE(r, 0) << name;
+  return r;
+}
+
+}  // namespace
+
+// ============================================================================================
+// Expansion
+// ============================================================================================
+
+TEST(SweepExpand, ProductOrderLastAxisFastest) {
+  TempDir tmp;
+  const SweepSpec s = load_text(tmp, sweep_text(R"(
+[[axis]]
+param = "network.bandwidth_scale"
+values = [0.5, 1, 2.0]
+
+[[axis]]
+param = "workload.load_scale"
+values = [1, 2]
+)",
+                                                "[\"bace-pipe\", \"cost-first\"]", "3"));
+  ASSERT_EQ(s.points.size(), 6u);
+  EXPECT_EQ(s.num_scenarios(), 6u * 3u * 2u);
+  const std::vector<std::pair<std::string, std::string>> expect = {
+      {"0.5", "1"}, {"0.5", "2"}, {"1", "1"}, {"1", "2"}, {"2.0", "1"}, {"2.0", "2"}};
+  for (std::size_t i = 0; i < expect.size(); ++i) {
+    const SweepPoint& p = s.points[i];
+    ASSERT_EQ(p.overrides.size(), 2u);
+    EXPECT_EQ(p.overrides[0].path, "network.bandwidth_scale");
+    EXPECT_EQ(p.overrides[1].path, "workload.load_scale");
+    EXPECT_EQ(p.overrides[0].value, expect[i].first) << i;  // the file's own TOML type is kept
+    EXPECT_EQ(p.overrides[1].value, expect[i].second) << i;
+  }
+  ASSERT_EQ(s.columns.size(), 2u);
+  EXPECT_EQ(s.columns[0].param, "network.bandwidth_scale");
+  EXPECT_EQ(s.columns[1].param, "workload.load_scale");
+  EXPECT_TRUE(s.columns[0].numeric);
+  EXPECT_TRUE(s.columns[1].numeric);
+  EXPECT_EQ(column_values(s, 0), (std::vector<double>{0.5, 0.5, 1, 1, 2, 2}));
+  EXPECT_EQ(column_values(s, 1), (std::vector<double>{1, 2, 1, 2, 1, 2}));
+  EXPECT_EQ(s.points[4].text[0], "2.0");
+  EXPECT_EQ(s.name, "t");
+  EXPECT_EQ(s.base_path, kBase);
+  EXPECT_EQ(s.base_text, read_file(kBase));
+  EXPECT_EQ(s.text, read_file(s.path));
+}
+
+TEST(SweepExpand, OverridesPointAtTheValuesInTheFile) {
+  TempDir tmp;
+  const SweepSpec s = load_text(tmp, sweep_text("[[axis]]\nparam = \"network.bandwidth_scale\"\nvalues = [0.5,  2]\n"));
+  ASSERT_EQ(s.points.size(), 2u);
+  const Override& a = s.points[0].overrides.at(0);
+  const Override& b = s.points[1].overrides.at(0);
+  EXPECT_EQ(a.origin, s.path);
+  EXPECT_EQ(a.line, 8);
+  EXPECT_EQ(a.column, 11);
+  EXPECT_EQ(b.line, 8);
+  EXPECT_EQ(b.column, 17);
+}
+
+TEST(SweepExpand, LinspaceValuesExact) {
+  TempDir tmp;
+  const SweepSpec s = load_text(tmp, sweep_text(R"(
+[[axis]]
+param = "network.bandwidth_scale"
+range = { start = 0.5, stop = 2.0, num = 4 }
+)"));
+  EXPECT_EQ(column_values(s, 0), (std::vector<double>{0.5, 1.0, 1.5, 2.0}));
+  EXPECT_EQ(s.points[1].overrides[0].value, "1.0");  // floats stay floats
+  EXPECT_EQ(s.points[2].text[0], "1.5");
+
+  const SweepSpec d = load_text(tmp, sweep_text(R"(
+[[axis]]
+param = "network.bandwidth_scale"
+range = { start = 2, stop = 0.5, num = 4 }    # descending is fine
+)"));
+  EXPECT_EQ(column_values(d, 0), (std::vector<double>{2.0, 1.5, 1.0, 0.5}));
+
+  const SweepSpec t = load_text(tmp, sweep_text(R"(
+[[axis]]
+param = "sim.mfu"
+range = { start = 0.1, stop = 0.3, num = 3 }    # 0.2 exactly, not 0.19999999999999998
+)"));
+  EXPECT_EQ(column_values(t, 0), (std::vector<double>{0.1, 0.2, 0.3}));
+  EXPECT_EQ(t.points[1].overrides[0].value, "0.2");
+
+  const SweepSpec one = load_text(tmp, sweep_text(R"(
+[[axis]]
+param = "network.bandwidth_scale"
+range = { start = 0.75, stop = 4, num = 1 }
+)"));
+  EXPECT_EQ(column_values(one, 0), (std::vector<double>{0.75}));
+}
+
+TEST(SweepExpand, LogRangeValuesExact) {
+  TempDir tmp;
+  const SweepSpec s = load_text(tmp, sweep_text(R"(
+[[axis]]
+param = "network.bandwidth_scale"
+range = { start = 0.125, stop = 8.0, num = 7, log = true }
+)"));
+  EXPECT_EQ(column_values(s, 0), (std::vector<double>{0.125, 0.25, 0.5, 1, 2, 4, 8}));
+  const SweepSpec t = load_text(tmp, sweep_text(R"(
+[[axis]]
+param = "workload.load_scale"
+range = { start = 1, stop = 1000, num = 4, log = true }
+)"));
+  EXPECT_EQ(column_values(t, 0), (std::vector<double>{1, 10, 100, 1000}));
+  EXPECT_EQ(t.points[3].overrides[0].value, "1000.0");
+}
+
+TEST(SweepExpand, IntegerAxes) {
+  TempDir tmp;
+  const SweepSpec s = load_text(tmp, sweep_text(R"(
+[[axis]]
+param = "workload.num_jobs"
+range = { start = 10, stop = 40, num = 4 }
+integer = true
+
+[[axis]]
+param = "cluster.region.a.gpus"
+values = [2.4, 6.6]
+integer = true
+)"));
+  ASSERT_EQ(s.points.size(), 8u);
+  EXPECT_EQ(s.points[0].overrides[0].value, "10");
+  EXPECT_EQ(s.points[2].overrides[0].value, "20");
+  EXPECT_EQ(s.points[7].overrides[0].value, "40");
+  EXPECT_EQ(s.points[0].overrides[1].value, "2");
+  EXPECT_EQ(s.points[1].overrides[1].value, "7");
+  EXPECT_DOUBLE_EQ(s.points[1].numeric[1], 7.0);
+  ScenarioFactory f(s);
+  const Scenario sc = f.make(7);
+  EXPECT_EQ(sc.workload.num_jobs, 40);
+  EXPECT_EQ(sc.topology.regions[static_cast<std::size_t>(region(sc, "a"))].gpu_count, 7);
+}
+
+TEST(SweepExpand, ZipGroupsVaryTogether) {
+  TempDir tmp;
+  const SweepSpec s = load_text(tmp, sweep_text(R"(
+[[axis]]
+param = "workload.load_scale"
+values = [1, 2]
+
+[[zip]]
+[[zip.axis]]
+param = "network.bandwidth_scale"
+values = [0.5, 1, 2]
+[[zip.axis]]
+param = "cluster.capacity_scale"
+range = { start = 0.5, stop = 2, num = 3 }
+)"));
+  ASSERT_EQ(s.points.size(), 6u);
+  ASSERT_EQ(s.columns.size(), 3u);
+  EXPECT_EQ(s.columns[0].param, "workload.load_scale");
+  EXPECT_EQ(s.columns[1].param, "network.bandwidth_scale");
+  EXPECT_EQ(s.columns[2].param, "cluster.capacity_scale");
+  EXPECT_EQ(column_values(s, 0), (std::vector<double>{1, 1, 1, 2, 2, 2}));
+  EXPECT_EQ(column_values(s, 1), (std::vector<double>{0.5, 1, 2, 0.5, 1, 2}));
+  EXPECT_EQ(column_values(s, 2), (std::vector<double>{0.5, 1.25, 2, 0.5, 1.25, 2}));
+}
+
+TEST(SweepExpand, DimensionsInFileOrderAcrossAxisAndZip) {
+  TempDir tmp;
+  // The [[zip]] comes first in the file, so it is the slower dimension.
+  const SweepSpec s = load_text(tmp, sweep_text(R"(
+[[zip]]
+[[zip.axis]]
+param = "network.bandwidth_scale"
+values = [0.5, 2]
+[[zip.axis]]
+param = "sim.mfu"
+values = [0.3, 0.5]
+
+[[axis]]
+param = "workload.load_scale"
+values = [1, 2, 3]
+)"));
+  ASSERT_EQ(s.points.size(), 6u);
+  EXPECT_EQ(s.columns[0].param, "network.bandwidth_scale");
+  EXPECT_EQ(s.columns[1].param, "sim.mfu");
+  EXPECT_EQ(s.columns[2].param, "workload.load_scale");
+  EXPECT_EQ(column_values(s, 0), (std::vector<double>{0.5, 0.5, 0.5, 2, 2, 2}));
+  EXPECT_EQ(column_values(s, 1), (std::vector<double>{0.3, 0.3, 0.3, 0.5, 0.5, 0.5}));
+  EXPECT_EQ(column_values(s, 2), (std::vector<double>{1, 2, 3, 1, 2, 3}));
+}
+
+TEST(SweepExpand, ExplicitPointsAppended) {
+  TempDir tmp;
+  const SweepSpec s = load_text(tmp, sweep_text(R"(
+[[axis]]
+param = "network.bandwidth_scale"
+values = [0.5, 1.0]
+
+[[point]]
+"network.bandwidth_scale" = 0.1
+"workload.load_scale" = 3
+
+[[point]]
+workload.num_jobs = 5        # dotted keys work too
+)"));
+  ASSERT_EQ(s.points.size(), 4u);
+  ASSERT_EQ(s.columns.size(), 3u);
+  EXPECT_EQ(s.columns[1].param, "workload.load_scale");
+  EXPECT_EQ(s.columns[2].param, "workload.num_jobs");
+  EXPECT_TRUE(std::isnan(s.points[0].numeric[1]));
+  EXPECT_EQ(s.points[0].text[1], "");
+  EXPECT_DOUBLE_EQ(s.points[2].numeric[0], 0.1);
+  EXPECT_DOUBLE_EQ(s.points[2].numeric[1], 3);
+  EXPECT_EQ(s.points[2].text[1], "3");
+  EXPECT_EQ(s.points[3].overrides.size(), 1u);
+  EXPECT_EQ(value_of(s.points[3], "workload.num_jobs"), "5");
+  EXPECT_TRUE(std::isnan(s.points[3].numeric[0]));
+  ScenarioFactory f(s);
+  EXPECT_DOUBLE_EQ(f.make(2).workload.load_scale, 3);
+  EXPECT_EQ(f.make(3).workload.num_jobs, 5);
+}
+
+TEST(SweepExpand, PointsOnlyAndBaseOnly) {
+  TempDir tmp;
+  const SweepSpec base_only = load_text(tmp, sweep_text(""));
+  ASSERT_EQ(base_only.points.size(), 1u);
+  EXPECT_TRUE(base_only.points[0].overrides.empty());
+  EXPECT_TRUE(base_only.columns.empty());
+  EXPECT_EQ(base_only.num_scenarios(), 2u);
+
+  // With no axes or zips, only the explicit points run (an empty [[point]] is the base).
+  const SweepSpec pts = load_text(tmp, sweep_text(R"(
+[[point]]
+[[point]]
+"sim.mfu" = 0.3
+)"));
+  ASSERT_EQ(pts.points.size(), 2u);
+  EXPECT_TRUE(pts.points[0].overrides.empty());
+  EXPECT_EQ(value_of(pts.points[1], "sim.mfu"), "0.3");
+}
+
+TEST(SweepExpand, SchedulersAllAndSeeds) {
+  TempDir tmp;
+  const SweepSpec all = load_text(tmp, sweep_text("", "\"all\"", "4"));
+  EXPECT_EQ(all.schedulers, preset_names());
+  EXPECT_EQ(all.seeds, (std::vector<std::uint64_t>{1, 2, 3, 4}));
+
+  const SweepSpec list = load_text(tmp, sweep_text("", "[\"cost-first\", \"bace-pipe\"]", "[5, 0, 9]"));
+  EXPECT_EQ(list.schedulers, (std::vector<std::string>{"cost-first", "bace-pipe"}));
+  EXPECT_EQ(list.seeds, (std::vector<std::uint64_t>{5, 0, 9}));
+  EXPECT_EQ(list.num_scenarios(), 6u);
+}
+
+TEST(SweepExpand, FixedSetBothSyntaxesThenCommandLine) {
+  TempDir tmp;
+  const std::string text = sweep_text(R"(
+[sweep.set]
+"workload.num_jobs" = 7
+sim.mfu = 0.3
+
+[sweep.set.network]
+bandwidth_scale = 0.25
+
+[sweep.set.cluster.region.b]
+gpus = 4
+)");
+  const SweepSpec s = load_text(tmp, text, {parse_override("scheduler.epsilon=0.5")});
+  ASSERT_EQ(s.fixed.size(), 5u);
+  EXPECT_EQ(s.fixed[0].path, "workload.num_jobs");
+  EXPECT_EQ(s.fixed[0].value, "7");
+  EXPECT_EQ(s.fixed[0].origin, s.path);
+  EXPECT_EQ(s.fixed[0].line, 8);
+  EXPECT_EQ(s.fixed[0].column, 23);
+  EXPECT_EQ(s.fixed[1].path, "sim.mfu");
+  EXPECT_EQ(s.fixed[1].value, "0.3");
+  EXPECT_EQ(s.fixed[2].path, "network.bandwidth_scale");
+  EXPECT_EQ(s.fixed[2].value, "0.25");
+  EXPECT_EQ(s.fixed[3].path, "cluster.region.b.gpus");
+  EXPECT_EQ(s.fixed[4].path, "scheduler.epsilon");
+  EXPECT_EQ(s.fixed[4].origin, "--set");
+  EXPECT_TRUE(s.columns.empty());  // fixed parameters are not columns
+
+  ScenarioFactory f(s);
+  const Scenario sc = f.make(0);
+  EXPECT_EQ(sc.workload.num_jobs, 7);
+  EXPECT_DOUBLE_EQ(sc.compute.mfu, 0.3);
+  EXPECT_DOUBLE_EQ(sc.bandwidth_scale, 0.25);
+  EXPECT_EQ(sc.topology.regions[static_cast<std::size_t>(region(sc, "b"))].gpu_count, 4);
+  EXPECT_DOUBLE_EQ(sc.scheduler.epsilon, 0.5);
+}
+
+TEST(SweepExpand, PointOverridesWinOverFixed) {
+  TempDir tmp;
+  const SweepSpec s = load_text(tmp, sweep_text(R"(
+[sweep.set]
+"network.bandwidth_scale" = 4
+
+[[axis]]
+param = "network.bandwidth_scale"
+values = [0.5]
+)"));
+  ScenarioFactory f(s);
+  EXPECT_DOUBLE_EQ(f.make(0).bandwidth_scale, 0.5);
+}
+
+TEST(SweepExpand, PointValueOfWrongTypeIsRejectedAtTheValue) {
+  TempDir tmp;
+  const std::string m = input_error_of([&] {
+    load_text(tmp, sweep_text(R"(
+[[axis]]
+param = "sim.mfu"
+values = [0.3]
+
+[[point]]
+"sim.mfu" = "0.5"
+)"));
+  });
+  EXPECT_NE(m.find("sweep.toml:12:13: sim.mfu: expected a number, got a string"), std::string::npos) << m;
+}
+
+TEST(SweepExpand, TextAndNumericColumns) {
+  TempDir tmp;
+  const SweepSpec s = load_text(tmp, sweep_text(R"(
+[[axis]]
+param = "scheduler.preset"
+values = ["cost-first", "bace-pipe"]
+
+[[axis]]
+param = "workload.reference_gpu"
+values = ["A100-80GB"]
+
+[[point]]
+"workload.load_scale" = 2
+"workload.reference_gpu" = "H100-SXM"
+)"));
+  ASSERT_EQ(s.columns.size(), 3u);
+  EXPECT_FALSE(s.columns[0].numeric);
+  EXPECT_FALSE(s.columns[1].numeric);
+  EXPECT_TRUE(s.columns[2].numeric);
+  EXPECT_EQ(s.points[0].text[0], "\"cost-first\"");
+  EXPECT_TRUE(std::isnan(s.points[0].numeric[0]));
+  EXPECT_EQ(s.points[2].text[1], "\"H100-SXM\"");
+  ScenarioFactory f(s);
+  EXPECT_EQ(f.make(1).scheduler.preset, "bace-pipe");
+  EXPECT_EQ(f.make(2).workload.reference_gpu, "H100-SXM");
+}
+
+// ============================================================================================
+// Hash
+// ============================================================================================
+
+TEST(SweepHash, Fnv1a64AndHex) {
+  EXPECT_EQ(fnv1a64(""), 0xCBF29CE484222325ULL);
+  EXPECT_EQ(fnv1a64("a"), 0xAF63DC4C8601EC8CULL);
+  EXPECT_EQ(fnv1a64("foobar"), 0x85944171F73967E8ULL);
+  EXPECT_EQ(fnv1a64("bar", fnv1a64("foo")), fnv1a64("foobar"));
+  EXPECT_EQ(hash_hex(0), "0000000000000000");
+  EXPECT_EQ(hash_hex(0xABCULL), "0000000000000abc");
+  EXPECT_EQ(hash_hex(0xAF63DC4C8601EC8CULL), "af63dc4c8601ec8c");
+}
+
+TEST(SweepHash, ChangesWithSweepTextBaseTextAndCliSetsOnly) {
+  TempDir tmp;
+  const std::string base_copy = tmp.write("base.toml", read_file(kBase));
+  const std::string text = sweep_text("[[axis]]\nparam = \"sim.mfu\"\nvalues = [0.3, 0.4]\n", "[\"bace-pipe\"]", "2",
+                                      base_copy);
+  const std::string p1 = tmp.write("a.toml", text);
+  const std::string p2 = tmp.write("b.toml", text);  // same text, other file name
+  const std::uint64_t h = load_sweep_file(p1).hash;
+  EXPECT_EQ(load_sweep_file(p1).hash, h);
+  EXPECT_EQ(load_sweep_file(p2).hash, h);
+  EXPECT_EQ(h, fnv1a64(read_file(base_copy), fnv1a64(std::string(1, '\0'), fnv1a64(text))));
+
+  // Sweep text.
+  const std::string p3 = tmp.write("c.toml", text + "# a comment\n");
+  EXPECT_NE(load_sweep_file(p3).hash, h);
+
+  // Command-line sets.
+  const std::uint64_t h_cli = load_sweep_file(p1, {parse_override("workload.num_jobs=5")}).hash;
+  EXPECT_NE(h_cli, h);
+  EXPECT_EQ(load_sweep_file(p1, {parse_override("workload.num_jobs = 5")}).hash, h_cli);  // same path=value
+  EXPECT_NE(load_sweep_file(p1, {parse_override("workload.num_jobs=6")}).hash, h_cli);
+  EXPECT_EQ(h_cli, fnv1a64(std::string(1, '\0') + "workload.num_jobs=5", h));
+
+  // Base text.
+  tmp.write("base.toml", read_file(kBase) + "# changed\n");
+  EXPECT_NE(load_sweep_file(p1).hash, h);
+}
+
+// ============================================================================================
+// ScenarioFactory
+// ============================================================================================
+
+TEST(SweepFactory, AppliesFixedAndPointOverrides) {
+  TempDir tmp;
+  const SweepSpec s = load_text(tmp, sweep_text(R"(
+[sweep.set]
+"workload.num_jobs" = 9
+
+[[axis]]
+param = "network.bandwidth_scale"
+values = [0.5, 1.0, 2.0]
+)"));
+  const Scenario base = load_scenario_file(kBase);
+  ScenarioFactory f(s);
+  const Scenario half = f.make(0);
+  const Scenario same = f.make(1);
+  const Scenario twice = f.make(2);
+  const int a = region(base, "a"), b = region(base, "b");
+  const double cap = base.topology.link(a, b).capacity_bytes_per_s;
+  ASSERT_GT(cap, 0);
+  EXPECT_DOUBLE_EQ(half.topology.link(a, b).capacity_bytes_per_s, cap / 2);
+  EXPECT_DOUBLE_EQ(half.topology.link(b, a).capacity_bytes_per_s, cap / 2);
+  EXPECT_DOUBLE_EQ(same.topology.link(a, b).capacity_bytes_per_s, cap);
+  EXPECT_DOUBLE_EQ(twice.topology.link(a, b).capacity_bytes_per_s, cap * 2);
+  EXPECT_EQ(half.workload.num_jobs, 9);
+  EXPECT_EQ(base.workload.num_jobs, 20);
+  EXPECT_EQ(half.source_path, kBase);
+  // Everything else is the base.
+  EXPECT_EQ(fingerprint(same), fingerprint(load_scenario_file(kBase, {parse_override("workload.num_jobs=9")})));
+  EXPECT_THROW((void)f.make(3), std::out_of_range);
+}
+
+TEST(SweepFactory, ConcurrentMakeGivesIdenticalScenarios) {
+  TempDir tmp;
+  const SweepSpec s = load_text(tmp, sweep_text(R"(
+[[axis]]
+param = "network.bandwidth_scale"
+values = [0.5, 1.0, 2.0]
+[[axis]]
+param = "cluster.region.a.gpus"
+values = [2, 8]
+[[axis]]
+param = "scheduler.preset"
+values = ["cost-first", "bace-pipe"]
+)",
+                                                "[\"bace-pipe\"]", "2"));
+  const ScenarioFactory f(s);
+  std::vector<std::string> serial;
+  for (std::size_t i = 0; i < s.points.size(); ++i) serial.push_back(fingerprint(f.make(i)));
+  std::vector<std::vector<std::string>> got(4);
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int rep = 0; rep < 5; ++rep)
+        for (std::size_t k = 0; k < s.points.size(); ++k) {
+          const std::size_t i = (k + t) % s.points.size();  // different order per thread
+          if (rep == 0) got[t].resize(s.points.size());
+          got[t][i] = fingerprint(f.make(i));
+        }
+    });
+  for (auto& th : threads) th.join();
+  for (std::size_t t = 0; t < 4; ++t) EXPECT_EQ(got[t], serial) << "thread " << t;
+  // Different points really differ.
+  EXPECT_NE(serial[0], serial[1]);
+}
+
+TEST(SweepFactory, MakeTimeSixRegions) {
+  TempDir tmp;
+  const SweepSpec s = load_text(tmp, sweep_text(R"(
+[sweep.set]
+"workload.num_jobs" = 100
+[[axis]]
+param = "network.bandwidth_scale"
+values = [0.5, 1, 2]
+[[axis]]
+param = "workload.load_scale"
+values = [1, 2]
+)",
+                                                "[\"bace-pipe\"]", "1", kSixRegions));
+  ScenarioFactory f(s);
+  const int n = 200;
+  const auto t0 = std::chrono::steady_clock::now();
+  std::size_t regions = 0;
+  for (int i = 0; i < n; ++i) regions += f.make(static_cast<std::size_t>(i) % s.points.size()).topology.regions.size();
+  const double per = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / n;
+  EXPECT_EQ(regions, static_cast<std::size_t>(n) * 6);
+  std::printf("ScenarioFactory::make on six-regions: %.1f us per call\n", per * 1e6);
+  RecordProperty("make_us", std::to_string(per * 1e6));
+}
+
+TEST(SweepFactory, RelativeBaseAndRelativeTrace) {
+  const SweepSpec s = load_sweep_file(kSweeps + "/good/relative-base.toml");
+  EXPECT_EQ(fs::path(s.base_path).lexically_normal(), fs::path(kSweeps + "/base/two-regions.toml").lexically_normal());
+  EXPECT_EQ(s.schedulers, (std::vector<std::string>{"bace-pipe", "first-fit"}));
+  EXPECT_EQ(s.num_scenarios(), 2u * 2u * 2u);
+
+  // workload.trace in the base is relative to the base file, not to the sweep file.
+  const SweepSpec t = load_sweep_file(kSweeps + "/good/trace.toml");
+  ScenarioFactory f(t);
+  const Scenario sc = f.make(1);
+  EXPECT_EQ(sc.trace_jobs.size(), 2u);
+  EXPECT_EQ(sc.topology.total_gpus(), 8);
+  EXPECT_EQ(t.seeds, (std::vector<std::uint64_t>{3}));
+}
+
+// ============================================================================================
+// Errors not covered by the bad files
+// ============================================================================================
+
+TEST(SweepErrors, MissingFileAndCliSets) {
+  const std::string m1 = input_error_of([] { load_sweep_file("/nonexistent/sweep.toml"); });
+  EXPECT_EQ(m1, "/nonexistent/sweep.toml: cannot open sweep file (no such file)");
+
+  TempDir tmp;
+  const std::string p = tmp.write("s.toml", sweep_text(""));
+  const std::string m2 = input_error_of([&] { load_sweep_file(p, {parse_override("network.bandwith_scale=2")}); });
+  EXPECT_EQ(m2, "--set: unknown parameter 'network.bandwith_scale' (did you mean 'network.bandwidth_scale'?)");
+  const std::string m3 = input_error_of([&] { load_sweep_file(p, {parse_override("workload.num_jobs=0")}); });
+  EXPECT_EQ(m3, "--set: workload.num_jobs must be >= 1 (got 0)");
+}
+
+TEST(SweepErrors, EveryPointIsValidated) {
+  TempDir tmp;
+  // Only the last combination is invalid: capacity 0.05 leaves 0 GPUs in region a (8 GPUs) and b.
+  const std::string m = input_error_of([&] {
+    load_text(tmp, sweep_text(R"(
+[[axis]]
+param = "network.bandwidth_scale"
+values = [0.5, 1.0]
+[[axis]]
+param = "cluster.capacity_scale"
+values = [1.0, 0.05]
+)"));
+  });
+  EXPECT_NE(m.find("sweep.toml:12:16: cluster.capacity_scale = 0.05 leaves 0 GPUs in the cluster"), std::string::npos)
+      << m;
+}
+
+// ============================================================================================
+// Shipped sweeps and bad files
+// ============================================================================================
+
+namespace {
+
+bool has_sweep_table(const std::string& path) {
+  std::istringstream in(read_file(path));
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto a = line.find_first_not_of(" \t");
+    if (a != std::string::npos && line.compare(a, 7, "[sweep]") == 0) return true;
+  }
+  return false;
+}
+
+std::vector<std::string> shipped_sweeps() {
+  std::vector<std::string> out;
+  const fs::path dir = fs::path(kSourceDir) / "sweeps";
+  if (fs::is_directory(dir))
+    for (const auto& e : fs::recursive_directory_iterator(dir))
+      if (e.is_regular_file() && e.path().extension() == ".toml" && has_sweep_table(e.path().string()))
+        out.push_back(fs::relative(e.path(), dir).string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<std::string> bad_files() {
+  std::vector<std::string> out;
+  const fs::path dir = fs::path(kSweeps) / "bad";
+  if (fs::is_directory(dir))
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.path().extension() == ".toml") out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string expectation_of(const std::string& path) {
+  std::ifstream f(path);
+  std::string first;
+  std::getline(f, first);
+  const std::string tag = "# expect: ";
+  if (first.rfind(tag, 0) != 0) return "";
+  std::string e = first.substr(tag.size());
+  while (!e.empty() && (e.back() == '\r' || e.back() == ' ')) e.pop_back();
+  return e;
+}
+
+std::vector<std::string> split_expectation(const std::string& e) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t dots = e.find(" ... ", start);
+    parts.push_back(e.substr(start, dots == std::string::npos ? std::string::npos : dots - start));
+    if (dots == std::string::npos) return parts;
+    start = dots + 5;
+  }
+}
+
+std::string test_name(const std::string& file) {
+  std::string n = file.substr(0, file.size() - 5);
+  for (char& c : n)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return n;
+}
+
+}  // namespace
+
+class ShippedSweep : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ShippedSweep, Loads) {
+  const std::string path = kSourceDir + "/sweeps/" + GetParam();
+  try {
+    const SweepSpec s = load_sweep_file(path);
+    EXPECT_GE(s.num_scenarios(), 1u);
+    ScenarioFactory f(s);
+    (void)f.make(0);
+    (void)f.make(s.points.size() - 1);
+  } catch (const InputError& e) {
+    FAIL() << e.what();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Files, ShippedSweep, ::testing::ValuesIn(shipped_sweeps()),
+                         [](const ::testing::TestParamInfo<std::string>& tpi) { return test_name(tpi.param); });
+
+TEST(ShippedSweeps, QuickExistsAndIsSmall) {
+  const auto all = shipped_sweeps();
+  EXPECT_NE(std::find(all.begin(), all.end(), "quick.toml"), all.end());
+  const SweepSpec s = load_sweep_file(kSourceDir + "/sweeps/quick.toml");
+  EXPECT_GE(s.num_scenarios(), 100u);
+  EXPECT_LE(s.num_scenarios(), 500u);
+}
+
+class BadSweep : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(BadSweep, IsRejectedWithExpectedMessage) {
+  const std::string path = kSweeps + "/bad/" + GetParam();
+  const std::string expect = expectation_of(path);
+  ASSERT_FALSE(expect.empty()) << path << ": first line must be '# expect: <substring>'";
+  ASSERT_NE(expect.find(':'), std::string::npos) << "expectation should contain the line:col: part";
+  try {
+    load_sweep_file(path);
+    FAIL() << path << " loaded without error";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind(path, 0), 0u) << "message does not start with the file path:\n" << what;
+    EXPECT_GT(e.line(), 0) << what;
+    std::size_t from = 0;
+    for (const std::string& part : split_expectation(expect)) {
+      const std::size_t at = what.find(part, from);
+      EXPECT_NE(at, std::string::npos) << "expected substring: " << part << "\nactual: " << what;
+      if (at == std::string::npos) break;
+      from = at + part.size();
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Files, BadSweep, ::testing::ValuesIn(bad_files()),
+                         [](const ::testing::TestParamInfo<std::string>& tpi) { return test_name(tpi.param); });
+
+TEST(BadSweepFiles, AtLeastFifteen) { EXPECT_GE(bad_files().size(), 15u); }
