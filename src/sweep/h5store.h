@@ -1,0 +1,109 @@
+// The HDF5 result file of a sweep (DESIGN.md §5; layout in docs/hdf5-format.md).
+//
+//  /            attributes: format_version, geopipe_version, created_utc, sweep_name,
+//               sweep_toml, base_toml, sweep_hash (16 hex digits), layout ("ranks=R threads=T"),
+//               num_scenarios (in this file, i.e. this shard), total_scenarios (whole sweep),
+//               shard ("K/N" or ""), schedulers (list), axes (list), complete (0/1)
+//  /scenarios   one row per scenario of this file: id, point, seed, scheduler, one column per
+//               axis (float64 for numeric axes, fixed string otherwise). Written at creation.
+//  /metrics     one row per finished scenario: id, status (1 = ok), then every metric of
+//               sim/metrics.h metric_fields() as float64, named as there.
+//  /errors      id, message (fixed-length string, truncated to 480 bytes).
+//  /jobs        (only with --save-jobs) scenario_id, job_id, model, stages, gpus_per_stage,
+//               regions, arrival_s, start_s, finish_s, iterations, mean_iteration_s, energy_j, cost_usd.
+// All datasets are chunked, extendible and deflate-compressed; /metrics, /errors and /jobs
+// are appended in batches by one writer.
+//
+// Crash safety: the file is written in SWMR mode (libver latest): every dataset exists before
+// H5Fstart_swmr_write, rows are appended and H5Fflush(GLOBAL)ed periodically, so after a
+// kill -9 the file stays readable with the rows of the last flush. Rows whose id/status are
+// still the fill values (-1/0) are ignored when reading. Resume reads such a file with
+// SWMR-read, writes a fresh file beside it with every valid row, and renames it over the old
+// one (atomic), then appends. finalize() closes, reopens without SWMR, sorts /metrics,
+// /errors and /jobs by id (so files are identical whatever the ranks x threads layout) and
+// sets complete = 1.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config/sweep_loader.h"
+#include "sweep/plan.h"
+#include "sweep/result.h"
+
+namespace geopipe::sweep {
+
+struct StoreMeta {
+  int format_version = 1;
+  std::string geopipe_version;
+  std::string created_utc;        ///< ISO 8601
+  std::string sweep_name;
+  std::string sweep_toml;
+  std::string base_toml;
+  std::string sweep_hash;         ///< config::hash_hex(SweepSpec::hash)
+  std::string layout;             ///< "ranks=R threads=T"
+  std::uint64_t num_scenarios = 0;
+  std::uint64_t total_scenarios = 0;
+  std::string shard;              ///< "K/N" or ""
+  std::vector<std::string> schedulers;
+  std::vector<std::string> axes;
+  bool complete = false;
+};
+
+/// What an existing file holds (for --resume and merge).
+struct StoreContents {
+  StoreMeta meta;
+  std::vector<std::int64_t> done_ids;   ///< ids with a valid /metrics or /errors row, sorted, unique
+};
+
+class ResultStore {
+ public:
+  /// Creates `path` (must not exist: callers check and report). Writes the root attributes and
+  /// the /scenarios rows of every id of `plan` that is in its shard (ascending), generated and
+  /// written chunk by chunk (memory must not grow with the number of scenarios), creates the
+  /// empty tables, starts SWMR.
+  static std::unique_ptr<ResultStore> create(const std::string& path, const StoreMeta& meta,
+                                             const config::SweepSpec& spec, const Plan& plan, bool save_jobs);
+
+  /// Reads an existing file, possibly left by a killed writer. Throws InputError(path, ...) if it
+  /// is not a readable geopipe result file.
+  static StoreContents read(const std::string& path);
+
+  /// Rebuilds `path` from its valid rows (see file comment), keeps its metadata except
+  /// `layout`, and returns a store appending to it. `contents` = read(path) done by the caller.
+  static std::unique_ptr<ResultStore> resume(const std::string& path, const StoreContents& contents,
+                                             const std::string& layout);
+
+  ~ResultStore();  ///< flushes and closes (without finalize: the file stays resumable)
+
+  void append(const ScenarioResult& r);  ///< buffered; written when a batch fills
+  void flush();                          ///< writes buffered rows, H5Fflush(GLOBAL)
+  void finalize();                       ///< flush, sort by id, complete = 1, close
+  std::uint64_t rows_written() const;    ///< metrics + errors rows in the file incl. buffered
+
+ private:
+  struct Impl;
+  explicit ResultStore(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Joins shard files of one sweep into `output` (must not exist). Refuses (InputError) files
+/// whose sweep_hash differs, overlapping ids, or a non-geopipe file. The output's /scenarios
+/// is the union of the inputs'; `complete` = 1 iff every scenario of the sweep has a row.
+void merge_stores(const std::vector<std::string>& inputs, const std::string& output);
+
+/// The whole file as columns, for `geopipe summarize`.
+struct Table {
+  std::vector<std::string> names;
+  std::vector<std::vector<double>> numeric;       ///< per numeric column (NaN where absent)
+  std::vector<std::string> text_names;
+  std::vector<std::vector<std::string>> text;     ///< per text column
+};
+/// /scenarios joined with /metrics on id (only scenarios with metrics rows), sorted by id.
+/// Numeric columns: id, point, seed, numeric axes, every metric; text columns: scheduler and
+/// text axes.
+Table read_joined(const std::string& path);
+
+}  // namespace geopipe::sweep

@@ -1,0 +1,185 @@
+// Helper program for the crash-safety tests of test_h5store.cpp (not installed).
+//
+//   h5_crash_writer create PATH M FLUSH_EVERY [--jobs] [--hang]
+//       creates a store for scenarios 0..M-1 and appends them in a fixed shuffled order
+//       (crash_order(M)), calling flush() every FLUSH_EVERY rows, printing "B <n>" before and
+//       "F <n>" (n rows appended by this process and flushed) after each flush. --jobs saves 3 jobs per ok
+//       scenario; --hang waits to be killed after the last row instead of exiting.
+//   h5_crash_writer resume PATH M FLUSH_EVERY [--jobs] [--hang]
+//       read() + resume() the file, prints "R <done>", then appends the missing scenarios in
+//       crash_order(M) order, as above.
+//   h5_crash_writer fsize PATH LIMIT_BYTES
+//       limits the file size (RLIMIT_FSIZE, SIGXFSZ ignored: writes fail with EFBIG, like a
+//       full disk), appends rows until the store throws, prints "ERR <what()>" and exits 3.
+//
+// Row values are a function of the id (crash_result): keep it identical to the copy in
+// test_h5store.cpp.
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <random>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "config/sweep_loader.h"
+#include "sweep/h5store.h"
+
+using namespace geopipe;
+using namespace geopipe::sweep;
+
+namespace {
+
+constexpr std::uint64_t kSchedulers = 2;
+
+config::SweepSpec crash_spec(std::uint64_t m) {
+  config::SweepSpec s;
+  s.name = "crash";
+  s.text = "[sweep]\nname = \"crash\"\n";
+  s.base_text = "# base\n";
+  s.schedulers = {"bace-pipe", "cost-first"};
+  s.seeds = {1};
+  s.columns = {{"network.bandwidth_scale", true}};
+  const std::uint64_t points = (m + kSchedulers - 1) / kSchedulers;
+  for (std::uint64_t p = 0; p < points; ++p) {
+    config::SweepPoint pt;
+    pt.numeric = {0.5 * static_cast<double>(p)};
+    pt.text = {""};
+    s.points.push_back(pt);
+  }
+  s.hash = 0x1234;
+  return s;
+}
+
+std::vector<std::int64_t> crash_order(std::int64_t m) {
+  std::vector<std::int64_t> v(static_cast<std::size_t>(m));
+  for (std::int64_t i = 0; i < m; ++i) v[static_cast<std::size_t>(i)] = i;
+  std::mt19937_64 rng(42);
+  for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[rng() % i]);
+  return v;
+}
+
+ScenarioResult crash_result(std::int64_t id, bool jobs) {
+  ScenarioResult r;
+  r.id = id;
+  r.ok = id % 7 != 3;
+  if (!r.ok) {
+    r.error = "scenario " + std::to_string(id) + " failed";
+    return r;
+  }
+  const double x = static_cast<double>(id);
+  r.metrics.jobs_total = static_cast<int>(id % 100);
+  r.metrics.avg_jct_s = 1.5 * x;
+  r.metrics.total_cost_usd = 0.25 * x + 1.0;
+  r.metrics.wall_s = 1e-3;
+  if (jobs)
+    for (int j = 0; j < 3; ++j) {
+      JobRow jr;
+      jr.job_id = j;
+      jr.model = "llama-7b";
+      jr.stages = 4;
+      jr.gpus_per_stage = 1;
+      jr.regions = "us-east;eu-west";
+      jr.cost_usd = x + 0.1 * j;
+      r.jobs.push_back(jr);
+    }
+  return r;
+}
+
+int run(const std::string& mode, const std::string& path, std::int64_t m, std::int64_t every, bool jobs,
+        bool hang) {
+  const auto spec = crash_spec(static_cast<std::uint64_t>(m));
+  Plan plan(spec.points.size(), spec.seeds.size(), spec.schedulers.size());
+  std::unique_ptr<ResultStore> store;
+  std::unordered_set<std::int64_t> done;
+  if (mode == "create") {
+    StoreMeta meta;
+    meta.geopipe_version = "test";
+    meta.layout = "ranks=1 threads=1";
+    meta.sweep_hash = "0000000000001234";
+    meta.total_scenarios = static_cast<std::uint64_t>(m);
+    store = ResultStore::create(path, meta, spec, plan, jobs);
+  } else {
+    const StoreContents c = ResultStore::read(path);
+    done.insert(c.done_ids.begin(), c.done_ids.end());
+    store = ResultStore::resume(path, c, "ranks=1 threads=1");
+    std::printf("R %zu\n", done.size());
+    std::fflush(stdout);
+  }
+  std::int64_t appended = 0;
+  for (std::int64_t id : crash_order(m)) {
+    if (done.count(id)) continue;
+    store->append(crash_result(id, jobs));
+    if (++appended % every == 0) {
+      std::printf("B %lld\n", static_cast<long long>(appended));  // a flush begins
+      std::fflush(stdout);
+      store->flush();
+      std::printf("F %lld\n", static_cast<long long>(appended));
+      std::fflush(stdout);
+    }
+  }
+  store->flush();
+  std::printf("F %lld\n", static_cast<long long>(appended));
+  std::printf("DONE\n");
+  std::fflush(stdout);
+  if (hang)
+    for (;;) pause();
+  return 0;
+}
+
+int fsize(const std::string& path, long limit) {
+  std::signal(SIGXFSZ, SIG_IGN);
+  rlimit rl{};
+  rl.rlim_cur = rl.rlim_max = static_cast<rlim_t>(limit);
+  if (setrlimit(RLIMIT_FSIZE, &rl) != 0) {
+    std::perror("setrlimit");
+    return 1;
+  }
+  const std::int64_t m = 2'000'000;
+  const auto spec = crash_spec(1000);
+  Plan plan(spec.points.size(), spec.seeds.size(), spec.schedulers.size());
+  try {
+    StoreMeta meta;
+    meta.sweep_hash = "0000000000001234";
+    auto store = ResultStore::create(path, meta, spec, plan, true);
+    for (std::int64_t id = 0; id < m; ++id) {
+      store->append(crash_result(id, true));
+      if (id % 1000 == 999) store->flush();
+    }
+    store->finalize();
+  } catch (const std::exception& e) {
+    std::printf("ERR %s\n", e.what());
+    return 3;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 4) {
+    std::fprintf(stderr, "usage: h5_crash_writer create|resume PATH M FLUSH_EVERY [--jobs] [--hang]\n"
+                         "       h5_crash_writer fsize PATH LIMIT_BYTES\n");
+    return 1;
+  }
+  const std::string mode = argv[1];
+  try {
+    if (mode == "fsize") return fsize(argv[2], std::atol(argv[3]));
+    if (argc < 5) return 1;
+    bool jobs = false, hang = false;
+    for (int i = 5; i < argc; ++i) {
+      const std::string a = argv[i];
+      if (a == "--jobs") jobs = true;
+      else if (a == "--hang") hang = true;
+    }
+    return run(mode, argv[2], std::atoll(argv[3]), std::atoll(argv[4]), jobs, hang);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "h5_crash_writer: %s\n", e.what());
+    return 2;
+  }
+}
