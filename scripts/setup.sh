@@ -5,7 +5,7 @@ set -euo pipefail
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 PKGS=(
-  build-essential cmake ninja-build git
+  build-essential cmake ninja-build git time
   libopenmpi-dev openmpi-bin libhdf5-dev hdf5-tools libtbb-dev libtomlplusplus-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev libfmt-dev
   python3 python3-h5py python3-pandas python3-matplotlib

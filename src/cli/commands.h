@@ -13,5 +13,8 @@ inline constexpr int kExitInput = 2;
 void add_run_command(CLI::App& app, int& rc);
 void add_validate_command(CLI::App& app, int& rc);
 void add_list_command(CLI::App& app, int& rc);
+void add_sweep_command(CLI::App& app, int& rc);
+void add_merge_command(CLI::App& app, int& rc);
+void add_summarize_command(CLI::App& app, int& rc);
 
 }  // namespace geopipe::cli

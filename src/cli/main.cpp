@@ -17,6 +17,9 @@ int main(int argc, char** argv) {
   geopipe::cli::add_run_command(app, rc);
   geopipe::cli::add_validate_command(app, rc);
   geopipe::cli::add_list_command(app, rc);
+  geopipe::cli::add_sweep_command(app, rc);
+  geopipe::cli::add_merge_command(app, rc);
+  geopipe::cli::add_summarize_command(app, rc);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

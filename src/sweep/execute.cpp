@@ -1,0 +1,125 @@
+#include "sweep/execute.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <exception>
+#include <stdexcept>
+#include <string>
+#include <optional>
+
+#include "sched/registry.h"
+#include "sim/engine.h"
+
+namespace geopipe::sweep {
+namespace {
+
+struct ThreadCache {
+  const config::ScenarioFactory* factory = nullptr;  // cache is valid for this factory only
+  std::uint64_t point = ~0ULL;
+  std::optional<Scenario> scenario;
+  std::uint64_t jobs_point = ~0ULL, jobs_seed = ~0ULL;
+  std::vector<Job> jobs;
+};
+
+std::string regions_text(const Scenario& sc, const std::vector<int>& stage_region) {
+  std::string s;
+  for (size_t i = 0; i < stage_region.size(); ++i)
+    if (i == 0 || stage_region[i] != stage_region[i - 1]) {
+      if (!s.empty()) s += ';';
+      s += sc.topology.regions[static_cast<size_t>(stage_region[i])].name;
+    }
+  return s;
+}
+
+// Fault injection for the tests of /errors and exit codes: GEOPIPE_FAIL_IDS="3,17" makes
+// those scenario ids throw. Read once; unset in normal use.
+const std::vector<std::int64_t>& injected_failures() {
+  static const std::vector<std::int64_t> ids = [] {
+    std::vector<std::int64_t> v;
+    if (const char* e = std::getenv("GEOPIPE_FAIL_IDS")) {
+      std::string s(e);
+      size_t pos = 0;
+      while (pos < s.size()) {
+        size_t comma = s.find(',', pos);
+        if (comma == std::string::npos) comma = s.size();
+        try {
+          v.push_back(std::stoll(s.substr(pos, comma - pos)));
+        } catch (const std::exception&) {
+        }
+        pos = comma + 1;
+      }
+    }
+    return v;
+  }();
+  return ids;
+}
+
+}  // namespace
+
+ScenarioResult execute_scenario(const config::SweepSpec& spec, const config::ScenarioFactory& factory,
+                                const Plan& plan, std::int64_t id, const ExecuteOptions& opt) {
+  thread_local ThreadCache cache;
+  ScenarioResult res;
+  res.id = id;
+  if (opt.null_scenarios) {
+    res.ok = true;
+    return res;
+  }
+  try {
+    const auto& fail = injected_failures();
+    if (std::find(fail.begin(), fail.end(), id) != fail.end())
+      throw std::runtime_error("injected failure (GEOPIPE_FAIL_IDS) of scenario " + std::to_string(id));
+    const ScenarioKey k = plan.key(static_cast<std::uint64_t>(id));
+    if (cache.factory != &factory) {
+      cache = ThreadCache{};
+      cache.factory = &factory;
+    }
+    if (cache.point != k.point) {
+      cache.scenario.reset();
+      cache.point = ~0ULL;
+      cache.scenario.emplace(factory.make(k.point));
+      cache.point = k.point;
+      cache.jobs_point = ~0ULL;
+    }
+    const Scenario& sc = *cache.scenario;
+    const std::uint64_t seed = spec.seeds[k.seed_index];
+    if (cache.jobs_point != k.point || cache.jobs_seed != seed) {
+      cache.jobs_point = ~0ULL;
+      cache.jobs = sc.jobs_for_seed(seed);
+      cache.jobs_point = k.point;
+      cache.jobs_seed = seed;
+    }
+    auto scheduler = make_scheduler(spec.schedulers[k.scheduler_index], sc.scheduler);
+    SimOptions so;
+    so.record_jobs = opt.save_jobs;
+    SimResult sim = simulate(sc, cache.jobs, *scheduler, seed, so);
+    res.metrics = sim.metrics;
+    if (opt.save_jobs) {
+      res.jobs.reserve(sim.jobs.size());
+      for (const JobRecord& j : sim.jobs) {
+        JobRow row;
+        row.job_id = j.id;
+        row.model = sc.llms[static_cast<size_t>(j.model)].name;
+        row.stages = j.stages;
+        row.gpus_per_stage = j.gpus_per_stage;
+        row.regions = regions_text(sc, j.stage_region);
+        row.arrival_s = j.arrival_s;
+        row.start_s = j.start_s;
+        row.finish_s = j.finish_s;
+        row.iterations = j.iterations;
+        row.mean_iteration_s = j.mean_iteration_s;
+        row.energy_j = j.energy_j;
+        row.cost_usd = j.cost_usd;
+        res.jobs.push_back(std::move(row));
+      }
+    }
+    res.ok = true;
+  } catch (const std::exception& e) {
+    res.ok = false;
+    res.error = e.what();
+    res.jobs.clear();
+  }
+  return res;
+}
+
+}  // namespace geopipe::sweep

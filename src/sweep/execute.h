@@ -1,0 +1,26 @@
+// Running one scenario of a sweep: the point's scenario (cached per thread), the (point,
+// seed) job trace (cached per thread, so all schedulers of a pair share it), the scheduler,
+// the simulation. No MPI, no HDF5 here.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "config/sweep_loader.h"
+#include "sweep/plan.h"
+#include "sweep/result.h"
+
+namespace geopipe::sweep {
+
+struct ExecuteOptions {
+  bool save_jobs = false;       ///< fill ScenarioResult::jobs
+  bool null_scenarios = false;  ///< benchmark only: skip building and simulating, return zero metrics
+};
+
+/// Runs scenario `id`. Never throws for a failing scenario: the exception's message becomes
+/// ScenarioResult::error (ok = false). Thread-safe; uses a thread-local cache of the last
+/// point's Scenario and the last (point, seed)'s jobs.
+ScenarioResult execute_scenario(const config::SweepSpec& spec, const config::ScenarioFactory& factory,
+                                const Plan& plan, std::int64_t id, const ExecuteOptions& opt);
+
+}  // namespace geopipe::sweep

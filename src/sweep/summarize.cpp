@@ -1,0 +1,137 @@
+#include "sweep/summarize.h"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "config/error.h"
+#include "model/input_error.h"
+#include "sweep/h5store.h"
+#include "sweep/stats.h"
+
+namespace geopipe::sweep {
+namespace {
+
+int find(const std::vector<std::string>& names, const std::string& n) {
+  auto it = std::find(names.begin(), names.end(), n);
+  return it == names.end() ? -1 : static_cast<int>(it - names.begin());
+}
+
+std::string fmt_value(const std::string& metric, double v) {
+  if (metric.size() > 2 && metric.compare(metric.size() - 2, 2, "_s") == 0) return fmt::format("{:.3g} h", v / 3600.0);
+  if (metric.size() > 2 && metric.compare(metric.size() - 2, 2, "_j") == 0) return fmt::format("{:.4g} MWh", v / 3.6e9);
+  return fmt::format("{:.4g}", v);
+}
+
+}  // namespace
+
+void summarize(const SummarizeOptions& opt, std::ostream& os) {
+  const Table t = read_joined(opt.file);
+  const int c_id = find(t.names, "id"), c_point = find(t.names, "point"), c_seed = find(t.names, "seed");
+  const int c_sched = find(t.text_names, "scheduler");
+  if (c_id < 0 || c_point < 0 || c_seed < 0 || c_sched < 0) throw InputError(opt.file, 0, 0, "not a geopipe result file (missing columns)");
+  const auto& sched = t.text[static_cast<size_t>(c_sched)];
+  // Group-by columns: numeric or text axes.
+  struct ByCol {
+    std::string name;
+    int num = -1, txt = -1;
+  };
+  std::vector<ByCol> by;
+  for (const auto& b : opt.by) {
+    ByCol c{b, find(t.names, b), find(t.text_names, b)};
+    if ((c.num < 0 && c.txt < 0) || b == "id" || b == "scheduler") {
+      std::vector<std::string> axes;
+      for (const auto& n : t.names)
+        if (n.find('.') != std::string::npos) axes.push_back(n);
+      for (const auto& n : t.text_names)
+        if (n.find('.') != std::string::npos) axes.push_back(n);
+      const std::string hint = config::suggestion_suffix(b, axes);
+      throw InputError("--by", 0, 0, "'" + b + "' is not an axis of this sweep" + hint);
+    }
+    by.push_back(c);
+  }
+  std::vector<std::string> metrics = opt.metrics.empty() ? std::vector<std::string>{"avg_jct_s", "total_cost_usd"} : opt.metrics;
+  std::vector<int> mcol;
+  for (const auto& m : metrics) {
+    const int c = find(t.names, m);
+    if (c < 0 || m == "id" || m == "point" || m == "seed")
+      throw InputError("--metric", 0, 0, "unknown metric '" + m + "'" + config::suggestion_suffix(m, t.names));
+    mcol.push_back(c);
+  }
+  // Scheduler order: as first seen (ids follow the sweep's scheduler order).
+  std::vector<std::string> scheds;
+  for (const auto& s : sched)
+    if (std::find(scheds.begin(), scheds.end(), s) == scheds.end()) scheds.push_back(s);
+  const std::string base = opt.baseline.empty() ? (scheds.empty() ? "" : scheds.front()) : opt.baseline;
+  if (!scheds.empty() && std::find(scheds.begin(), scheds.end(), base) == scheds.end())
+    throw InputError("--baseline", 0, 0, "scheduler '" + base + "' is not in this file" + config::suggestion_suffix(base, scheds));
+
+  const size_t n = t.numeric[static_cast<size_t>(c_id)].size();
+  auto group_key = [&](size_t row) {
+    std::string k;
+    for (const ByCol& b : by) {
+      if (!k.empty()) k += "  ";
+      k += b.name + "=";
+      k += b.num >= 0 ? fmt::format("{:g}", t.numeric[static_cast<size_t>(b.num)][row]) : t.text[static_cast<size_t>(b.txt)][row];
+    }
+    return k;
+  };
+  // Groups in order of first appearance (i.e. by id).
+  std::vector<std::string> groups;
+  std::map<std::string, size_t> gidx;
+  // values[group][scheduler][metric] -> per-row values; pair key (point, seed) -> row per scheduler
+  std::vector<std::map<std::string, std::vector<std::vector<double>>>> vals;
+  std::vector<std::map<std::pair<double, double>, std::map<std::string, size_t>>> pairs;
+  for (size_t row = 0; row < n; ++row) {
+    const std::string g = group_key(row);
+    auto [it, fresh] = gidx.emplace(g, groups.size());
+    if (fresh) {
+      groups.push_back(g);
+      vals.emplace_back();
+      pairs.emplace_back();
+    }
+    auto& v = vals[it->second][sched[row]];
+    v.resize(metrics.size());
+    for (size_t m = 0; m < metrics.size(); ++m) v[m].push_back(t.numeric[static_cast<size_t>(mcol[m])][row]);
+    pairs[it->second][{t.numeric[static_cast<size_t>(c_point)][row], t.numeric[static_cast<size_t>(c_seed)][row]}][sched[row]] = row;
+  }
+  fmt::print(os, "{}: {} scenarios with metrics; mean ± 95% CI over the (point, seed) runs of each group; change = paired relative difference vs {}\n",
+             opt.file, n, base);
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    if (!groups[gi].empty()) fmt::print(os, "\n[{}]\n", groups[gi]);
+    else fmt::print(os, "\n");
+    fmt::print(os, "{:<20} {:>4}", "scheduler", "n");
+    for (const auto& m : metrics) fmt::print(os, "  {:>24} {:>20}", m, "change");
+    fmt::print(os, "\n");
+    for (const auto& s : scheds) {
+      auto it = vals[gi].find(s);
+      if (it == vals[gi].end()) continue;
+      fmt::print(os, "{:<20} {:>4}", s, it->second[0].size());
+      for (size_t m = 0; m < metrics.size(); ++m) {
+        const MeanCi mc = mean_ci(it->second[m]);
+        fmt::print(os, "  {:>24}", fmt::format("{} ± {}", fmt_value(metrics[m], mc.mean), fmt_value(metrics[m], mc.half_width)));
+        if (s == base) {
+          fmt::print(os, " {:>20}", "baseline");
+          continue;
+        }
+        std::vector<double> rel;
+        for (const auto& [key, rows] : pairs[gi]) {
+          auto a = rows.find(s), b = rows.find(base);
+          if (a == rows.end() || b == rows.end()) continue;
+          const double vb = t.numeric[static_cast<size_t>(mcol[m])][b->second];
+          const double va = t.numeric[static_cast<size_t>(mcol[m])][a->second];
+          if (vb != 0 && std::isfinite(va) && std::isfinite(vb)) rel.push_back(100.0 * (va / vb - 1.0));
+        }
+        const MeanCi rc = mean_ci(rel);
+        fmt::print(os, " {:>20}", rel.empty() ? std::string("n/a") : fmt::format("{:+.1f}% ± {:.1f}%", rc.mean, rc.half_width));
+      }
+      fmt::print(os, "\n");
+    }
+  }
+}
+
+}  // namespace geopipe::sweep
