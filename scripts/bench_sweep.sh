@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Sweep-runner benchmarks, measured side by side in one run (DESIGN.md §7, issue #3).
+#   scripts/bench_sweep.sh [BUILD_DIR] [REPEATS]
+# Prints a markdown table. Each configuration runs REPEATS times (default 3), interleaved with
+# the configurations it is compared with, and the median is reported, so that load from other
+# processes on this shared machine hits both sides of a ratio alike.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+B=${1:-build}
+REPEATS=${2:-3}
+G=$B/src/geopipe
+[ -x "$G" ] || { echo "build first: cmake --build $B" >&2; exit 2; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
+MPIRUN="mpirun --oversubscribe"
+
+# t NAME CMD...: runs CMD once, appends "seconds maxrss_kb" to $tmp/NAME
+t() {
+  local name=$1
+  shift
+  rm -f "$tmp"/*.h5
+  /usr/bin/time -f "%e %M" -o "$tmp/last" "$@" >/dev/null 2>"$tmp/err" || {
+    echo "failed: $*" >&2
+    cat "$tmp/err" >&2
+    exit 1
+  }
+  cat "$tmp/last" >>"$tmp/$name"
+}
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+sec() { cut -d' ' -f1 "$tmp/$1" | median; }
+rss_mb() { cut -d' ' -f2 "$tmp/$1" | median | awk '{printf "%.1f", $1/1024}'; }
+
+S=sweeps/bench/throughput.toml
+N=$("$G" sweep $S --dry-run | sed -n 's/.*= \([0-9]*\) scenarios.*/\1/p')
+A=sweeps/bench/array.toml
+NA=$("$G" sweep $A --dry-run | sed -n 's/.*= \([0-9]*\) scenarios.*/\1/p')
+echo "geopipe $("$G" --version | cut -d' ' -f2), $(nproc) cores, $(date -u +%F), $REPEATS repeats (median)" >&2
+
+for r in $(seq "$REPEATS"); do
+  echo "round $r/$REPEATS" >&2
+  t thr1 "$G" sweep $S -o "$tmp/a.h5" --quiet --threads 1
+  t thr2 "$G" sweep $S -o "$tmp/a.h5" --quiet --threads 2
+  t rank1 $MPIRUN -np 1 "$G" sweep $S -o "$tmp/a.h5" --quiet --threads 1
+  t rank2 $MPIRUN -np 2 "$G" sweep $S -o "$tmp/a.h5" --quiet --threads 1
+  t null10k "$G" sweep sweeps/bench/null-10k.toml -o "$tmp/n.h5" --quiet --threads 1 --null-scenarios
+  t null1m "$G" sweep sweeps/bench/null-1m.toml -o "$tmp/n.h5" --quiet --threads 1 --null-scenarios
+  t null1m_mpi $MPIRUN -np 2 "$G" sweep sweeps/bench/null-1m.toml -o "$tmp/n.h5" --quiet --threads 1 --null-scenarios
+  # The same NA scenarios as one `geopipe run` process each (what a job-array user does),
+  # one after another and two at a time, vs one sweep with 1 and 2 threads.
+  seq 1 12 | while read -r s; do for p in bace-pipe delay-first cost-first greedy-cost; do
+    echo "$G run sweeps/base/six-regions.toml --json --seed $s --scheduler $p"; done; done >"$tmp/cmds"
+  t procs1 bash -c "xargs -P 1 -I{} sh -c '{} >/dev/null' <$tmp/cmds"
+  t procs2 bash -c "xargs -P 2 -I{} sh -c '{} >/dev/null' <$tmp/cmds"
+  t arr1 "$G" sweep $A -o "$tmp/a.h5" --quiet --threads 1
+  t arr2 "$G" sweep $A -o "$tmp/a.h5" --quiet --threads 2
+done
+
+rate() { awk -v n="$1" -v s="$2" 'BEGIN {printf "%.0f", n / s}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
+eff() { awk -v one="$1" -v two="$2" 'BEGIN {printf "%.2f", one / (2 * two)}'; }
+T1=$(sec thr1) T2=$(sec thr2) R1=$(sec rank1) R2=$(sec rank2)
+cat <<TABLE
+| measurement | value |
+|---|---|
+| \`sweep\` $N scenarios, 1 thread | $T1 s ($(rate "$N" "$T1") scenarios/s) |
+| \`sweep\` $N scenarios, 2 threads | $T2 s ($(rate "$N" "$T2") scenarios/s); parallel efficiency $(eff "$T1" "$T2") |
+| \`mpirun -np 1\`, 1 thread | $R1 s ($(rate "$N" "$R1") scenarios/s) |
+| \`mpirun -np 2\`, 1 thread each | $R2 s ($(rate "$N" "$R2") scenarios/s); parallel efficiency $(eff "$R1" "$R2") |
+| 10k null scenarios, standalone | $(sec null10k) s ($(rate 10000 "$(sec null10k)") scenarios/s), peak RSS $(rss_mb null10k) MB |
+| 1M null scenarios, standalone | $(sec null1m) s ($(rate 1000000 "$(sec null1m)") scenarios/s), peak RSS $(rss_mb null1m) MB |
+| 1M null scenarios, \`mpirun -np 2\` (master dispatches to 1 worker) | $(sec null1m_mpi) s ($(rate 1000000 "$(sec null1m_mpi)") scenarios/s) |
+| $NA scenarios as $NA \`geopipe run\` processes, sequential | $(sec procs1) s |
+| the same as one \`sweep\`, 1 thread | $(sec arr1) s: $(ratio "$(sec procs1)" "$(sec arr1)")x faster |
+| $NA \`geopipe run\` processes, 2 at a time | $(sec procs2) s |
+| the same as one \`sweep\`, 2 threads | $(sec arr2) s: $(ratio "$(sec procs2)" "$(sec arr2)")x faster |
+TABLE

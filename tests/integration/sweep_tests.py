@@ -1,0 +1,360 @@
+#!/usr/bin/env python3
+"""Integration tests of `geopipe sweep` with the real binary, real HDF5 files and real mpirun.
+
+Usage: sweep_tests.py TEST GEOPIPE_BINARY SOURCE_DIR
+Each TEST is one ctest entry (see CMakeLists.txt). Exits non-zero on the first failure.
+"""
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import h5py
+import numpy as np
+
+TIMING = {"sched_time_total_s", "sched_time_max_s", "wall_s"}
+MPI_ENV = {
+    "OMPI_ALLOW_RUN_AS_ROOT": "1",
+    "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+    # single-host test runs: shared memory without ptrace-based single copy (containers)
+    "OMPI_MCA_btl_vader_single_copy_mechanism": "none",
+    "OMPI_MCA_rmaps_base_oversubscribe": "1",
+}
+
+
+class Ctx:
+    def __init__(self, binary, src):
+        self.bin = os.path.abspath(binary)
+        self.src = os.path.abspath(src)
+        self.tmp = tempfile.mkdtemp(prefix="geopipe-it-")
+        self.tiny = os.path.join(self.src, "tests/integration/tiny.toml")
+        self.medium = os.path.join(self.src, "tests/integration/medium.toml")
+
+    def path(self, name):
+        return os.path.join(self.tmp, name)
+
+    def env(self, extra=None):
+        e = dict(os.environ)
+        e.update(MPI_ENV)
+        if extra:
+            e.update(extra)
+        return e
+
+    def sweep_cmd(self, sweep, out, *args, ranks=0):
+        cmd = [self.bin, "sweep", sweep, "-o", out, "--quiet", *args]
+        if ranks:
+            cmd = ["mpirun", "--oversubscribe", "-np", str(ranks), *cmd]
+        return cmd
+
+    def run(self, cmd, expect=0, env=None, timeout=600):
+        p = subprocess.run(cmd, capture_output=True, text=True, env=self.env(env), timeout=timeout)
+        if expect is not None and p.returncode != expect:
+            raise AssertionError(f"{' '.join(cmd)}: exit {p.returncode}, expected {expect}\n"
+                                 f"stdout: {p.stdout[-2000:]}\nstderr: {p.stderr[-2000:]}")
+        return p
+
+
+def metrics(path):
+    """/metrics as {column: array} sorted by id, without the wall-clock columns."""
+    with h5py.File(path, "r") as f:
+        m = f["metrics"][:]
+    m = np.sort(m, order="id")
+    return {k: m[k] for k in m.dtype.names if k not in TIMING}
+
+
+def assert_same_metrics(a, b, what):
+    ma, mb = metrics(a), metrics(b)
+    assert list(ma) == list(mb), f"{what}: columns differ"
+    assert len(ma["id"]) == len(mb["id"]), f"{what}: {len(ma['id'])} vs {len(mb['id'])} rows"
+    for k in ma:
+        x, y = ma[k], mb[k]
+        if x.dtype.kind == "f":  # bitwise, NaN-safe
+            x, y = x.view(np.uint64), y.view(np.uint64)
+        assert np.array_equal(x, y), f"{what}: column {k} differs"
+
+
+def assert_complete(path, n):
+    with h5py.File(path, "r") as f:
+        ids = f["metrics"]["id"][:]
+        assert int(f.attrs["complete"]) == 1, f"{path}: complete != 1"
+        assert len(ids) == n, f"{path}: {len(ids)} rows, expected {n}"
+        assert len(np.unique(ids)) == n, f"{path}: duplicated ids"
+        assert np.array_equal(np.sort(ids), np.arange(n)), f"{path}: ids are not 0..{n - 1}"
+        assert np.all(f["metrics"]["status"][:] == 1)
+
+
+# ------------------------------------------------------------------ tests
+def test_layouts(c):
+    """Same sweep standalone (1, 2 threads) and under mpirun (2, 3 ranks): identical metrics."""
+    ref = c.path("t1.h5")
+    c.run(c.sweep_cmd(c.tiny, ref, "--threads", "1"))
+    assert_complete(ref, 36)
+    runs = [("t2.h5", ["--threads", "2"], 0), ("m2.h5", ["--threads", "1"], 2), ("m3.h5", ["--threads", "1"], 3),
+            ("m2t2.h5", ["--threads", "2"], 2)]
+    for name, args, ranks in runs:
+        out = c.path(name)
+        c.run(c.sweep_cmd(c.tiny, out, *args, ranks=ranks))
+        assert_complete(out, 36)
+        assert_same_metrics(ref, out, f"{name} vs 1 thread")
+        with h5py.File(out, "r") as f:
+            layout = f.attrs["layout"]
+            layout = layout.decode() if isinstance(layout, bytes) else layout
+            want = f"ranks={ranks or 1} threads={args[1]}"
+            assert layout == want, f"{name}: layout {layout!r}, expected {want!r}"
+        print(f"  {name}: 36 scenarios, metrics identical to the 1-thread run")
+    # and a scenario of the sweep equals `geopipe run` of the same point and seed
+    with h5py.File(ref, "r") as f:
+        sc = np.sort(f["scenarios"][:], order="id")
+        row = sc[sc["id"] == 7][0]
+    sched = row["scheduler"].decode() if isinstance(row["scheduler"], bytes) else row["scheduler"]
+    p = c.run([c.bin, "run", os.path.join(c.src, "sweeps/base/six-regions.toml"), "--json", "--scheduler", sched,
+               "--seed", str(int(row["seed"])), "--set", "workload.num_jobs=40",
+               "--set", f"network.bandwidth_scale={row['network.bandwidth_scale']!r}",
+               "--set", f"workload.load_scale={row['workload.load_scale']!r}"])
+    import json
+    m = json.loads(p.stdout)["results"][0]["metrics"]
+    ref_m = metrics(ref)
+    k = int(np.where(ref_m["id"] == 7)[0][0])
+    for name in ("avg_jct_s", "total_cost_usd", "events"):
+        assert m[name] == float(ref_m[name][k]), f"scenario 7 {name}: run {m[name]} vs sweep {ref_m[name][k]}"
+    print("  scenario 7 reproduced exactly by `geopipe run`")
+
+
+def kill_and_resume(c, out, ranks, victim, rng, rounds):
+    """Starts the medium sweep with --resume, kills `victim` ('master', 'worker' or 'term') at a
+    random moment, checks the file stays readable, `rounds` times. Returns how many rounds were
+    really interrupted (a round may finish before its kill)."""
+    killed = 0
+    for r in range(rounds):
+        cmd = c.sweep_cmd(c.medium, out, "--resume", "--threads", "1" if ranks else "2", "--flush-interval", "0.05",
+                          ranks=ranks)
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=c.env(), text=True)
+        # after start-up (mpirun takes ~0.5 s), at a random point of the run
+        delay = rng.uniform(0.45, 0.75) if ranks else rng.uniform(0.1, 0.5)
+        time.sleep(delay)
+        what = "finished first"
+        if p.poll() is None:
+            pids = geopipe_pids(out)
+            if victim == "term":
+                target = p.pid
+                os.kill(target, signal.SIGTERM)
+                what = "SIGTERM"
+            else:
+                deadline = time.time() + 5
+                while len(pids) < max(ranks, 1) and time.time() < deadline:
+                    time.sleep(0.05)
+                    pids = geopipe_pids(out)
+                assert pids, "no geopipe process found to kill"
+                pids.sort()
+                if victim == "master":
+                    target = master_pid(pids)
+                else:
+                    workers = [q for q in pids if q != master_pid(pids)]
+                    target = workers[0] if workers else pids[0]
+                os.kill(target, signal.SIGKILL)
+                what = f"kill -9 {victim} pid {target}"
+            killed += 1
+        try:
+            rc = p.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            raise AssertionError(f"round {r}: sweep did not exit after {what}")
+        err = p.stderr.read()
+        if victim == "term" and what == "SIGTERM" and ranks == 0:
+            assert rc == 75, f"SIGTERM: exit {rc}, expected 75 (resumable); stderr: {err[-500:]}"
+        if os.path.exists(out):
+            with h5py.File(out, "r", swmr=True) as f:  # readable after any kill
+                n = len(f["metrics"]["id"][:])
+        else:
+            n = 0
+        print(f"  round {r}: {what} after {delay:.2f}s -> exit {rc}, {n} rows in the file")
+    assert killed > 0, "no round was interrupted: the test sweep is too short for this machine"
+    return killed
+
+
+def geopipe_pids(out):
+    pids = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+        except OSError:
+            continue
+        if argv and argv[0].endswith(b"geopipe") and out.encode() in argv:
+            pids.append(int(d))
+    return pids
+
+
+def master_pid(pids):
+    """Rank 0 is the process with OMPI_COMM_WORLD_RANK=0 (or the only one)."""
+    for q in pids:
+        try:
+            with open(f"/proc/{q}/environ", "rb") as f:
+                env = f.read().split(b"\0")
+        except OSError:
+            continue
+        if b"OMPI_COMM_WORLD_RANK=0" in env or not any(e.startswith(b"OMPI_COMM_WORLD_RANK=") for e in env):
+            return q
+    return pids[0]
+
+
+def reference_medium(c):
+    ref = c.path("medium-ref.h5")
+    if not os.path.exists(ref):
+        c.run(c.sweep_cmd(c.medium, ref, "--threads", "2"))
+        assert_complete(ref, 1024)
+    return ref
+
+
+def finish_and_compare(c, out, ref, what):
+    c.run(c.sweep_cmd(c.medium, out, "--resume", "--threads", "2"))
+    assert_complete(out, 1024)
+    assert_same_metrics(ref, out, what)
+    print(f"  {what}: resumed to 1024/1024 scenarios, no duplicates, metrics equal to the uninterrupted run")
+
+
+def test_kill_master(c):
+    ref = reference_medium(c)
+    rng = random.Random(20261129)
+    out = c.path("kill-standalone.h5")
+    kill_and_resume(c, out, 0, "master", rng, 4)
+    finish_and_compare(c, out, ref, "standalone kill -9")
+    out = c.path("kill-mpi-master.h5")
+    kill_and_resume(c, out, 3, "master", rng, 3)
+    finish_and_compare(c, out, ref, "mpirun -np 3, kill -9 of rank 0")
+
+
+def test_kill_worker(c):
+    ref = reference_medium(c)
+    rng = random.Random(7)
+    out = c.path("kill-mpi-worker.h5")
+    kill_and_resume(c, out, 3, "worker", rng, 3)
+    finish_and_compare(c, out, ref, "mpirun -np 3, kill -9 of a worker")
+
+
+def test_sigterm(c):
+    ref = reference_medium(c)
+    rng = random.Random(11)
+    out = c.path("term.h5")
+    kill_and_resume(c, out, 0, "term", rng, 3)
+    finish_and_compare(c, out, ref, "SIGTERM standalone")
+    out = c.path("term-mpi.h5")
+    kill_and_resume(c, out, 2, "term", rng, 2)
+    finish_and_compare(c, out, ref, "SIGTERM to mpirun -np 2")
+
+
+def test_cli_rules(c):
+    out = c.path("rules.h5")
+    # dry run: count, no file
+    p = c.run([c.bin, "sweep", c.tiny, "-o", out, "--dry-run"])
+    assert "= 36 scenarios" in p.stdout, p.stdout
+    assert not os.path.exists(out), "--dry-run created the output"
+    # injected failures -> /errors, exit 3
+    c.run(c.sweep_cmd(c.tiny, out, "--threads", "2"), expect=3, env={"GEOPIPE_FAIL_IDS": "3,17"})
+    with h5py.File(out, "r") as f:
+        errs = f["errors"][:]
+        assert sorted(errs["id"].tolist()) == [3, 17], errs
+        assert b"injected failure" in bytes(errs["message"][0]), errs
+        assert len(f["metrics"]) == 34
+    # existing output without --resume/--force: exit 2, file untouched
+    before = open(out, "rb").read()
+    p = c.run(c.sweep_cmd(c.tiny, out), expect=2)
+    assert "exists" in p.stderr and "--resume" in p.stderr, p.stderr
+    assert open(out, "rb").read() == before, "existing output was modified"
+    # resume of a finished file: nothing to do, same content
+    c.run(c.sweep_cmd(c.tiny, out, "--resume"), expect=0)
+    with h5py.File(out, "r") as f:
+        assert len(f["metrics"]) == 34 and len(f["errors"]) == 2
+    # changed sweep (--set enters the hash): refused, untouched
+    before = open(out, "rb").read()
+    p = c.run(c.sweep_cmd(c.tiny, out, "--resume", "--set", "workload.num_jobs=41"), expect=2)
+    assert "different sweep" in p.stderr, p.stderr
+    assert open(out, "rb").read() == before, "refused resume modified the file"
+    # --force overwrites
+    c.run(c.sweep_cmd(c.tiny, out, "--force"))
+    assert_complete(out, 36)
+    # bad flags
+    p = c.run([c.bin, "sweep", c.tiny, "-o", c.path("x.h5"), "--shard", "2/2"], expect=2)
+    assert "--shard" in p.stderr
+    assert not os.path.exists(c.path("x.h5"))
+    p = c.run([c.bin, "sweep", c.tiny], expect=2)
+    assert "-o" in p.stderr
+    print("  dry-run, /errors + exit 3, existing-output refusal, finished resume, hash refusal, --force: ok")
+
+
+def test_shard_merge_summarize(c):
+    full = c.path("full.h5")
+    c.run(c.sweep_cmd(c.tiny, full, "--threads", "2"))
+    shards = []
+    for k in range(3):
+        s = c.path(f"shard{k}.h5")
+        c.run(c.sweep_cmd(c.tiny, s, "--shard", f"{k}/3", "--threads", "1"))
+        shards.append(s)
+    sizes = []
+    for s in shards:
+        with h5py.File(s, "r") as f:
+            sizes.append(len(f["metrics"]))
+            ids = f["metrics"]["id"][:]
+            # whole (point, seed) pairs: all 3 schedulers of a pair are in the same shard
+            assert all(np.sum(ids // 3 == q) == 3 for q in np.unique(ids // 3))
+    assert sum(sizes) == 36 and min(sizes) > 0, sizes
+    merged = c.path("merged.h5")
+    c.run([c.bin, "merge", *shards, "-o", merged])
+    assert_complete(merged, 36)
+    assert_same_metrics(full, merged, "merged shards vs full run")
+    # refusing: existing output, overlapping shards, another sweep
+    c.run([c.bin, "merge", *shards, "-o", merged], expect=2)
+    c.run([c.bin, "merge", shards[0], shards[0], "-o", c.path("dup.h5")], expect=2)
+    other = c.path("other.h5")
+    c.run(c.sweep_cmd(c.tiny, other, "--shard", "1/3", "--set", "workload.num_jobs=39"))
+    p = c.run([c.bin, "merge", shards[0], other, "-o", c.path("mix.h5")], expect=2)
+    assert "sweep" in p.stderr, p.stderr
+    # summarize
+    p = c.run([c.bin, "summarize", merged])
+    for s in ("bace-pipe", "delay-first", "cost-first", "baseline", "avg_jct_s", "total_cost_usd"):
+        assert s in p.stdout, (s, p.stdout)
+    p = c.run([c.bin, "summarize", merged, "--by", "network.bandwidth_scale", "--baseline", "delay-first"])
+    assert "[network.bandwidth_scale=0.5]" in p.stdout and "[network.bandwidth_scale=2]" in p.stdout, p.stdout
+    p = c.run([c.bin, "summarize", merged, "--by", "network.bandwith_scale"], expect=2)
+    assert "did you mean 'network.bandwidth_scale'" in p.stderr, p.stderr
+    c.run([c.bin, "summarize", merged, "--baseline", "nope"], expect=2)
+    c.run([c.bin, "summarize", c.path("missing.h5")], expect=2)
+    print("  3 shards of whole (point, seed) pairs, merge == full run, merge refusals, summarize: ok")
+
+
+def test_sweep_errors(c):
+    bad_dir = os.path.join(c.src, "tests/config/sweeps/bad")
+    files = sorted(f for f in os.listdir(bad_dir) if f.endswith(".toml"))
+    assert len(files) >= 10, files
+    for name in files:
+        path = os.path.join(bad_dir, name)
+        want = open(path).readline().split("# expect:", 1)[1].strip()
+        out = c.path("never.h5")
+        p = c.run([c.bin, "sweep", path, "-o", out], expect=2)
+        pos = 0
+        for piece in [x.strip() for x in want.split("...")]:
+            i = p.stderr.find(piece, pos)
+            assert i >= 0, f"{name}: {p.stderr!r} lacks {piece!r}"
+            pos = i + len(piece)
+        assert not os.path.exists(out), f"{name}: output created"
+    print(f"  {len(files)} bad sweep files: exit 2, expected message, no output file")
+
+
+def main():
+    name, binary, src = sys.argv[1], sys.argv[2], sys.argv[3]
+    c = Ctx(binary, src)
+    try:
+        globals()["test_" + name](c)
+        print(f"{name}: 1 passed, 0 failed")
+    finally:
+        shutil.rmtree(c.tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
