@@ -43,12 +43,14 @@ for r in $(seq "$REPEATS"); do
   t thr2 "$G" sweep $S -o "$tmp/a.h5" --quiet --threads 2
   t rank1 $MPIRUN -np 1 "$G" sweep $S -o "$tmp/a.h5" --quiet --threads 1
   t rank2 $MPIRUN -np 2 "$G" sweep $S -o "$tmp/a.h5" --quiet --threads 1
+  t launch2 $MPIRUN -np 2 "$G" sweep $S -o "$tmp/a.h5" --quiet --threads 1 --dry-run  # mpirun + MPI_Init only
   t null10k "$G" sweep sweeps/bench/null-10k.toml -o "$tmp/n.h5" --quiet --threads 1 --null-scenarios
   t null1m "$G" sweep sweeps/bench/null-1m.toml -o "$tmp/n.h5" --quiet --threads 1 --null-scenarios
+  t null3m "$G" sweep sweeps/bench/null-3m.toml -o "$tmp/n.h5" --quiet --threads 1 --null-scenarios
   t null1m_mpi $MPIRUN -np 2 "$G" sweep sweeps/bench/null-1m.toml -o "$tmp/n.h5" --quiet --threads 1 --null-scenarios
   # The same NA scenarios as one `geopipe run` process each (what a job-array user does),
   # one after another and two at a time, vs one sweep with 1 and 2 threads.
-  seq 1 12 | while read -r s; do for p in bace-pipe delay-first cost-first greedy-cost; do
+  seq 1 100 | while read -r s; do for p in bace-pipe delay-first cost-first greedy-cost; do
     echo "$G run sweeps/base/six-regions.toml --json --seed $s --scheduler $p"; done; done >"$tmp/cmds"
   t procs1 bash -c "xargs -P 1 -I{} sh -c '{} >/dev/null' <$tmp/cmds"
   t procs2 bash -c "xargs -P 2 -I{} sh -c '{} >/dev/null' <$tmp/cmds"
@@ -59,7 +61,7 @@ done
 rate() { awk -v n="$1" -v s="$2" 'BEGIN {printf "%.0f", n / s}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
 eff() { awk -v one="$1" -v two="$2" 'BEGIN {printf "%.2f", one / (2 * two)}'; }
-T1=$(sec thr1) T2=$(sec thr2) R1=$(sec rank1) R2=$(sec rank2)
+T1=$(sec thr1) T2=$(sec thr2) R1=$(sec rank1) R2=$(sec rank2) L=$(sec launch2)
 cat <<TABLE
 | measurement | value |
 |---|---|
@@ -67,8 +69,10 @@ cat <<TABLE
 | \`sweep\` $N scenarios, 2 threads | $T2 s ($(rate "$N" "$T2") scenarios/s); parallel efficiency $(eff "$T1" "$T2") |
 | \`mpirun -np 1\`, 1 thread | $R1 s ($(rate "$N" "$R1") scenarios/s) |
 | \`mpirun -np 2\`, 1 thread each | $R2 s ($(rate "$N" "$R2") scenarios/s); parallel efficiency $(eff "$R1" "$R2") |
+| the same without the launch (\`mpirun -np 2 ... --dry-run\`: $L s) | parallel efficiency $(awk -v a="$R1" -v b="$R2" -v l="$L" 'BEGIN {printf "%.2f", (a - l) / (2 * (b - l))}') |
 | 10k null scenarios, standalone | $(sec null10k) s ($(rate 10000 "$(sec null10k)") scenarios/s), peak RSS $(rss_mb null10k) MB |
 | 1M null scenarios, standalone | $(sec null1m) s ($(rate 1000000 "$(sec null1m)") scenarios/s), peak RSS $(rss_mb null1m) MB |
+| 3M null scenarios, standalone | $(sec null3m) s ($(rate 3000000 "$(sec null3m)") scenarios/s), peak RSS $(rss_mb null3m) MB |
 | 1M null scenarios, \`mpirun -np 2\` (master dispatches to 1 worker) | $(sec null1m_mpi) s ($(rate 1000000 "$(sec null1m_mpi)") scenarios/s) |
 | $NA scenarios as $NA \`geopipe run\` processes, sequential | $(sec procs1) s |
 | the same as one \`sweep\`, 1 thread | $(sec arr1) s: $(ratio "$(sec procs1)" "$(sec arr1)")x faster |

@@ -11,9 +11,7 @@
 #include "sweep/runner.h"
 #include "sweep/summarize.h"
 
-#ifndef GEOPIPE_VERSION
-#define GEOPIPE_VERSION "unknown"
-#endif
+#include "geopipe_version.h"
 
 namespace geopipe::cli {
 namespace {

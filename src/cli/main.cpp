@@ -5,9 +5,7 @@
 
 #include "cli/commands.h"
 
-#ifndef GEOPIPE_VERSION
-#define GEOPIPE_VERSION "unknown"
-#endif
+#include "geopipe_version.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"geopipe: simulate multi-tenant pipeline-parallel LLM training across geo-distributed GPU regions"};

@@ -74,7 +74,9 @@ SearchResult Pathfinder::search(const JobProfile& p, const ClusterView& view, co
   lb_sum_.assign(static_cast<size_t>(S_ + 1), 0.0);
   lb_max_.assign(static_cast<size_t>(S_ + 1), 0.0);
   lb_obj_.assign(static_cast<size_t>(S_ + 1), 0.0);
-  order_.assign(static_cast<size_t>(S_), {});
+  // Reuse the inner vectors across searches (no allocation once warm).
+  if (order_.size() < static_cast<size_t>(S_)) order_.resize(static_cast<size_t>(S_));
+  for (auto& o : order_) o.clear();
   bool any_stage_impossible = false;
   for (int i = S_ - 1; i >= 0; --i) {
     double mu = kInf, mc = kInf;
@@ -86,9 +88,9 @@ SearchResult Pathfinder::search(const JobProfile& p, const ClusterView& view, co
       ord.push_back(r);
     }
     if (ord.empty()) any_stage_impossible = true;
-    std::stable_sort(ord.begin(), ord.end(), [&](int a, int b) {
+    std::sort(ord.begin(), ord.end(), [&](int a, int b) {  // ties by region index
       const double ka = cost ? coef(a, i) : unit(a, i), kb = cost ? coef(b, i) : unit(b, i);
-      return ka < kb;
+      return ka < kb || (ka == kb && a < b);
     });
     lb_sum_[static_cast<size_t>(i)] = lb_sum_[static_cast<size_t>(i + 1)] + mu;
     lb_max_[static_cast<size_t>(i)] = std::max(lb_max_[static_cast<size_t>(i + 1)], mu);
@@ -105,25 +107,32 @@ SearchResult Pathfinder::search(const JobProfile& p, const ClusterView& view, co
       sufmin_unit_[k] = std::min(sufmin_unit_[k + 1], unit(r, i));
       sufmin_coef_[k] = std::min(sufmin_coef_[k + 1], coef(r, i));
     }
-  lb_order_unit_.assign(static_cast<size_t>(S_ + 1), {});
-  lb_order_coef_.assign(static_cast<size_t>(S_ + 1), {});
+  if (lb_order_unit_.size() < static_cast<size_t>(S_ + 1)) {
+    lb_order_unit_.resize(static_cast<size_t>(S_ + 1));
+    lb_order_coef_.resize(static_cast<size_t>(S_ + 1));
+  }
+  for (auto& o : lb_order_unit_) o.clear();
+  for (auto& o : lb_order_coef_) o.clear();
   for (int j = 0; j < S_; ++j) {
     auto& ou = lb_order_unit_[static_cast<size_t>(j)];
     for (int r = 0; r < R_; ++r)
       if (cap_[static_cast<size_t>(r)] > 0 && sufmin_unit_[static_cast<size_t>(r * (S_ + 1) + j)] < kInf) ou.push_back(r);
     auto& oc = lb_order_coef_[static_cast<size_t>(j)];
     oc = ou;
-    std::stable_sort(ou.begin(), ou.end(), [&](int a, int b) {
-      return sufmin_unit_[static_cast<size_t>(a * (S_ + 1) + j)] < sufmin_unit_[static_cast<size_t>(b * (S_ + 1) + j)];
-    });
-    std::stable_sort(oc.begin(), oc.end(), [&](int a, int b) {
-      return sufmin_coef_[static_cast<size_t>(a * (S_ + 1) + j)] < sufmin_coef_[static_cast<size_t>(b * (S_ + 1) + j)];
-    });
+    auto by = [&](const std::vector<double>& v) {
+      return [&, jj = j](int a, int b) {
+        const double ka = v[static_cast<size_t>(a * (S_ + 1) + jj)], kb = v[static_cast<size_t>(b * (S_ + 1) + jj)];
+        return ka < kb || (ka == kb && a < b);
+      };
+    };
+    std::sort(ou.begin(), ou.end(), by(sufmin_unit_));
+    std::sort(oc.begin(), oc.end(), by(sufmin_coef_));
   }
   cap_order_.resize(static_cast<size_t>(R_));
   std::iota(cap_order_.begin(), cap_order_.end(), 0);
-  std::stable_sort(cap_order_.begin(), cap_order_.end(),
-                   [&](int a, int b) { return cap_[static_cast<size_t>(a)] > cap_[static_cast<size_t>(b)]; });
+  std::sort(cap_order_.begin(), cap_order_.end(), [&](int a, int b) {
+    return cap_[static_cast<size_t>(a)] > cap_[static_cast<size_t>(b)] || (cap_[static_cast<size_t>(a)] == cap_[static_cast<size_t>(b)] && a < b);
+  });
   min_hop_time_ = kInf;
   for (int a = 0; a < R_; ++a)
     for (int b = 0; b < R_; ++b)

@@ -241,7 +241,10 @@ class Engine {
     }
     // Compute-only time (infinite bandwidth, zero latency) for the stall fraction.
     {
-      std::vector<double> inf(H, kInf), zero(H, 0.0);
+      inf_buf_.assign(H, kInf);
+      zero_buf_.assign(H, 0.0);
+      const std::vector<double>& inf = inf_buf_;
+      const std::vector<double>& zero = zero_buf_;
       PipelineInput in;
       in.micro_batches = p.micro_batches;
       in.fwd_s = r.fwd;
@@ -414,6 +417,7 @@ class Engine {
   int running_ = 0;
   bool has_profiles_ = false;
   PipelineScratch scratch_;
+  std::vector<double> inf_buf_, zero_buf_;
   ScenarioMetrics m_;
   double busy_gpu_s_ = 0, alloc_gpu_s_ = 0, run_s_ = 0, stall_s_ = 0;
   long truncated_ = 0;

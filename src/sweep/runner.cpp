@@ -431,7 +431,10 @@ int master_loop(const SweepOptions& opt, const Context& cx, ResultStore& store, 
       }
     }
     // Local executor: collect, then refill when idle.
-    local.drain(results, activity || (mpi && workers_left > 0) ? std::chrono::microseconds(0) : std::chrono::microseconds(2000));
+    // When nothing happened, wait for local results for up to 1 ms (this is also the MPI polling
+    // period: a worker waits at most ~1 ms for its next batch, against ~0.25 s batches, and the
+    // dispatcher thread stays off the cores the executors need).
+    local.drain(results, activity ? std::chrono::microseconds(0) : std::chrono::microseconds(1000));
     if (!results.empty()) {
       activity = true;
       record(results);
@@ -466,7 +469,6 @@ int master_loop(const SweepOptions& opt, const Context& cx, ResultStore& store, 
         break;
       }
     }
-    if (!activity && mpi && workers_left > 0) std::this_thread::sleep_for(std::chrono::microseconds(100));
   }
 
   // Every dispatched id must have come back; otherwise the file is incomplete (resumable).

@@ -106,6 +106,21 @@ def test_layouts(c):
             want = f"ranks={ranks or 1} threads={args[1]}"
             assert layout == want, f"{name}: layout {layout!r}, expected {want!r}"
         print(f"  {name}: 36 scenarios, metrics identical to the 1-thread run")
+    # /jobs through MPI (--save-jobs): 40 jobs per scenario, sorted, matching the metrics
+    out = c.path("jobs.h5")
+    c.run(c.sweep_cmd(c.tiny, out, "--threads", "1", "--save-jobs", ranks=2))
+    with h5py.File(out, "r") as f:
+        jobs = f["jobs"][:]
+        met = np.sort(f["metrics"][:], order="id")
+    assert len(jobs) == 36 * 40, len(jobs)
+    key = jobs["scenario_id"].astype(np.int64) * 1000 + jobs["job_id"]
+    assert np.all(np.diff(key) > 0), "/jobs not sorted by (scenario_id, job_id)"
+    for sid in (0, 17, 35):
+        rows = jobs[jobs["scenario_id"] == sid]
+        total = float(np.sum(rows["cost_usd"]))
+        want = float(met["total_cost_usd"][met["id"] == sid][0])
+        assert abs(total - want) <= 1e-9 * max(1.0, want), (sid, total, want)
+    print("  --save-jobs under mpirun -np 2: 1440 job rows, per-scenario cost sums match /metrics")
     # and a scenario of the sweep equals `geopipe run` of the same point and seed
     with h5py.File(ref, "r") as f:
         sc = np.sort(f["scenarios"][:], order="id")
@@ -141,8 +156,9 @@ def kill_and_resume(c, out, ranks, victim, rng, rounds):
             pids = geopipe_pids(out)
             if victim == "term":
                 target = p.pid
-                os.kill(target, signal.SIGTERM)
-                what = "SIGTERM"
+                sig = signal.SIGUSR1 if (r % 2 and not ranks) else signal.SIGTERM
+                os.kill(target, sig)
+                what = sig.name
             else:
                 deadline = time.time() + 5
                 while len(pids) < max(ranks, 1) and time.time() < deadline:
@@ -164,8 +180,8 @@ def kill_and_resume(c, out, ranks, victim, rng, rounds):
             p.kill()
             raise AssertionError(f"round {r}: sweep did not exit after {what}")
         err = p.stderr.read()
-        if victim == "term" and what == "SIGTERM" and ranks == 0:
-            assert rc == 75, f"SIGTERM: exit {rc}, expected 75 (resumable); stderr: {err[-500:]}"
+        if victim == "term" and what in ("SIGTERM", "SIGUSR1") and ranks == 0:
+            assert rc == 75, f"{what}: exit {rc}, expected 75 (resumable); stderr: {err[-500:]}"
         if os.path.exists(out):
             with h5py.File(out, "r", swmr=True) as f:  # readable after any kill
                 n = len(f["metrics"]["id"][:])
@@ -208,15 +224,15 @@ def reference_medium(c):
     ref = c.path("medium-ref.h5")
     if not os.path.exists(ref):
         c.run(c.sweep_cmd(c.medium, ref, "--threads", "2"))
-        assert_complete(ref, 1024)
+        assert_complete(ref, 3072)
     return ref
 
 
 def finish_and_compare(c, out, ref, what):
     c.run(c.sweep_cmd(c.medium, out, "--resume", "--threads", "2"))
-    assert_complete(out, 1024)
+    assert_complete(out, 3072)
     assert_same_metrics(ref, out, what)
-    print(f"  {what}: resumed to 1024/1024 scenarios, no duplicates, metrics equal to the uninterrupted run")
+    print(f"  {what}: resumed to 3072/3072 scenarios, no duplicates, metrics equal to the uninterrupted run")
 
 
 def test_kill_master(c):
@@ -243,7 +259,7 @@ def test_sigterm(c):
     rng = random.Random(11)
     out = c.path("term.h5")
     kill_and_resume(c, out, 0, "term", rng, 3)
-    finish_and_compare(c, out, ref, "SIGTERM standalone")
+    finish_and_compare(c, out, ref, "SIGTERM/SIGUSR1 standalone")
     out = c.path("term-mpi.h5")
     kill_and_resume(c, out, 2, "term", rng, 2)
     finish_and_compare(c, out, ref, "SIGTERM to mpirun -np 2")
