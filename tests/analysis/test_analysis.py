@@ -379,6 +379,33 @@ def import_has_no_side_effects():
     assert not os.path.exists(os.path.join(TMP, "fig5.png"))
 
 
+@check
+def reproduce_sh_end_to_end():
+    """scripts/reproduce.sh on reduced copies of the paper sweeps (2 points, 3 seeds, 30 jobs)."""
+    sweeps = os.path.join(TMP, "reduced-sweeps")
+    out = os.path.join(TMP, "reproduce-out")
+    os.makedirs(sweeps, exist_ok=True)
+    for key, s in SWEEPS.items():
+        with open(os.path.join(sweeps, f"{key}_reduced.toml"), "w") as f:
+            f.write(sweep_toml(s))
+    with open(os.path.join(sweeps, "fig4_reduced.toml"), "w") as f:  # explicit points, as Fig. 4
+        f.write(f'[sweep]\nname = "fig4-end-to-end"\nbase = "{BASE}"\n'
+                'schedulers = ["bace-pipe", "delay-first", "cost-first"]\nseeds = 3\n\n'
+                '[sweep.set]\n"workload.num_jobs" = 30\n\n[[point]]\n\n[[point]]\n'
+                '"workload.mix.llama-33b.weight" = 1e-9\n"workload.mix.llama2-70b.weight" = 1e-9\n'
+                '"workload.mix.flm-101b.weight" = 1e-9\n')
+    run(["bash", os.path.join(SCRIPTS, "reproduce.sh"), "--sweeps", sweeps, "--out", out, "--geopipe", GEOPIPE,
+         "--threads", "2"], cwd=SRC)
+    for fig in ("fig4.png", "fig5.png", "fig8.png"):
+        with open(os.path.join(out, fig), "rb") as f:
+            assert f.read(8) == b"\x89PNG\r\n\x1a\n", fig
+    rep = open(os.path.join(out, "REPORT.md"), encoding="utf-8").read()
+    for want in ("# Reproducing the BACE-Pipe evaluation", "wall time of the sweeps", "## Fig. 4", "## Fig. 5",
+                 "## Fig. 8", MINUS + "27.9 %"):
+        assert want in rep, want
+    assert len(gr.load(os.path.join(out, "h5", "fig4_reduced.h5"))) == 2 * 3 * 3
+
+
 passed = sum(1 for _, ok in results if ok)
 failed = len(results) - passed
 if failed == 0 and not os.environ.get("GEOPIPE_KEEP_TMP"):
