@@ -134,10 +134,14 @@ SearchResult Pathfinder::search(const JobProfile& p, const ClusterView& view, co
     return cap_[static_cast<size_t>(a)] > cap_[static_cast<size_t>(b)] || (cap_[static_cast<size_t>(a)] == cap_[static_cast<size_t>(b)] && a < b);
   });
   min_hop_time_ = kInf;
+  hop_lat_.assign(static_cast<size_t>(R_ * R_), kInf);
   for (int a = 0; a < R_; ++a)
     for (int b = 0; b < R_; ++b)
-      if (a != b && topo.connected(a, b))
-        min_hop_time_ = std::min(min_hop_time_, topo.link(a, b).latency_s + topo.link(b, a).latency_s);
+      if (a != b && topo.connected(a, b)) {
+        const double rt = topo.link(a, b).latency_s + topo.link(b, a).latency_s;
+        hop_lat_[static_cast<size_t>(a * R_ + b)] = rt;
+        min_hop_time_ = std::min(min_hop_time_, rt);
+      }
   if (min_hop_time_ == kInf) min_hop_time_ = 0;
 
   best_obj_ = kInf;
@@ -170,7 +174,7 @@ SearchResult Pathfinder::search(const JobProfile& p, const ClusterView& view, co
   return res;
 }
 
-bool Pathfinder::suffix_bound(int j, std::uint64_t mask, int blocks_left, double& sum, double& mx,
+bool Pathfinder::suffix_bound(int j, std::uint64_t mask, int blocks_left, int last, double& sum, double& mx,
                               double& obj) const {
   sum = mx = obj = 0;
   const int n = S_ - j;
@@ -185,7 +189,13 @@ bool Pathfinder::suffix_bound(int j, std::uint64_t mask, int blocks_left, double
     if (left <= 0) break;
   }
   if (left > 0 || k > blocks_left) return false;
-  sum = k * min_hop_time_;
+  // The next hop leaves `last` for some unused region; the k−1 after it cost at least the
+  // cheapest round-trip latency of any link.
+  double first = kInf;
+  for (int r = 0; r < R_; ++r)
+    if (!(mask >> r & 1U)) first = std::min(first, hop_lat_[static_cast<size_t>(last * R_ + r)]);
+  if (first == kInf) return false;  // no unused region is linked to `last`
+  sum = first + (k - 1) * min_hop_time_;
   // Fill the n stages into unused regions, best per-stage figure first (ignoring contiguity).
   left = n;
   for (int r : lb_order_unit_[static_cast<size_t>(j)]) {
@@ -298,7 +308,7 @@ void Pathfinder::dfs(int i, int last, int blocks, std::uint64_t mask, int cap_un
       }
       if (j < S_) {  // the capacity-aware bound (O(R)), only when the cheap one passed
         double rs, rm, ro;
-        if (!suffix_bound(j, mask2, spec_.max_blocks - blocks - 1, rs, rm, ro)) continue;
+        if (!suffix_bound(j, mask2, spec_.max_blocks - blocks - 1, r, rs, rm, ro)) continue;
         const double t2 = mm1 * std::max(bmax, rm) + bsum + rs + opt_step_;
         if (cost ? (t2 > spec_.time_cap_s || bobj + ro >= best_obj_) : t2 >= best_obj_) continue;
       }

@@ -78,7 +78,7 @@ class Pathfinder {
 
   void dfs(int i, int last, int blocks, std::uint64_t mask, int cap_unused, double obj, double sum, double mx);
   bool dominated_or_insert(int i, int r, std::uint64_t mask, double obj, double sum, double mx);
-  bool suffix_bound(int j, std::uint64_t mask, int blocks_left, double& sum, double& mx, double& obj) const;
+  bool suffix_bound(int j, std::uint64_t mask, int blocks_left, int last, double& sum, double& mx, double& obj) const;
   double unit(int r, int i) const { return unit_[static_cast<size_t>(r * S_ + i)]; }
   double coef(int r, int i) const { return coef_[static_cast<size_t>(r * S_ + i)]; }
 
@@ -97,6 +97,7 @@ class Pathfinder {
   std::vector<std::vector<int>> lb_order_unit_, lb_order_coef_;  // per j: regions by sufmin, best first
   std::vector<int> cap_order_;                // regions by capacity, largest first
   double min_hop_time_ = 0;                   // smallest round-trip latency of any link
+  std::vector<double> hop_lat_;               // R×R round-trip latency (inf: not linked)
   std::vector<std::vector<int>> order_;       // per stage: candidate regions, best first
   std::unordered_map<Key, std::vector<Label>, KeyHash> memo_;
   std::vector<int> path_r_, path_len_;        // current blocks

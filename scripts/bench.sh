@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Simulator-core benchmarks (issue #6): the GPipe recurrence, max-min, the pathfinder by
+# regions x stages, and whole scenarios of 200 / 2k / 20k / 100k jobs for every preset, measured
+# in one run; prints markdown tables and growth exponents. Not part of ctest.
+#   scripts/bench.sh [BUILD_DIR] [--quick]      (--quick: 200..20k jobs only)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+B=${1:-build}
+QUICK=${2:-}
+[ -x "$B/tests/bench/bench_core" ] || { echo "build first: cmake --build $B (needs libbenchmark-dev)" >&2; exit 2; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+filter='BM_Scenario/.*/(200|2000|20000|100000)/'
+[ "$QUICK" = "--quick" ] && filter='BM_Scenario/.*/(200|2000|20000)/'
+echo "running micro-benchmarks..." >&2
+"$B/tests/bench/bench_core" --benchmark_filter='BM_Gpipe|BM_MaxMin' --benchmark_min_time=0.2 \
+  --benchmark_format=json >"$tmp/micro.json" 2>/dev/null
+"$B/tests/bench/bench_pathfinder" --benchmark_min_time=0.2 --benchmark_format=json >"$tmp/pf.json" 2>/dev/null
+echo "running scenarios (one run each; 100k jobs take seconds per preset)..." >&2
+"$B/tests/bench/bench_core" --benchmark_filter="$filter" --benchmark_format=json >"$tmp/scen.json" 2>/dev/null
+/usr/bin/python3 - "$tmp" <<'PY'
+import json, math, sys, os
+tmp = sys.argv[1]
+def load(n):
+    return [b for b in json.load(open(os.path.join(tmp, n)))["benchmarks"] if b.get("run_type") == "iteration"]
+def ms(b):
+    t = b["cpu_time"]; u = b["time_unit"]
+    return t * {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[u]
+def slope(xs, ys):
+    lx = [math.log(x) for x in xs]; ly = [math.log(y) for y in ys]
+    mx = sum(lx) / len(lx); my = sum(ly) / len(ly)
+    return sum((a - mx) * (b - my) for a, b in zip(lx, ly)) / sum((a - mx) ** 2 for a in lx)
+
+micro = load("micro.json")
+print("## GPipe recurrence (S stages x m micro-batches), CPU time per call\n")
+print("| S \\\\ m | " + " | ".join(str(m) for m in (8, 64, 256)) + " |\n|---|---|---|---|")
+g = {tuple(int(x) for x in b["name"].split("/")[1:3]): ms(b) * 1e3 for b in micro if b["name"].startswith("BM_Gpipe")}
+for S in (4, 16, 64):
+    print(f"| {S} | " + " | ".join(f"{g[(S, m)]:.2f} µs" for m in (8, 64, 256)) + " |")
+print(f"\ngrowth exponent in S·m: {slope([S * m for (S, m) in g], list(g.values())):.2f} (O(S·m))\n")
+mm = {int(b["name"].split("/")[1]): ms(b) * 1e3 for b in micro if b["name"].startswith("BM_MaxMin/")}
+print("## Max-min water-filling, n flows on one link, CPU time per call\n")
+print("| flows | " + " | ".join(str(n) for n in sorted(mm)) + " |\n|---|" + "---|" * len(mm))
+print("| time | " + " | ".join(f"{mm[n]:.2f} µs" for n in sorted(mm)) + " |")
+print(f"\ngrowth exponent in n: {slope(sorted(mm), [mm[n] for n in sorted(mm)]):.2f} (O(n log n): a sort)\n")
+
+pf = load("pf.json")
+p = {tuple(int(x) for x in b["name"].split("/")[1:3]): (ms(b), b.get("nodes", 0), b.get("truncated", 0)) for b in pf}
+print("## Pathfinder: one bace-pipe decision (fastest stall-free search + cost-min search), CPU time\n")
+print("| regions \\\\ stages | 4 | 16 | 64 |\n|---|---|---|---|")
+for R in (6, 16, 32):
+    print(f"| {R} | " + " | ".join(f"{p[(R, S)][0]:.3f} ms ({p[(R, S)][1]:.0f} nodes)" for S in (4, 16, 64)) + " |")
+for S in (4, 16, 64):
+    print(f"- growth exponent in regions at {S} stages: {slope([6, 16, 32], [p[(R, S)][0] for R in (6, 16, 32)]):.2f}")
+for R in (6, 16, 32):
+    print(f"- growth exponent in stages at {R} regions: {slope([4, 16, 64], [p[(R, S)][0] for S in (4, 16, 64)]):.2f}")
+
+sc = load("scen.json")
+rows = {}
+for b in sc:
+    parts = b["name"].split("/")
+    rows.setdefault(parts[1], {})[int(parts[2])] = (ms(b), b.get("sched_max_ms", 0.0))
+ns = sorted({n for r in rows.values() for n in r})
+print("\n## One scenario end to end (six-region base, N jobs at 10 jobs/h), CPU time\n")
+print("| preset | " + " | ".join(f"{n} jobs" for n in ns) + " | exponent (2k→max) | max scheduler call |\n|---|" + "---|" * (len(ns) + 2))
+for name, r in rows.items():
+    big = [n for n in ns if n >= 2000 and n in r]
+    e = slope(big, [r[n][0] for n in big]) if len(big) >= 2 else float("nan")
+    print(f"| {name} | " + " | ".join(f"{r[n][0]:.1f} ms" if n in r else "-" for n in ns) + f" | {e:.2f} | {max(v[1] for v in r.values()):.2f} ms |")
+PY

@@ -1,0 +1,100 @@
+// Google Benchmark suite of the simulator core (issue #6): the GPipe recurrence, the max-min
+// solver, and whole scenarios by job count and preset. Run by scripts/bench.sh; never part of
+// ctest's pass/fail. The pathfinder has its own binary (bench_pathfinder).
+#include <benchmark/benchmark.h>
+
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "config/scenario_loader.h"
+#include "model/rng.h"
+#include "sched/registry.h"
+#include "sim/engine.h"
+#include "sim/maxmin.h"
+#include "sim/pipeline.h"
+
+#ifndef GEOPIPE_SOURCE_DIR
+#define GEOPIPE_SOURCE_DIR "."
+#endif
+
+namespace geopipe {
+namespace {
+
+// ---- GPipe recurrence, S stages x m micro-batches, a slow hop in the middle
+void BM_GpipeRecurrence(benchmark::State& state) {
+  const auto S = static_cast<size_t>(state.range(0));
+  const int m = static_cast<int>(state.range(1));
+  std::vector<double> f(S, 0.01), b(S, 0.02), bw(S - 1, 1e10), lat(S - 1, 0.03);
+  if (S > 2) bw[S / 2] = 1e8;
+  PipelineInput in;
+  in.micro_batches = m;
+  in.fwd_s = f;
+  in.bwd_s = b;
+  in.hop_fwd_bytes_per_s = bw;
+  in.hop_bwd_bytes_per_s = bw;
+  in.hop_latency_s = lat;
+  in.activation_bytes = 3e7;
+  PipelineScratch sc;
+  for (auto _ : state) benchmark::DoNotOptimize(gpipe_iteration_time(in, sc));
+  state.SetComplexityN(static_cast<long>(S) * m);
+}
+BENCHMARK(BM_GpipeRecurrence)->ArgsProduct({{4, 16, 64}, {8, 64, 256}})->Complexity(benchmark::oN);
+
+// ---- max-min water-filling of n capped flows on one link
+void BM_MaxMin(benchmark::State& state) {
+  const auto n = static_cast<size_t>(state.range(0));
+  Rng rng(42);
+  std::vector<double> d(n), a(n);
+  for (auto& x : d) x = rng.uniform(1.0, 100.0);
+  std::vector<size_t> order;
+  for (auto _ : state) benchmark::DoNotOptimize(maxmin_share(25.0 * static_cast<double>(n), d, a, order));
+  state.SetComplexityN(static_cast<long>(n));
+}
+BENCHMARK(BM_MaxMin)->RangeMultiplier(10)->Range(10, 10000)->Complexity(benchmark::oNLogN);
+
+// ---- one scenario end to end: the six-region base with N jobs (same arrival rate), one preset
+const Scenario& base_scenario(long jobs) {
+  static std::map<long, Scenario> cache;
+  auto it = cache.find(jobs);
+  if (it == cache.end()) {
+    config::Override o;
+    o.path = "workload.num_jobs";
+    o.value = std::to_string(jobs);
+    it = cache.emplace(jobs, config::load_scenario_file(std::string(GEOPIPE_SOURCE_DIR) + "/sweeps/base/six-regions.toml", {o})).first;
+  }
+  return it->second;
+}
+
+void BM_Scenario(benchmark::State& state, std::string preset) {
+  const long n = state.range(0);
+  const Scenario& sc = base_scenario(n);
+  const std::vector<Job> jobs = sc.jobs_for_seed(1);
+  ScenarioMetrics last;
+  for (auto _ : state) {
+    auto sched = make_scheduler(preset, sc.scheduler);
+    SimOptions opt;
+    opt.record_jobs = false;
+    last = simulate(sc, jobs, *sched, 1, opt).metrics;
+  }
+  state.counters["events"] = static_cast<double>(last.events);
+  state.counters["sched_max_ms"] = last.sched_time_max_s * 1e3;
+  state.counters["completed"] = last.jobs_completed;
+  state.SetComplexityN(n);
+}
+
+const char* const kPresets[] = {"bace-pipe", "delay-first", "cost-first", "greedy-cost", "first-fit",
+                                "bace-no-priority", "bace-no-pathfinder", "bace-no-costmin"};
+const int kRegistered = [] {
+  for (const char* p : kPresets)
+    benchmark::RegisterBenchmark((std::string("BM_Scenario/") + p).c_str(), BM_Scenario, std::string(p))
+        ->Arg(200)->Arg(2000)->Arg(20000)->Arg(100000)
+        ->Unit(benchmark::kMillisecond)->UseRealTime()->MeasureProcessCPUTime()->Iterations(1)->Repetitions(1);
+  return 0;
+}();
+
+}  // namespace
+}  // namespace geopipe
+
+BENCHMARK_MAIN();
