@@ -12,15 +12,22 @@ mode=${1:-asan}
 # mpirun are excluded under TSan, and run under ASan+UBSan with leak detection off (every other
 # ASan/UBSan check stays on); all other tests run with leak detection.
 supp=$(mktemp)
-trap 'rm -f "$supp"' EXIT
+tsupp=$(mktemp)
+trap 'rm -f "$supp" "$tsupp"' EXIT
 printf 'leak:libmpi\nleak:libopen-pal\nleak:libopen-rte\nleak:libpmix\nleak:libhwloc\nleak:libevent\n' >"$supp"
+# Debian's libtbb is not built with TSan, so TSan cannot see oneTBB's task spawning and joins:
+# every parallel_for (even its body's closure, copied into tasks by the uninstrumented library)
+# is reported as a race (known, oneTBB issues #358/#1290; fixing needs a TSan build of oneTBB,
+# which Debian does not ship). The TSan run therefore excludes the tests that run multi-threaded
+# sweeps (labels mpi, integration, analysis) and checks everything else.
+printf 'race:check_being_stolen\n' >"$tsupp"
 run() {
   local dir=$1 san=$2 leaks=$3
   shift 3
   cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGEOPIPE_SANITIZE="$san" >/dev/null
   cmake --build "$dir" -j2
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=$leaks LSAN_OPTIONS=suppressions=$supp \
-    TSAN_OPTIONS=halt_on_error=1 ctest --test-dir "$dir" --output-on-failure -j2 "$@"
+    TSAN_OPTIONS=halt_on_error=1:suppressions=$tsupp ctest --test-dir "$dir" --output-on-failure -j2 "$@"
 }
 asan() {
   run build-asan address,undefined 1 -LE mpi
@@ -28,7 +35,7 @@ asan() {
 }
 case "$mode" in
   asan) asan ;;
-  tsan) run build-tsan thread 0 -LE mpi ;;
-  all) asan; run build-tsan thread 0 -LE mpi ;;
+  tsan) run build-tsan thread 0 -LE "mpi|integration|analysis" ;;
+  all) asan; run build-tsan thread 0 -LE "mpi|integration|analysis" ;;
   *) echo "usage: $0 [asan|tsan|all]" >&2; exit 2 ;;
 esac
