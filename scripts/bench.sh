@@ -33,7 +33,7 @@ def slope(xs, ys):
 
 micro = load("micro.json")
 print("## GPipe recurrence (S stages x m micro-batches), CPU time per call\n")
-print("| S \\\\ m | " + " | ".join(str(m) for m in (8, 64, 256)) + " |\n|---|---|---|---|")
+print("| S \\ m | " + " | ".join(str(m) for m in (8, 64, 256)) + " |\n|---|---|---|---|")
 g = {tuple(int(x) for x in b["name"].split("/")[1:3]): ms(b) * 1e3 for b in micro if b["name"].startswith("BM_Gpipe")}
 for S in (4, 16, 64):
     print(f"| {S} | " + " | ".join(f"{g[(S, m)]:.2f} µs" for m in (8, 64, 256)) + " |")
@@ -47,7 +47,7 @@ print(f"\ngrowth exponent in n: {slope(sorted(mm), [mm[n] for n in sorted(mm)]):
 pf = load("pf.json")
 p = {tuple(int(x) for x in b["name"].split("/")[1:3]): (ms(b), b.get("nodes", 0), b.get("truncated", 0)) for b in pf}
 print("## Pathfinder: one bace-pipe decision (fastest stall-free search + cost-min search), CPU time\n")
-print("| regions \\\\ stages | 4 | 16 | 64 |\n|---|---|---|---|")
+print("| regions \\ stages | 4 | 16 | 64 |\n|---|---|---|---|")
 for R in (6, 16, 32):
     print(f"| {R} | " + " | ".join(f"{p[(R, S)][0]:.3f} ms ({p[(R, S)][1]:.0f} nodes)" for S in (4, 16, 64)) + " |")
 for S in (4, 16, 64):
