@@ -528,6 +528,9 @@ bool launched_by_mpi() {
 }
 
 int run_sweep(const SweepOptions& opt) {
+  // Handlers first: a signal that arrives during start-up (MPI_Init can take a second under
+  // srun) must also end the run resumably instead of killing the process.
+  install_signal_handlers();
   const bool use_mpi = opt.mpi == 1 || (opt.mpi == -1 && launched_by_mpi());
   int rank = 0, ranks = 1;
   if (use_mpi) {
@@ -540,7 +543,6 @@ int run_sweep(const SweepOptions& opt) {
     if (use_mpi) MPI_Finalize();
     return code;
   };
-  install_signal_handlers();
   const int threads = opt.threads > 0 ? opt.threads : tbb::info::default_concurrency();
   tbb::global_control gc(tbb::global_control::max_allowed_parallelism, static_cast<size_t>(threads) + 1);
   tbb::task_arena arena(threads);

@@ -362,6 +362,38 @@ def test_sweep_errors(c):
     print(f"  {len(files)} bad sweep files: exit 2, expected message, no output file")
 
 
+def test_io_errors(c):
+    """Unwritable output directory, a full disk, and HDF5 file locking turned off (as on shared
+    file systems): clear messages, no crash, nothing half-written left for the read-only case.
+    Uses small tmpfs mounts, which need root: exit 77 (ctest SKIP) where mounting is refused."""
+    ro, small = c.path("ro"), c.path("small")
+    os.makedirs(ro)
+    os.makedirs(small)
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m,ro", "tmpfs", ro], capture_output=True).returncode != 0:
+        print("SKIP: cannot mount a tmpfs here (needs root)")
+        sys.exit(77)
+    try:
+        p = c.run(c.sweep_cmd(c.tiny, os.path.join(ro, "x.h5")), expect=2)
+        assert "Read-only file system" in p.stderr and os.path.join(ro, "x.h5") in p.stderr, p.stderr
+        assert os.listdir(ro) == [], os.listdir(ro)
+        print(f"  read-only directory: exit 2, '{p.stderr.strip().splitlines()[0]}'")
+    finally:
+        subprocess.run(["umount", ro])
+    assert subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", small]).returncode == 0
+    try:
+        quick = os.path.join(c.src, "sweeps/quick.toml")
+        p = c.run([c.bin, "sweep", quick, "-o", os.path.join(small, "x.h5"), "--quiet"], expect=None)
+        assert p.returncode == 1, f"disk full: exit {p.returncode}, expected 1 (a clear error, not a crash)"
+        assert "No space left on device" in p.stderr, p.stderr
+        print(f"  full disk (64 KiB tmpfs): exit 1, 'No space left on device' reported")
+    finally:
+        subprocess.run(["umount", small])
+    out = c.path("nolock.h5")
+    c.run(c.sweep_cmd(c.tiny, out, "--threads", "2"), env={"HDF5_USE_FILE_LOCKING": "FALSE"})
+    assert_complete(out, 36)
+    print("  HDF5_USE_FILE_LOCKING=FALSE: sweep completes, 36/36 scenarios")
+
+
 def main():
     name, binary, src = sys.argv[1], sys.argv[2], sys.argv[3]
     c = Ctx(binary, src)
