@@ -9,6 +9,7 @@ PKGS=(
   libopenmpi-dev openmpi-bin libhdf5-dev hdf5-tools libtbb-dev libtomlplusplus-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev libfmt-dev
   python3 python3-h5py python3-pandas python3-matplotlib
+  slurm-wlm munge
 )
 missing=()
 for p in "${PKGS[@]}"; do
