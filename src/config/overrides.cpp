@@ -346,24 +346,6 @@ std::string trim(const std::string& s) {
   return s.substr(a, b - a + 1);
 }
 
-/// Escapes text as a TOML basic string.
-std::string toml_quote(const std::string& s) {
-  std::string q = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      q += '\\';
-      q += static_cast<char>(c);
-    } else if (c < 0x20 || c == 0x7f) {
-      static const char* hex = "0123456789abcdef";
-      q += "\\u00";
-      q += hex[c >> 4];
-      q += hex[c & 15];
-    } else {
-      q += static_cast<char>(c);
-    }
-  }
-  return q + "\"";
-}
 
 /// Parses `value_text` as the value of one TOML key, positioned so that toml++'s source
 /// region points at the override (origin, line, column). Returns false if it is not a single
@@ -565,6 +547,25 @@ void apply_override(toml::table& root, const Override& o) {
 
 void apply_overrides(toml::table& root, const std::vector<Override>& overrides) {
   for (const auto& o : overrides) apply_override(root, o);
+}
+
+/// Escapes text as a TOML basic string.
+std::string toml_quote(const std::string& s) {
+  std::string q = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      q += '\\';
+      q += static_cast<char>(c);
+    } else if (c < 0x20 || c == 0x7f) {
+      static const char* hex = "0123456789abcdef";
+      q += "\\u00";
+      q += hex[c >> 4];
+      q += hex[c & 15];
+    } else {
+      q += static_cast<char>(c);
+    }
+  }
+  return q + "\"";
 }
 
 }  // namespace geopipe::config

@@ -60,23 +60,6 @@ Pos pos_of(const toml::key& k, const toml::node& v) {
 
 // ---- TOML text of values --------------------------------------------------------------------
 
-std::string quote(const std::string& s) {
-  std::string q = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      q += '\\';
-      q += static_cast<char>(c);
-    } else if (c < 0x20 || c == 0x7f) {
-      static const char* hex = "0123456789abcdef";
-      q += "\\u00";
-      q += hex[c >> 4];
-      q += hex[c & 15];
-    } else {
-      q += static_cast<char>(c);
-    }
-  }
-  return q + "\"";
-}
 
 /// Shortest text that reads back to `v`, always a TOML float ("1.0", "0.5", "1e-05", "inf").
 std::string float_text(double v) {
@@ -97,7 +80,7 @@ std::string table_text(const toml::table& t) {
   for (const auto& [k, v] : t) {
     s += first ? " " : ", ";
     first = false;
-    s += quote(std::string(k.str())) + " = " + toml_text(v);
+    s += toml_quote(std::string(k.str())) + " = " + toml_text(v);
   }
   return s + (first ? "}" : " }");
 }
@@ -105,7 +88,7 @@ std::string table_text(const toml::table& t) {
 std::string toml_text(const toml::node& n) {
   if (const auto* i = n.as_integer()) return std::to_string(i->get());
   if (const auto* f = n.as_floating_point()) return float_text(f->get());
-  if (const auto* s = n.as_string()) return quote(s->get());
+  if (const auto* s = n.as_string()) return toml_quote(s->get());
   if (const auto* b = n.as_boolean()) return b->get() ? "true" : "false";
   if (const auto* a = n.as_array()) {
     std::string s = "[";
