@@ -5,6 +5,8 @@
 // "# expect: <substring of the error message>" ("A ... B": A, then later B).
 #include <gtest/gtest.h>
 
+#include "expectations.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -684,37 +686,9 @@ std::vector<std::string> shipped_sweeps() {
   return out;
 }
 
-std::vector<std::string> bad_files() {
-  std::vector<std::string> out;
-  const fs::path dir = fs::path(kSweeps) / "bad";
-  if (fs::is_directory(dir))
-    for (const auto& e : fs::directory_iterator(dir))
-      if (e.path().extension() == ".toml") out.push_back(e.path().filename().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-std::string expectation_of(const std::string& path) {
-  std::ifstream f(path);
-  std::string first;
-  std::getline(f, first);
-  const std::string tag = "# expect: ";
-  if (first.rfind(tag, 0) != 0) return "";
-  std::string e = first.substr(tag.size());
-  while (!e.empty() && (e.back() == '\r' || e.back() == ' ')) e.pop_back();
-  return e;
-}
-
-std::vector<std::string> split_expectation(const std::string& e) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t dots = e.find(" ... ", start);
-    parts.push_back(e.substr(start, dots == std::string::npos ? std::string::npos : dots - start));
-    if (dots == std::string::npos) return parts;
-    start = dots + 5;
-  }
-}
+std::vector<std::string> bad_files() { return testing_support::toml_files_in(fs::path(kSweeps) / "bad"); }
+using testing_support::expectation_of;
+using testing_support::split_expectation;
 
 std::string test_name(const std::string& file) {
   std::string n = file.substr(0, file.size() - 5);
