@@ -12,7 +12,7 @@
 //       limits the file size (RLIMIT_FSIZE, SIGXFSZ ignored: writes fail with EFBIG, like a
 //       full disk), appends rows until the store throws, prints "ERR <what()>" and exits 3.
 //
-// Row values are a function of the id (crash_result): keep it identical to the copy in
+// Row values are a function of the id: tests/sweep/crash_rows.h, shared with
 // test_h5store.cpp.
 #include <sys/resource.h>
 #include <unistd.h>
@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "config/sweep_loader.h"
+#include "crash_rows.h"
 #include "sweep/h5store.h"
 
 using namespace geopipe;
@@ -56,40 +57,8 @@ config::SweepSpec crash_spec(std::uint64_t m) {
   return s;
 }
 
-std::vector<std::int64_t> crash_order(std::int64_t m) {
-  std::vector<std::int64_t> v(static_cast<std::size_t>(m));
-  for (std::int64_t i = 0; i < m; ++i) v[static_cast<std::size_t>(i)] = i;
-  std::mt19937_64 rng(42);
-  for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[rng() % i]);
-  return v;
-}
-
-ScenarioResult crash_result(std::int64_t id, bool jobs) {
-  ScenarioResult r;
-  r.id = id;
-  r.ok = id % 7 != 3;
-  if (!r.ok) {
-    r.error = "scenario " + std::to_string(id) + " failed";
-    return r;
-  }
-  const double x = static_cast<double>(id);
-  r.metrics.jobs_total = static_cast<int>(id % 100);
-  r.metrics.avg_jct_s = 1.5 * x;
-  r.metrics.total_cost_usd = 0.25 * x + 1.0;
-  r.metrics.wall_s = 1e-3;
-  if (jobs)
-    for (int j = 0; j < 3; ++j) {
-      JobRow jr;
-      jr.job_id = j;
-      jr.model = "llama-7b";
-      jr.stages = 4;
-      jr.gpus_per_stage = 1;
-      jr.regions = "us-east;eu-west";
-      jr.cost_usd = x + 0.1 * j;
-      r.jobs.push_back(jr);
-    }
-  return r;
-}
+ScenarioResult crash_result(std::int64_t id, bool jobs) { return crash_rows::result(id, jobs); }
+std::vector<std::int64_t> crash_order(std::int64_t m) { return crash_rows::order(m); }
 
 int run(const std::string& mode, const std::string& path, std::int64_t m, std::int64_t every, bool jobs,
         bool hang) {

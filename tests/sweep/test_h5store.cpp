@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "config/sweep_loader.h"
+#include "crash_rows.h"
 #include "sweep/h5store.h"
 
 using namespace geopipe;
@@ -125,40 +126,10 @@ ScenarioResult small_result(std::int64_t id, bool jobs) {
   return r;
 }
 
-// Same as h5_crash_writer.cpp: keep in sync.
-std::vector<std::int64_t> crash_order(std::int64_t m) {
-  std::vector<std::int64_t> v(static_cast<std::size_t>(m));
-  for (std::int64_t i = 0; i < m; ++i) v[static_cast<std::size_t>(i)] = i;
-  std::mt19937_64 rng(42);
-  for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[rng() % i]);
-  return v;
-}
-bool crash_ok(std::int64_t id) { return id % 7 != 3; }
-ScenarioResult crash_result(std::int64_t id) {  // with jobs
-  ScenarioResult r;
-  r.id = id;
-  r.ok = crash_ok(id);
-  if (!r.ok) {
-    r.error = "scenario " + std::to_string(id) + " failed";
-    return r;
-  }
-  const double x = static_cast<double>(id);
-  r.metrics.jobs_total = static_cast<int>(id % 100);
-  r.metrics.avg_jct_s = 1.5 * x;
-  r.metrics.total_cost_usd = 0.25 * x + 1.0;
-  r.metrics.wall_s = 1e-3;
-  for (int j = 0; j < 3; ++j) {
-    JobRow jr;
-    jr.job_id = j;
-    jr.model = "llama-7b";
-    jr.stages = 4;
-    jr.gpus_per_stage = 1;
-    jr.regions = "us-east;eu-west";
-    jr.cost_usd = x + 0.1 * j;
-    r.jobs.push_back(jr);
-  }
-  return r;
-}
+// The writer's rows (crash_rows.h).
+std::vector<std::int64_t> crash_order(std::int64_t m) { return crash_rows::order(m); }
+bool crash_ok(std::int64_t id) { return crash_rows::ok(id); }
+ScenarioResult crash_result(std::int64_t id) { return crash_rows::result(id, true); }
 
 // ---- direct HDF5 C API access, independent of the library ---------------------------------------
 
