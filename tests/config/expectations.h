@@ -46,4 +46,16 @@ inline std::vector<std::string> split_expectation(const std::string& e) {
   }
 }
 
+/// The first piece of the expectation that is missing from `what` (searched in order, each
+/// after the previous one), or "" when all are there.
+inline std::string missing_piece(const std::string& what, const std::string& expectation) {
+  std::size_t from = 0;
+  for (const std::string& part : split_expectation(expectation)) {
+    const std::size_t at = what.find(part, from);
+    if (at == std::string::npos) return part;
+    from = at + part.size();
+  }
+  return "";
+}
+
 }  // namespace geopipe::testing_support
