@@ -63,6 +63,57 @@ SearchResult Pathfinder::search(const JobProfile& p, const ClusterView& view, co
       unit_prefix_[static_cast<size_t>(r * (S_ + 1) + i + 1)] = up;
       coef_prefix_[static_cast<size_t>(r * (S_ + 1) + i + 1)] = cp;
     }
+  }
+  min_hop_time_ = kInf;
+  hop_lat_.assign(static_cast<size_t>(R_ * R_), kInf);
+  for (int a = 0; a < R_; ++a)
+    for (int b = 0; b < R_; ++b)
+      if (a != b && topo.connected(a, b)) {
+        const double rt = topo.link(a, b).latency_s + topo.link(b, a).latency_s;
+        hop_lat_[static_cast<size_t>(a * R_ + b)] = rt;
+        min_hop_time_ = std::min(min_hop_time_, rt);
+      }
+  if (min_hop_time_ == kInf) min_hop_time_ = 0;
+
+  const bool any_stage_impossible = derive_tables();
+
+  best_obj_ = kInf;
+  best_T_ = kInf;
+  best_r_.clear();
+  best_len_.clear();
+  nodes_ = 0;
+  truncated_ = false;
+  stop_ = false;
+  path_r_.clear();
+  path_len_.clear();
+  blockmax_buf_.assign(static_cast<size_t>(std::max(spec.max_blocks, 1)) * static_cast<size_t>(S_ + 1), 0.0);
+  full_ = R_ >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << R_) - 1;
+  require_all_ = false;
+  if (!any_stage_impossible && R_ <= 64) {
+    int cap_total = 0;
+    for (int c : cap_) cap_total += c;
+    if (cap_total >= S_ && (spec.stop_at_first || !search_by_region_sets(cap_total))) {
+      memo_clear();
+      dfs(0, -1, 0, 0, cap_total, 0.0, 0.0, 0.0);
+    }
+  }
+
+  SearchResult res;
+  res.nodes = nodes_;
+  res.truncated = truncated_;
+  if (best_r_.empty()) return res;
+  res.found = true;
+  res.objective = best_obj_;
+  res.est_iteration_s = best_T_;
+  res.placement.stage_region.reserve(static_cast<size_t>(S_));
+  for (size_t b = 0; b < best_r_.size(); ++b)
+    for (int k = 0; k < best_len_[b]; ++k) res.placement.stage_region.push_back(best_r_[b]);
+  return res;
+}
+
+bool Pathfinder::derive_tables() {
+  const bool cost = spec_.objective == SearchSpec::Objective::kMinCost;
+  for (int r = 0; r < R_; ++r) {
     int runlen = 0;
     for (int i = S_ - 1; i >= 0; --i) {
       const auto k = static_cast<size_t>(r * S_ + i);
@@ -70,6 +121,7 @@ SearchResult Pathfinder::search(const JobProfile& p, const ClusterView& view, co
       run_[k] = runlen;
     }
   }
+  bool any_stage_impossible = false;
   // Suffix lower bounds over regions that could take the stage at all.
   lb_sum_.assign(static_cast<size_t>(S_ + 1), 0.0);
   lb_max_.assign(static_cast<size_t>(S_ + 1), 0.0);
@@ -77,7 +129,6 @@ SearchResult Pathfinder::search(const JobProfile& p, const ClusterView& view, co
   // Reuse the inner vectors across searches (no allocation once warm).
   if (order_.size() < static_cast<size_t>(S_)) order_.resize(static_cast<size_t>(S_));
   for (auto& o : order_) o.clear();
-  bool any_stage_impossible = false;
   for (int i = S_ - 1; i >= 0; --i) {
     double mu = kInf, mc = kInf;
     auto& ord = order_[static_cast<size_t>(i)];
@@ -133,50 +184,12 @@ SearchResult Pathfinder::search(const JobProfile& p, const ClusterView& view, co
   std::sort(cap_order_.begin(), cap_order_.end(), [&](int a, int b) {
     return cap_[static_cast<size_t>(a)] > cap_[static_cast<size_t>(b)] || (cap_[static_cast<size_t>(a)] == cap_[static_cast<size_t>(b)] && a < b);
   });
-  min_hop_time_ = kInf;
-  hop_lat_.assign(static_cast<size_t>(R_ * R_), kInf);
-  for (int a = 0; a < R_; ++a)
-    for (int b = 0; b < R_; ++b)
-      if (a != b && topo.connected(a, b)) {
-        const double rt = topo.link(a, b).latency_s + topo.link(b, a).latency_s;
-        hop_lat_[static_cast<size_t>(a * R_ + b)] = rt;
-        min_hop_time_ = std::min(min_hop_time_, rt);
-      }
-  if (min_hop_time_ == kInf) min_hop_time_ = 0;
-
-  best_obj_ = kInf;
-  best_T_ = kInf;
-  best_r_.clear();
-  best_len_.clear();
-  nodes_ = 0;
-  truncated_ = false;
-  stop_ = false;
-  memo_.clear();
-  path_r_.clear();
-  path_len_.clear();
-  blockmax_buf_.assign(static_cast<size_t>(std::max(spec.max_blocks, 1)) * static_cast<size_t>(S_ + 1), 0.0);
-  if (!any_stage_impossible && R_ <= 64) {
-    int cap_total = 0;
-    for (int c : cap_) cap_total += c;
-    if (cap_total >= S_) dfs(0, -1, 0, 0, cap_total, 0.0, 0.0, 0.0);
-  }
-
-  SearchResult res;
-  res.nodes = nodes_;
-  res.truncated = truncated_;
-  if (best_r_.empty()) return res;
-  res.found = true;
-  res.objective = best_obj_;
-  res.est_iteration_s = best_T_;
-  res.placement.stage_region.reserve(static_cast<size_t>(S_));
-  for (size_t b = 0; b < best_r_.size(); ++b)
-    for (int k = 0; k < best_len_[b]; ++k) res.placement.stage_region.push_back(best_r_[b]);
-  return res;
+  return any_stage_impossible;
 }
 
 bool Pathfinder::suffix_bound(int j, std::uint64_t mask, int blocks_left, int last, double& sum, double& mx,
-                              double& obj) const {
-  sum = mx = obj = 0;
+                              double& obj, double& hops) const {
+  sum = mx = obj = hops = 0;
   const int n = S_ - j;
   if (n <= 0) return true;
   // Fewest further blocks that can hold n stages (largest unused regions first): each block
@@ -195,7 +208,7 @@ bool Pathfinder::suffix_bound(int j, std::uint64_t mask, int blocks_left, int la
   for (int r = 0; r < R_; ++r)
     if (!(mask >> r & 1U)) first = std::min(first, hop_lat_[static_cast<size_t>(last * R_ + r)]);
   if (first == kInf) return false;  // no unused region is linked to `last`
-  sum = first + (k - 1) * min_hop_time_;
+  sum = hops = first + (k - 1) * min_hop_time_;
   // Fill the n stages into unused regions, best per-stage figure first (ignoring contiguity).
   left = n;
   for (int r : lb_order_unit_[static_cast<size_t>(j)]) {
@@ -222,14 +235,239 @@ bool Pathfinder::suffix_bound(int j, std::uint64_t mask, int blocks_left, int la
   return true;
 }
 
+void Pathfinder::memo_clear() {
+  if (memo_slots_.empty()) memo_slots_.resize(1024);
+  if (++memo_gen_ == 0) {  // generation wrapped: really clear once every 2^32 searches
+    for (MemoSlot& sl : memo_slots_) sl.gen = 0;
+    memo_gen_ = 1;
+  }
+  memo_used_ = 0;
+  memo_labels_.clear();
+}
+
+namespace {
+inline std::uint64_t mix64(std::uint64_t x) {  // SplitMix64 finaliser
+  x ^= x >> 30;
+  x *= 0xBF58476D1CE4E5B9ULL;
+  x ^= x >> 27;
+  x *= 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+}  // namespace
+
+Pathfinder::MemoSlot& Pathfinder::memo_slot(std::uint64_t mask, int stage, int region) {
+  if (2 * (memo_used_ + 1) > memo_slots_.size()) {  // keep the load factor <= 1/2
+    std::vector<MemoSlot> old(memo_slots_.size() * 2);
+    old.swap(memo_slots_);
+    for (const MemoSlot& sl : old) {
+      if (sl.gen != memo_gen_) continue;
+      size_t h = static_cast<size_t>(mix64(sl.mask + mix64(static_cast<std::uint64_t>(sl.stage) << 8 | static_cast<std::uint64_t>(sl.region))));
+      const size_t m = memo_slots_.size() - 1;
+      while (memo_slots_[h & m].gen == memo_gen_) ++h;
+      memo_slots_[h & m] = sl;
+    }
+  }
+  const size_t m = memo_slots_.size() - 1;
+  size_t h = static_cast<size_t>(mix64(mask + mix64(static_cast<std::uint64_t>(stage) << 8 | static_cast<std::uint64_t>(region))));
+  for (;; ++h) {
+    MemoSlot& sl = memo_slots_[h & m];
+    if (sl.gen != memo_gen_) {
+      sl = MemoSlot{mask, stage, region, -1, memo_gen_};
+      ++memo_used_;
+      return sl;
+    }
+    if (sl.mask == mask && sl.stage == stage && sl.region == region) return sl;
+  }
+}
+
 bool Pathfinder::dominated_or_insert(int i, int r, std::uint64_t mask, double obj, double sum, double mx) {
-  auto& labels = memo_[Key{mask, i, r}];
-  for (const Label& l : labels)
+  MemoSlot& sl = memo_slot(mask, i, r);
+  for (int k = sl.head; k >= 0; k = memo_labels_[static_cast<size_t>(k)].next) {
+    const Label& l = memo_labels_[static_cast<size_t>(k)];
     if (l.obj <= obj && l.sum <= sum && l.max <= mx) return true;
-  // Drop labels the new one dominates, then keep it.
-  std::erase_if(labels, [&](const Label& l) { return obj <= l.obj && sum <= l.sum && mx <= l.max; });
-  labels.push_back({obj, sum, mx});
+  }
+  // Unlink the labels the new one dominates, then keep it (the order of a slot's labels does
+  // not matter: only whether one of them dominates).
+  int* link = &sl.head;
+  while (*link >= 0) {
+    const Label& l = memo_labels_[static_cast<size_t>(*link)];
+    if (obj <= l.obj && sum <= l.sum && mx <= l.max) {
+      *link = l.next;
+    } else {
+      link = &memo_labels_[static_cast<size_t>(*link)].next;
+    }
+  }
+  memo_labels_.push_back(Label{obj, sum, mx, sl.head});
+  sl.head = static_cast<int>(memo_labels_.size() - 1);
   return false;
+}
+
+bool Pathfinder::search_by_region_sets(int cap_total) {
+  // Decomposition by the set of regions a placement uses (each placement uses exactly one
+  // set). Every set of at most max_blocks regions that can hold the job gets a lower bound of
+  // the objective that needs no ordering: the S stages filled into its regions best figure
+  // first (capacity-limited), and for time the slowest region's cheapest stage in the max
+  // term plus one cheapest hop per extra region. Sets are searched in increasing bound, each
+  // by the same DFS restricted to the set (the other regions marked used) and required to use
+  // all of it, until the next bound exceeds the incumbent. The bounds within a set (the fill
+  // over the set's unused regions) are much tighter than over all regions, which is what makes
+  // this fast on wide topologies: a cheap region that is badly linked no longer props up the
+  // bound of every partial placement.
+  // Exact like the plain DFS; where several placements tie (exactly, or to rounding), the
+  // first one found in this order is returned, which can differ from the plain DFS's choice.
+  using St = SearchSpec::Strategy;
+  const int K = std::min(spec_.max_blocks, R_);
+  if (spec_.strategy == St::kPlain || K <= 0 || K > 6) return false;  // K > 6: K! orders per set
+  // kAuto: small topologies keep the plain DFS (see SearchSpec::strategy), and shallow jobs
+  // (fewer than two stages per allowed block) are searched faster by it: its block-length
+  // loops are short there and the set enumeration would dominate.
+  if (spec_.strategy == St::kAuto && (R_ < 8 || S_ < 2 * K)) return false;
+  // Number of sets Σ_{k<=K} C(R,k); fall back to the plain DFS when it is large.
+  double nsets = 0, c = 1;
+  for (int k = 1; k <= K; ++k) {
+    c = c * (R_ - k + 1) / k;
+    nsets += c;
+  }
+  if (nsets > 250'000) return false;
+
+  const bool cost = spec_.objective == SearchSpec::Objective::kMinCost;
+  const double mm1 = m_ - 1;
+  // A first incumbent prunes the enumeration below: the plain DFS's first placement (best
+  // regions first, long blocks first) within a small node budget. It is a placement like any
+  // other; ties with it are resolved as with any incumbent.
+  {
+    const long budget = spec_.node_budget;
+    spec_.stop_at_first = true;
+    spec_.node_budget = std::min(budget, nodes_ + 8L * S_ * spec_.max_blocks);
+    memo_clear();
+    dfs(0, -1, 0, 0, cap_total, 0.0, 0.0, 0.0);
+    spec_.stop_at_first = false;
+    spec_.node_budget = budget;
+    truncated_ = stop_ = false;
+  }
+  compute_hop_bounds();
+  // Per-region figures over all stages: the cheapest stage's unit time and cost coefficient.
+  set_rank_.clear();
+  for (int r = 0; r < R_; ++r)
+    if (cap_[static_cast<size_t>(r)] > 0 && sufmin_unit_[static_cast<size_t>(r * (S_ + 1))] < kInf) set_rank_.push_back(r);
+  auto fig = [&](int r) {
+    return cost ? sufmin_coef_[static_cast<size_t>(r * (S_ + 1))] : sufmin_unit_[static_cast<size_t>(r * (S_ + 1))];
+  };
+  std::sort(set_rank_.begin(), set_rank_.end(), [&](int a, int b) { return fig(a) < fig(b) || (fig(a) == fig(b) && a < b); });
+  const double cap_t = spec_.time_cap_s * (1.0 + 1e-9);
+  sets_.clear();
+  // Combinations in rank order, so that the fill is incremental: the set's regions are
+  // already sorted best figure first.
+  using Frame = SetFrame;
+  set_stack_.clear();
+  set_stack_.push_back({0, 0, 0, 0, 0, 0.0, 0.0});
+  const int n = static_cast<int>(set_rank_.size());
+  while (!set_stack_.empty()) {
+    Frame f = set_stack_.back();
+    set_stack_.pop_back();
+    for (int q = f.next; q < n; ++q) {
+      const int r = set_rank_[static_cast<size_t>(q)];
+      const int cr = cap_[static_cast<size_t>(r)];
+      Frame g{q + 1, f.mask | std::uint64_t{1} << r, std::min(S_, f.filled + cr), f.capsum + cr, f.k + 1,
+              f.fill + std::min(cr, S_ - f.filled) * fig(r), std::max(f.maxunit, sufmin_unit_[static_cast<size_t>(r * (S_ + 1))])};
+      const double tmax = mm1 * std::max(lb_max_[0], g.maxunit);
+      // Supersets of g add regions of later rank (worse figure) and at least one more hop;
+      // these bounds only grow along that subtree, so it is skipped as a whole once they fail.
+      if (g.k < K && g.k < S_ && q + 1 < n) {
+        const double ext_fill = g.fill + (S_ - g.filled) * fig(set_rank_[static_cast<size_t>(q + 1)]);
+        const double ext_t = tmax + g.k * min_hop_time_ + opt_step_ + (cost ? lb_sum_[0] : std::max(lb_sum_[0], ext_fill));
+        if (cost ? (ext_t <= cap_t && std::max(ext_fill, lb_obj_[0]) < best_obj_) : ext_t < best_obj_) set_stack_.push_back(g);
+      }
+      if (g.capsum < S_ || g.k > S_) continue;  // cannot hold the job / a region would get no stage
+      const double tsum = opt_step_ + (cost ? lb_sum_[0] : std::max(lb_sum_[0], g.fill));
+      const double t_lb = tmax + (g.k - 1) * min_hop_time_ + tsum;
+      const double lb = cost ? std::max(g.fill, lb_obj_[0]) : t_lb;
+      if ((cost && t_lb > cap_t) || lb >= best_obj_) continue;
+      sets_.push_back({lb, g.mask, g.capsum, std::max(lb_max_[0], g.maxunit), tsum});
+    }
+  }
+  std::sort(sets_.begin(), sets_.end(), [](const RegionSet& a, const RegionSet& b) {
+    return a.lb < b.lb || (a.lb == b.lb && a.mask < b.mask);
+  });
+
+  require_all_ = true;
+  for (const RegionSet& st : sets_) {
+    if (st.lb >= best_obj_) break;
+    // Tighter, order-aware test: is there an order of the set's regions whose hops (latency,
+    // least communication time and stall-freedom, hop_lb_/hopc_lb_, in the sum and max terms)
+    // keep the bound within the cap (cost) or the incumbent (time)?
+    const double thr = (cost ? cap_t : best_obj_) - st.tsum;
+    int regs[6], k = 0;
+    for (std::uint64_t b = st.mask; b; b &= b - 1) regs[k++] = std::countr_zero(b);
+    bool ok = false;
+    do {
+      double hs = 0, hm = st.maxunit;
+      int x = 1;
+      for (; x < k; ++x) {
+        const auto e = static_cast<size_t>(regs[x - 1] * R_ + regs[x]);
+        hs += hop_lb_[e];
+        hm = std::max(hm, hopc_lb_[e]);
+        if (mm1 * hm + hs > thr) break;
+      }
+      ok = x == k && mm1 * hm + hs <= thr;
+    } while (!ok && std::next_permutation(regs, regs + k));
+    if (!ok) continue;
+    memo_clear();
+    dfs(0, -1, 0, full_ & ~st.mask, st.capsum, 0.0, 0.0, 0.0);
+    if (truncated_) break;
+  }
+  require_all_ = false;
+  return true;
+}
+
+void Pathfinder::compute_hop_bounds() {
+  // Per region, the extreme forward times over the stages it can take: every hop's β lies in
+  // [A / min(fmax_a, fmax_b), A / min(fmin_a, fmin_b)].
+  fmin_.assign(static_cast<size_t>(R_), kInf);
+  fmax_.assign(static_cast<size_t>(R_), 0.0);
+  for (int r = 0; r < R_; ++r)
+    for (int i = 0; i < S_; ++i) {
+      const auto k = static_cast<size_t>(r * S_ + i);
+      if (unit_[k] == kInf) continue;
+      fmin_[static_cast<size_t>(r)] = std::min(fmin_[static_cast<size_t>(r)], fwd_[k]);
+      fmax_[static_cast<size_t>(r)] = std::max(fmax_[static_cast<size_t>(r)], fwd_[k]);
+    }
+  const double A = p_->activation_bytes;
+  hop_lb_.assign(static_cast<size_t>(R_ * R_), kInf);
+  hopc_lb_.assign(static_cast<size_t>(R_ * R_), 0.0);
+  for (int a = 0; a < R_; ++a)
+    for (int b = 0; b < R_; ++b) {
+      const auto e = static_cast<size_t>(a * R_ + b);
+      if (hop_lat_[e] == kInf || fmax_[static_cast<size_t>(a)] == 0.0 || fmax_[static_cast<size_t>(b)] == 0.0) continue;
+      double c = 0;
+      if (spec_.stall_free || spec_.bandwidth == BandwidthModel::kExpected) {
+        const double beta_lo = A / std::min(fmax_[static_cast<size_t>(a)], fmax_[static_cast<size_t>(b)]);
+        const double beta_hi = A / std::min(fmin_[static_cast<size_t>(a)], fmin_[static_cast<size_t>(b)]);
+        if (spec_.stall_free && (view_->residual_bw(a, b) < beta_lo || view_->residual_bw(b, a) < beta_lo)) continue;
+        if (spec_.bandwidth == BandwidthModel::kExpected) {
+          // expected_share is nondecreasing in the demand, so β_hi gives the least time.
+          const double s1 = view_->expected_share(a, b, beta_hi), s2 = view_->expected_share(b, a, beta_hi);
+          if (s1 <= 0 || s2 <= 0) continue;
+          c = A / s1 + A / s2;
+        }
+      }
+      hop_lb_[e] = hop_lat_[e] + c;
+      hopc_lb_[e] = c;
+    }
+}
+
+double Pathfinder::rest_chain(int last, std::uint64_t unused) const {
+  // Least Σ hop_lb_ of a chain from `last` through all regions of `unused` (at most 5).
+  int regs[6], k = 0;
+  for (std::uint64_t b = unused; b; b &= b - 1) regs[k++] = std::countr_zero(b);
+  if (k == 0) return 0.0;
+  double best = kInf;
+  do {
+    double c = hop_lb_[static_cast<size_t>(last * R_ + regs[0])];
+    for (int x = 1; x < k && c < best; ++x) c += hop_lb_[static_cast<size_t>(regs[x - 1] * R_ + regs[x])];
+    best = std::min(best, c);
+  } while (std::next_permutation(regs, regs + k));
+  return best;
 }
 
 void Pathfinder::dfs(int i, int last, int blocks, std::uint64_t mask, int cap_unused, double obj,
@@ -244,6 +482,7 @@ void Pathfinder::dfs(int i, int last, int blocks, std::uint64_t mask, int cap_un
     const double T = mm1 * mx + sum + opt_step_;
     const double o = cost ? obj : T;
     if (cost && T > spec_.time_cap_s) return;
+    if (require_all_ && mask != full_) return;
     if (o < best_obj_) {
       best_obj_ = o;
       best_T_ = T;
@@ -280,26 +519,51 @@ void Pathfinder::dfs(int i, int last, int blocks, std::uint64_t mask, int cap_un
     if (maxL <= 0) continue;
     const bool must_finish = blocks + 1 == spec_.max_blocks;
     if (must_finish && maxL < S_ - i) continue;
-    // Running max of stage units over the block, for every length. One buffer row per
-    // recursion depth: the recursive call below must not overwrite this level's values.
-    double* blockmax = blockmax_buf_.data() + static_cast<size_t>(blocks) * static_cast<size_t>(S_ + 1);
-    double bm = hop_c;
-    for (int L = 1; L <= maxL; ++L) {
-      bm = std::max(bm, unit(r, i + L - 1));
-      blockmax[L] = bm;
-    }
     const double base_sum = sum + hop_c + hop_lat;
     const int cap_after = cap_unused - cap_[ri];
     const std::uint64_t mask2 = mask | (std::uint64_t{1} << r);
     const int minL = must_finish ? S_ - i : 1;
+    // Region-set mode: every region of the set must still get a block.
+    const int need = require_all_ ? std::popcount(full_ & ~mask2) : 0;
+    if (need > spec_.max_blocks - blocks - 1) continue;
+    // Region-set mode: the hops still to come form a chain from r through the set's unused
+    // regions; its least latency + communication time joins the time bounds below.
+    const double chain = require_all_ ? rest_chain(r, full_ & ~mask2) : 0.0;
+    if (chain == kInf) continue;
+    // Running max of stage units over the block, for every length. One buffer row per
+    // recursion depth: the recursive call below must not overwrite this level's values.
+    // The scan stops at the first length whose monotone bound already fails: in exact
+    // arithmetic mm1·bmax + bsum + lb_sum[j] (and, for cost, bobj + lb_obj[j]) never decrease
+    // as the block grows (a stage on r costs at least the cheapest region's figure that the
+    // suffix bound counted), so every longer block would be pruned below as well. The 1e-9
+    // margin keeps rounding from cutting a block the exact test would keep.
+    double* blockmax = blockmax_buf_.data() + static_cast<size_t>(blocks) * static_cast<size_t>(S_ + 1);
+    const double* upre = unit_prefix_.data() + static_cast<size_t>(r * (S_ + 1));
+    const double* cpre = coef_prefix_.data() + static_cast<size_t>(r * (S_ + 1));
+    const double t_cut = cost ? spec_.time_cap_s : best_obj_;
+    const double t_thr = t_cut + 1e-9 * std::abs(t_cut);
+    const double c_thr = cost ? best_obj_ + 1e-9 * std::abs(best_obj_) : kInf;
+    double bm = hop_c;
+    int Lcut = 0;
+    for (int L = 1; L <= maxL; ++L) {
+      bm = std::max(bm, unit(r, i + L - 1));
+      blockmax[L] = bm;
+      const int j = i + L;
+      const double w = mm1 * std::max({mx, bm, L > 1 ? intra_c_ : 0.0}) + base_sum + upre[j] - upre[i] +
+                       (L - 1) * (intra_c_ + intra_lat_) + lb_sum_[static_cast<size_t>(j)] + chain + opt_step_;
+      if (cost ? (w > t_thr || obj + cpre[j] - cpre[i] + lb_obj_[static_cast<size_t>(j)] > c_thr) : w > t_thr) break;
+      Lcut = L;
+    }
+    if (Lcut < minL) continue;
+    maxL = Lcut;
     for (int L = maxL; L >= minL; --L) {
       const int j = i + L;
-      const double bsum = base_sum + unit_prefix_[static_cast<size_t>(r * (S_ + 1) + j)] -
-                          unit_prefix_[static_cast<size_t>(r * (S_ + 1) + i)] + (L - 1) * (intra_c_ + intra_lat_);
+      const double bsum = base_sum + upre[j] - upre[i] + (L - 1) * (intra_c_ + intra_lat_);
       const double bmax = std::max({mx, blockmax[L], L > 1 ? intra_c_ : 0.0});
-      const double bobj = obj + coef_prefix_[static_cast<size_t>(r * (S_ + 1) + j)] - coef_prefix_[static_cast<size_t>(r * (S_ + 1) + i)];
+      const double bobj = obj + cpre[j] - cpre[i];
       if (j < S_ && S_ - j > cap_after) continue;  // not enough GPUs left on unused regions
-      const double t_lb = mm1 * std::max(bmax, lb_max_[static_cast<size_t>(j)]) + bsum + lb_sum_[static_cast<size_t>(j)] + opt_step_;
+      if (need > S_ - j) continue;                 // region-set mode: a stage per unused region
+      const double t_lb = mm1 * std::max(bmax, lb_max_[static_cast<size_t>(j)]) + bsum + lb_sum_[static_cast<size_t>(j)] + chain + opt_step_;
       if (cost) {
         if (t_lb > spec_.time_cap_s) continue;
         if (bobj + lb_obj_[static_cast<size_t>(j)] >= best_obj_) continue;
@@ -307,9 +571,9 @@ void Pathfinder::dfs(int i, int last, int blocks, std::uint64_t mask, int cap_un
         continue;
       }
       if (j < S_) {  // the capacity-aware bound (O(R)), only when the cheap one passed
-        double rs, rm, ro;
-        if (!suffix_bound(j, mask2, spec_.max_blocks - blocks - 1, r, rs, rm, ro)) continue;
-        const double t2 = mm1 * std::max(bmax, rm) + bsum + rs + opt_step_;
+        double rs, rm, ro, rs_hops;
+        if (!suffix_bound(j, mask2, spec_.max_blocks - blocks - 1, r, rs, rm, ro, rs_hops)) continue;
+        const double t2 = mm1 * std::max(bmax, rm) + bsum + std::max(rs, rs - rs_hops + chain) + opt_step_;
         if (cost ? (t2 > spec_.time_cap_s || bobj + ro >= best_obj_) : t2 >= best_obj_) continue;
       }
       if (j < S_ && dominated_or_insert(j, r, mask2, bobj, bsum, bmax)) continue;

@@ -13,15 +13,27 @@
 //     (which also bounds the max term and the number of hops still needed);
 //   * dominance pruning on (next stage, last region, used-region set) with labels
 //     (objective, Σ time, max time): a partial placement dominated on all three is cut;
-//   * candidate regions tried cheapest first and long blocks first, so good incumbents come early.
+//   * candidate regions tried cheapest first and long blocks first, so good incumbents come early;
+//   * a block-length scan that stops at the first length whose (monotone) bound fails.
+// On wide topologies (Strategy::kAuto: >= 8 regions, >= 2 stages per allowed block) the
+// search is decomposed by the set of regions used: sets are bounded without ordering (fill,
+// slowest region, cheapest order of their hops), searched in increasing bound by the same DFS
+// restricted to the set, and the search stops when the next set's bound reaches the incumbent.
 // It is exact (returns an optimum of the estimate in estimate.h) unless the node budget runs
 // out, in which case the best placement found so far is returned with `truncated` set.
-// Deterministic: strict improvements only, fixed exploration order, ties by region index.
+// Deterministic: strict improvements only, fixed exploration order, ties by region index. Of
+// placements that tie (exactly, or to rounding), the first found is returned, so the two
+// strategies may return different ones of them (docs/performance.md).
+//
+// Cost: the plain DFS is exponential in max_blocks in the worst case (ordered region choices ×
+// block lengths); the bounds make it O(nodes · R · S/blocks) with nodes in the hundreds to
+// thousands for 16 regions × 64 stages. The set decomposition adds O(Σ_{k<=K} C(R,k)) set
+// bounds (pruned by the first incumbent) and K! orders per set examined.
+
 #pragma once
 
 #include <cstdint>
 #include <limits>
-#include <unordered_map>
 #include <vector>
 
 #include "model/job.h"
@@ -43,6 +55,16 @@ struct SearchSpec {
   double time_cap_s = std::numeric_limits<double>::infinity();  ///< kMinCost only
   long node_budget = 2'000'000;                ///< DFS nodes before giving up (truncated)
   bool stop_at_first = false;                  ///< feasibility only: stop at the first placement found
+  /// How to search; every strategy is exact, but where placements tie (exactly or to rounding)
+  /// they may return different ones.
+  enum class Strategy {
+    kAuto,        ///< region sets for >= 8 regions and >= 2 stages per allowed block, else plain
+    kPlain,       ///< one DFS over all regions (the reference)
+    kRegionSets,  ///< region set by region set (falls back to plain above 6 blocks or 250k sets)
+  };
+  /// kAuto keeps the plain DFS below 8 regions, the size of the paper's topologies, so that
+  /// results made with it stay bit-identical; stop_at_first always uses the plain DFS.
+  Strategy strategy = Strategy::kAuto;
 };
 
 struct SearchResult {
@@ -62,23 +84,27 @@ class Pathfinder {
  private:
   struct Label {
     double obj, sum, max;
+    int next;  ///< next label of the same memo slot in memo_labels_, −1 at the end
   };
-  struct Key {
+  /// Open-addressing slot keyed by (used-region mask, next stage, last region); a slot is live
+  /// when gen == memo_gen_, so clearing the memo between searches is O(1).
+  struct MemoSlot {
     std::uint64_t mask;
     int stage, region;
-    bool operator==(const Key&) const = default;
-  };
-  struct KeyHash {
-    size_t operator()(const Key& k) const {
-      std::uint64_t h = k.mask * 0x9E3779B97F4A7C15ULL;
-      h ^= (static_cast<std::uint64_t>(k.stage) << 32 | static_cast<std::uint32_t>(k.region)) + 0x7F4A7C15ULL + (h << 6) + (h >> 2);
-      return static_cast<size_t>(h);
-    }
+    int head;  ///< first label in memo_labels_, −1 if none
+    std::uint32_t gen;
   };
 
+  bool derive_tables();  // run_, order_, bounds from unit_/coef_/cap_; true if a stage fits nowhere
+  bool search_by_region_sets(int cap_total);  // false: too many sets, use the plain DFS
+  void compute_hop_bounds();       // hop_lb_, hopc_lb_ (set mode)
+  double rest_chain(int last, std::uint64_t unused) const;  // least Σ hop_lb_ from last through unused
+  void memo_clear();
+  MemoSlot& memo_slot(std::uint64_t mask, int stage, int region);
   void dfs(int i, int last, int blocks, std::uint64_t mask, int cap_unused, double obj, double sum, double mx);
   bool dominated_or_insert(int i, int r, std::uint64_t mask, double obj, double sum, double mx);
-  bool suffix_bound(int j, std::uint64_t mask, int blocks_left, int last, double& sum, double& mx, double& obj) const;
+  bool suffix_bound(int j, std::uint64_t mask, int blocks_left, int last, double& sum, double& mx, double& obj,
+                    double& hops) const;
   double unit(int r, int i) const { return unit_[static_cast<size_t>(r * S_ + i)]; }
   double coef(int r, int i) const { return coef_[static_cast<size_t>(r * S_ + i)]; }
 
@@ -99,7 +125,31 @@ class Pathfinder {
   double min_hop_time_ = 0;                   // smallest round-trip latency of any link
   std::vector<double> hop_lat_;               // R×R round-trip latency (inf: not linked)
   std::vector<std::vector<int>> order_;       // per stage: candidate regions, best first
-  std::unordered_map<Key, std::vector<Label>, KeyHash> memo_;
+  std::vector<MemoSlot> memo_slots_;          // size a power of two, load <= 1/2
+  std::vector<Label> memo_labels_;            // label pool, reset per search
+  std::uint32_t memo_gen_ = 0;
+  size_t memo_used_ = 0;
+  // region-set decomposition
+  struct RegionSet {
+    double lb;  ///< objective lower bound (cost, or time with the cheapest-hop term)
+    std::uint64_t mask;
+    int capsum;
+    double maxunit;  ///< lower bound of the max term without hops
+    double tsum;     ///< lower bound of the time's other terms without hops
+  };
+  struct SetFrame {
+    int next;
+    std::uint64_t mask;
+    int filled, capsum, k;
+    double fill, maxunit;
+  };
+  std::vector<RegionSet> sets_;
+  std::vector<SetFrame> set_stack_;
+  std::vector<int> set_rank_;                 // usable regions, best figure first
+  std::vector<double> fmin_, fmax_;           // per region: extreme forward times of the stages it takes
+  std::vector<double> hop_lb_, hopc_lb_;      // R×R: least latency+communication and communication time of a hop (inf: never usable)
+  std::uint64_t full_ = 0;                    // bits of all R regions
+  bool require_all_ = false;                  // leaf must have used every region (set mode)
   std::vector<int> path_r_, path_len_;        // current blocks
   std::vector<double> blockmax_buf_;          // max_blocks × (S+1): per depth, block max by length
   // incumbent

@@ -85,6 +85,34 @@ BENCHMARK(BM_PathfinderCostMin)
     ->ArgsProduct({{6, 16, 32}, {4, 16, 64}})
     ->Unit(benchmark::kMicrosecond);
 
+// The two halves of a decision separately: the fastest stall-free search, and the cost-min
+// search given the fastest's time cap.
+void BM_PathfinderPart(benchmark::State& state) {
+  const int R = static_cast<int>(state.range(0)), S = static_cast<int>(state.range(1));
+  const bool cost_part = state.range(2) != 0;
+  Instance in = make_instance(R, S);
+  in.view.topo = &in.topo;
+  in.view.compute = &in.compute;
+  Pathfinder pf;
+  SearchSpec s;
+  const SearchResult fast = pf.search(in.profile, in.view, s);
+  if (cost_part) {
+    s.objective = SearchSpec::Objective::kMinCost;
+    s.time_cap_s = fast.est_iteration_s * 1.1;
+  }
+  long nodes = 0;
+  for (auto _ : state) {
+    SearchResult r = pf.search(in.profile, in.view, s);
+    nodes += r.nodes; state.counters["obj"] = r.objective;
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["nodes"] = benchmark::Counter(static_cast<double>(nodes), benchmark::Counter::kAvgIterations);
+}
+BENCHMARK(BM_PathfinderPart)
+    ->ArgsProduct({{6, 16, 32}, {16, 64}, {0, 1}})
+    ->ArgNames({"R", "S", "cost"})
+    ->Unit(benchmark::kMicrosecond);
+
 }  // namespace
 }  // namespace geopipe
 

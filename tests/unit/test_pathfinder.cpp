@@ -325,15 +325,9 @@ void check_instance(Instance& in, Pathfinder& pf, std::uint64_t seed, std::array
   }
 }
 
-// KNOWN SOURCE BUG (fails until fixed): src/sched/pathfinder.cpp, Pathfinder::dfs — the block
-// running maxima are kept in the member buffer `blockmax_buf_` (filled at lines ~181-185, read
-// at line ~194 inside the loop over block lengths L), but the recursive dfs() call for one L
-// overwrites the buffer with the child's block maxima before the next L reads it. The block
-// max used for the bound, the dominance label and the final T is then wrong: the search
-// returns a placement whose est_iteration_s differs from estimate_iteration_s (under- or
-// over-estimated) and misses the optimum (e.g. seeds 45, 72, 121, 161, 173, 182 below).
-// Keeping the maxima per recursion level (or recomputing the max for each L) fixes it; with
-// that change this test passes on 20 000 instances.
+// Regression: the block running maxima once lived in one shared buffer that the recursive
+// call overwrote before the next block length read it (wrong T, missed optima; e.g. seeds 45,
+// 72, 121, 161, 173, 182). They are now kept per recursion depth.
 TEST(PathfinderExact, MatchesBruteForceOnRandomInstances) {
   std::array<Coverage, 5> cov{};
   Pathfinder pf;  // reused across searches, as a scheduler does
@@ -371,9 +365,8 @@ Scenario three_regions(int g0, int g1, int g2) {
   return sc;
 }
 
-// KNOWN SOURCE BUG (fails until fixed): the `blockmax_buf_` clobbering in Pathfinder::dfs
-// (see MatchesBruteForceOnRandomInstances) makes the min-time search return {0,0,1,1,1,1}
-// with an underestimated est_iteration_s instead of the faster single-region placement.
+// Regression for the same buffer bug: it returned {0,0,1,1,1,1} with an underestimated
+// est_iteration_s instead of the faster single-region placement.
 TEST(PathfinderCases, JobThatFitsOneRegionIsPlacedThereWithoutSwitches) {
   // Only region 1 can hold all 6 stages; the others could share them but would add hops.
   const Scenario sc = three_regions(4, 8, 4);
@@ -510,6 +503,121 @@ TEST(PathfinderCases, Deterministic) {
       }
     }
   }
+}
+
+// The region-set decomposition must agree with the plain DFS: the same optimum and, on
+// instances without ties, the same placement bit for bit. Half of the instances make every
+// region identical (one GPU type, price, PUE and link), so that ties are the rule; there only
+// the objective must agree (either search may return any of the tied placements).
+TEST(PathfinderExact, RegionSetsAgreeWithPlainSearch) {
+  Pathfinder a, b;
+  long compared = 0, found = 0, same_placement = 0;
+  for (std::uint64_t seed = 1; seed <= 1500; ++seed) {
+    Rng rng(derive_seed(seed, "pathfinder-sets"));
+    Instance in = random_instance(derive_seed(seed, "pathfinder-sets-instance"));
+    const int R = in.view.regions();
+    const bool symmetric = seed % 2 == 0;
+    if (symmetric) {
+      Topology& t = in.sc.topology;
+      const double bw = std::pow(10.0, rng.uniform(9.0, 10.5)), lat = rng.uniform(0.0, 0.02);
+      for (int r = 0; r < R; ++r) {
+        Region& reg = t.regions[static_cast<size_t>(r)];
+        reg.gpu_type = 0;
+        reg.price = PriceProfile::flat(0.2);
+        reg.pue = 1.2;
+        for (int c = 0; c < R; ++c)
+          if (c != r) set_link_dir(t, r, c, bw, lat);
+      }
+      in.view = idle_view(t, in.sc.compute);
+      for (int r = 0; r < R; ++r) in.view.free_gpus[static_cast<size_t>(r)] = static_cast<int>(rng.below(9));
+      in.p = profile_of(in.sc, in.job);
+    }
+    in.max_blocks = 1 + static_cast<int>(rng.below(static_cast<std::uint64_t>(R)));
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const struct {
+      bool stall_free;
+      BandwidthModel bw;
+    } cases[3] = {{true, BandwidthModel::kExpected}, {false, BandwidthModel::kExpected}, {false, BandwidthModel::kBlind}};
+    auto agree = [&](const SearchResult& x, const SearchResult& y) {
+      ASSERT_EQ(x.found, y.found);
+      if (!x.found) return;
+      EXPECT_LE(rel_diff(x.objective, y.objective), 1e-12);
+      if (!symmetric) {
+        EXPECT_EQ(x.placement.stage_region, y.placement.stage_region);
+        EXPECT_EQ(x.objective, y.objective);
+        EXPECT_EQ(x.est_iteration_s, y.est_iteration_s);
+      }
+      same_placement += x.placement.stage_region == y.placement.stage_region;
+    };
+    for (const auto& c : cases) {
+      SearchSpec sets, plain;
+      sets.max_blocks = plain.max_blocks = in.max_blocks;
+      sets.stall_free = plain.stall_free = c.stall_free;
+      sets.bandwidth = plain.bandwidth = c.bw;
+      sets.strategy = SearchSpec::Strategy::kRegionSets;
+      plain.strategy = SearchSpec::Strategy::kPlain;
+      const SearchResult t1 = a.search(in.p, in.view, sets), t2 = b.search(in.p, in.view, plain);
+      agree(t1, t2);
+      ++compared;
+      if (!t2.found) continue;
+      ++found;
+      for (double eps : {0.0, 0.1, 0.5}) {
+        sets.objective = plain.objective = Obj::kMinCost;
+        sets.time_cap_s = plain.time_cap_s = t2.est_iteration_s * (1.0 + eps) * (1.0 + 1e-12);
+        agree(a.search(in.p, in.view, sets), b.search(in.p, in.view, plain));
+      }
+      if (HasFailure()) return;
+    }
+  }
+  EXPECT_GE(found, compared / 3);  // mostly comparisons between real placements
+  std::cout << "[ sets ] " << compared << " time searches (" << found << " found), identical placements in "
+            << same_placement << " of " << 4 * found << " searches\n";
+}
+
+// The same agreement on wide, deep instances (8–16 regions, 8–64 stages, random prices,
+// capacities, links and loads), where the set decomposition is what kAuto uses. Prices are
+// continuous, so ties are not expected and the placements must be identical.
+TEST(PathfinderExact, RegionSetsAgreeWithPlainSearchOnWideInstances) {
+  Pathfinder a, b;
+  int found = 0;
+  for (std::uint64_t seed = 1; seed <= 24; ++seed) {
+    Rng rng(derive_seed(seed, "pathfinder-wide"));
+    const int R = 8 + static_cast<int>(rng.below(9)), S = 8 << rng.below(4);
+    std::vector<RegionSpec> regs;
+    for (int r = 0; r < R; ++r)
+      regs.push_back({"r" + std::to_string(r), static_cast<int>(rng.below(2)), S / 3 + static_cast<int>(rng.below(6)),
+                      rng.uniform(0.05, 0.3), rng.uniform(1.0, 1.4)});
+    Scenario sc = make_scenario({make_gpu("fast", 300, 80, 700, 100), make_gpu("slow", 100, 80, 400, 60)}, regs,
+                                {tiny_llm("deep", 64, 1024, 1000, 1024)});
+    for (int x = 0; x < R; ++x)
+      for (int y = x + 1; y < R; ++y)
+        if (rng.uniform() < 0.9) set_link(sc.topology, x, y, std::pow(10.0, rng.uniform(9.0, 10.5)), rng.uniform(0.001, 0.08));
+    const JobProfile p = profile_of(sc, make_job(0, 0, S, 1, 16, 1000));
+    ClusterView v = idle_view(sc.topology, sc.compute);
+    for (int x = 0; x < R; ++x)
+      for (int y = 0; y < R; ++y)
+        if (x != y && rng.uniform() < 0.3) v.residual[static_cast<size_t>(x * R + y)] *= rng.uniform(0.0, 0.5);
+    SCOPED_TRACE("seed " + std::to_string(seed) + " R=" + std::to_string(R) + " S=" + std::to_string(S));
+    for (bool stall_free : {true, false}) {
+      SearchSpec sets, plain;
+      sets.stall_free = plain.stall_free = stall_free;
+      sets.strategy = SearchSpec::Strategy::kRegionSets;
+      plain.strategy = SearchSpec::Strategy::kPlain;
+      const SearchResult t1 = a.search(p, v, sets), t2 = b.search(p, v, plain);
+      ASSERT_EQ(t1.found, t2.found);
+      if (!t1.found) continue;
+      ++found;
+      EXPECT_EQ(t1.placement.stage_region, t2.placement.stage_region);
+      EXPECT_EQ(t1.est_iteration_s, t2.est_iteration_s);
+      sets.objective = plain.objective = Obj::kMinCost;
+      sets.time_cap_s = plain.time_cap_s = t2.est_iteration_s * 1.1;
+      const SearchResult c1 = a.search(p, v, sets), c2 = b.search(p, v, plain);
+      ASSERT_EQ(c1.found, c2.found);
+      EXPECT_EQ(c1.placement.stage_region, c2.placement.stage_region);
+      EXPECT_EQ(c1.objective, c2.objective);
+    }
+  }
+  EXPECT_GE(found, 24);  // most instances must have placements to compare
 }
 
 // ---------------------------------------------------------------------------------------------
