@@ -10,8 +10,8 @@ namespace {
 class FifoStrict final : public OrderingPolicy {
  public:
   bool strict() const override { return true; }
-  void order(const SchedContext&, const std::vector<int>& queue, const ClusterView&, std::vector<int>& out) override {
-    out = queue;
+  const std::vector<int>& order(const SchedContext&, const std::vector<int>& queue, const ClusterView&) override {
+    return queue;  // O(1): a blocked FIFO head costs nothing however long the queue is
   }
 };
 
@@ -20,8 +20,8 @@ class PriorityBackfill final : public OrderingPolicy {
   explicit PriorityBackfill(const SchedulerParams& p) : prm_(p) {}
   bool strict() const override { return false; }
 
-  void order(const SchedContext& ctx, const std::vector<int>& queue, const ClusterView& view,
-             std::vector<int>& out) override {
+  const std::vector<int>& order(const SchedContext& ctx, const std::vector<int>& queue,
+                                const ClusterView& view) override {
     const Topology& topo = *ctx.topo;
     const int R = view.regions();
     // Mean residual over connected inter-region directions, and the largest free region.
@@ -52,8 +52,9 @@ class PriorityBackfill final : public OrderingPolicy {
       if (a.arrival != b.arrival) return a.arrival < b.arrival;
       return a.job < b.job;
     });
-    out.clear();
-    for (const Item& it : scored_) out.push_back(it.job);
+    out_.clear();
+    for (const Item& it : scored_) out_.push_back(it.job);
+    return out_;
   }
 
  private:
@@ -94,6 +95,7 @@ class PriorityBackfill final : public OrderingPolicy {
   SchedulerParams prm_;
   std::vector<Cached> cache_;
   std::vector<Item> scored_;
+  std::vector<int> out_;
 };
 
 }  // namespace

@@ -15,9 +15,10 @@ class OrderingPolicy {
   /// Strict: stop at the first job that cannot start (FIFO head-of-line). Otherwise skip it
   /// and try the next (backfill).
   virtual bool strict() const = 0;
-  /// Writes the queue in consideration order to `out`.
-  virtual void order(const SchedContext& ctx, const std::vector<int>& queue, const ClusterView& view,
-                     std::vector<int>& out) = 0;
+  /// The jobs of `queue` in consideration order: `queue` itself (no copy) or a buffer owned
+  /// by the policy, valid until the next call.
+  virtual const std::vector<int>& order(const SchedContext& ctx, const std::vector<int>& queue,
+                                        const ClusterView& view) = 0;
 };
 
 /// Arrival order, strict.

@@ -1,6 +1,8 @@
 // A scheduler composed of an ordering policy and a placement policy (DESIGN.md §3).
 #pragma once
 
+#include <compare>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,9 +19,11 @@ class ComposedScheduler final : public Scheduler {
                     std::unique_ptr<PlacementPolicy> placement);
   std::string_view name() const override { return name_; }
   /// Considers jobs in the ordering's order. A job is skipped without a search when the free
-  /// GPUs cannot hold it, or when its placement already failed at the view's epoch (nothing
-  /// was released since, so it would fail again). A strict ordering stops at the first job
-  /// that cannot start.
+  /// GPUs cannot hold it, or when the placement of a job of the same shape already failed at
+  /// the view's epoch (nothing was released since, so it would fail again). A strict ordering
+  /// stops at the first job that cannot start; a backfill ordering at an unchanged epoch
+  /// considers only the jobs that arrived since its last call (the others cannot start).
+  /// Requires the queue in increasing id order (scheduler_api.h).
   void schedule(const SchedContext& ctx, const std::vector<int>& queue, ClusterView& view,
                 std::vector<Decision>& out) override;
   void effort(long& searches, long& nodes, long& truncated) const override;
@@ -28,8 +32,19 @@ class ComposedScheduler final : public Scheduler {
   std::string name_;
   std::unique_ptr<OrderingPolicy> ordering_;
   std::unique_ptr<PlacementPolicy> placement_;
-  std::vector<int> ordered_;
-  std::vector<long> failed_epoch_;  ///< per job: epoch of its last failed placement, or -1
+  /// What decides whether a placement exists for a job (everything but iterations/arrival).
+  struct ShapeKey {
+    int model, stages, micro_batch_size, micro_batches, gpus_per_stage;
+    auto operator<=>(const ShapeKey&) const = default;
+  };
+  int class_of(const SchedContext& ctx, int j);
+
+  std::vector<int> class_of_;               ///< per job: index into shapes_, or -1 (not yet seen)
+  std::map<ShapeKey, int> shapes_;          ///< distinct job shapes → class index
+  std::vector<long> class_failed_epoch_;    ///< per shape: epoch of its last failed placement, or -1
+  long last_epoch_ = -1;                    ///< epoch of the last call
+  int last_seen_id_ = -1;                   ///< largest job id in the queue at the last call
+  std::vector<int> tail_;                   ///< jobs new since the last call (same epoch)
 };
 
 }  // namespace geopipe

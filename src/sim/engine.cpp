@@ -350,9 +350,18 @@ class Engine {
     if (decisions_.empty()) return;
     for (const Decision& d : decisions_) start(d.job, d.placement, t);
     // Remove started jobs from the queue, keeping arrival order.
-    std::vector<char> started(jobs_.size(), 0);
-    for (const Decision& d : decisions_) started[static_cast<size_t>(d.job)] = 1;
-    std::erase_if(queue_, [&](int j) { return started[static_cast<size_t>(j)] != 0; });
+    // The started jobs are the queue's prefix when the scheduler took them in queue order
+    // (FIFO): drop the prefix; otherwise one pass with per-job flags.
+    size_t k = 0;
+    while (k < decisions_.size() && k < queue_.size() && queue_[k] == decisions_[k].job) ++k;
+    if (k == decisions_.size()) {
+      queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(k));
+    } else {
+      if (started_.size() < jobs_.size()) started_.resize(jobs_.size(), 0);
+      for (const Decision& d : decisions_) started_[static_cast<size_t>(d.job)] = 1;
+      std::erase_if(queue_, [&](int j) { return started_[static_cast<size_t>(j)] != 0; });
+      for (const Decision& d : decisions_) started_[static_cast<size_t>(d.job)] = 0;
+    }
     rebalance(t);
   }
 
@@ -407,6 +416,7 @@ class Engine {
   std::vector<JobRecord> rec_;
   std::vector<int> free_, flow_count_;
   std::vector<int> queue_, changed_, pending_start_;
+  std::vector<char> started_;  // per job, all 0 between scheduler calls
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> heap_;
   SchedContext ctx_;
   ClusterView view_;

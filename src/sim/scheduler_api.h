@@ -34,7 +34,7 @@ class Scheduler {
  public:
   virtual ~Scheduler() = default;
   virtual std::string_view name() const = 0;
-  /// `queue`: waiting jobs in arrival order (ties by id). Appends the jobs to start now; each
+  /// `queue`: waiting jobs in arrival order, which is increasing id order. Appends the jobs to start now; each
   /// placement must fit the view's free GPUs after the previous decisions of this call (use
   /// ClusterView::commit). `view` is the scheduler's own copy.
   virtual void schedule(const SchedContext& ctx, const std::vector<int>& queue, ClusterView& view,
