@@ -10,9 +10,15 @@ namespace {
 class FifoStrict final : public OrderingPolicy {
  public:
   bool strict() const override { return true; }
-  const std::vector<int>& order(const SchedContext&, const std::vector<int>& queue, const ClusterView&) override {
-    return queue;  // O(1): a blocked FIFO head costs nothing however long the queue is
+  void begin(const SchedContext&, const std::vector<int>& queue, const ClusterView&) override {
+    queue_ = &queue;  // O(1): a blocked FIFO head costs nothing however long the queue is
+    pos_ = 0;
   }
+  int next() override { return pos_ < queue_->size() ? (*queue_)[pos_++] : -1; }
+
+ private:
+  const std::vector<int>* queue_ = nullptr;
+  size_t pos_ = 0;
 };
 
 class PriorityBackfill final : public OrderingPolicy {
@@ -20,8 +26,7 @@ class PriorityBackfill final : public OrderingPolicy {
   explicit PriorityBackfill(const SchedulerParams& p) : prm_(p) {}
   bool strict() const override { return false; }
 
-  const std::vector<int>& order(const SchedContext& ctx, const std::vector<int>& queue,
-                                const ClusterView& view) override {
+  void begin(const SchedContext& ctx, const std::vector<int>& queue, const ClusterView& view) override {
     const Topology& topo = *ctx.topo;
     const int R = view.regions();
     // Mean residual over connected inter-region directions, and the largest free region.
@@ -47,14 +52,16 @@ class PriorityBackfill final : public OrderingPolicy {
                            prm_.priority_aging * wait;
       scored_.push_back({score, job.arrival_s, j});
     }
-    std::sort(scored_.begin(), scored_.end(), [](const Item& a, const Item& b) {
-      if (a.score != b.score) return a.score < b.score;
-      if (a.arrival != b.arrival) return a.arrival < b.arrival;
-      return a.job < b.job;
-    });
-    out_.clear();
-    for (const Item& it : scored_) out_.push_back(it.job);
-    return out_;
+    // A min-heap in (score, arrival, id): a strict total order, so the jobs come out exactly
+    // as a sort would list them.
+    std::make_heap(scored_.begin(), scored_.end(), after);
+  }
+  int next() override {
+    if (scored_.empty()) return -1;
+    std::pop_heap(scored_.begin(), scored_.end(), after);
+    const int j = scored_.back().job;
+    scored_.pop_back();
+    return j;
   }
 
  private:
@@ -67,6 +74,12 @@ class PriorityBackfill final : public OrderingPolicy {
     double score, arrival;
     int job;
   };
+  /// Heap comparator: a after b (so the heap's top is the first job to consider).
+  static bool after(const Item& a, const Item& b) {
+    if (a.score != b.score) return a.score > b.score;
+    if (a.arrival != b.arrival) return a.arrival > b.arrival;
+    return a.job > b.job;
+  }
 
   const Cached& cached(const SchedContext& ctx, int j) {
     if (cache_.size() <= static_cast<size_t>(j)) cache_.resize(static_cast<size_t>(j) + 1);
@@ -95,7 +108,6 @@ class PriorityBackfill final : public OrderingPolicy {
   SchedulerParams prm_;
   std::vector<Cached> cache_;
   std::vector<Item> scored_;
-  std::vector<int> out_;
 };
 
 }  // namespace

@@ -15,10 +15,12 @@ class OrderingPolicy {
   /// Strict: stop at the first job that cannot start (FIFO head-of-line). Otherwise skip it
   /// and try the next (backfill).
   virtual bool strict() const = 0;
-  /// The jobs of `queue` in consideration order: `queue` itself (no copy) or a buffer owned
-  /// by the policy, valid until the next call.
-  virtual const std::vector<int>& order(const SchedContext& ctx, const std::vector<int>& queue,
-                                        const ClusterView& view) = 0;
+  /// Starts a pass over `queue` (valid until the pass ends); next() then yields its jobs in
+  /// consideration order, −1 after the last. A pass may be abandoned early, so policies
+  /// produce the order lazily (FIFO: the queue itself; priority: a heap, O(q) to build and
+  /// O(log q) per job taken, instead of sorting jobs that are never looked at).
+  virtual void begin(const SchedContext& ctx, const std::vector<int>& queue, const ClusterView& view) = 0;
+  virtual int next() = 0;
 };
 
 /// Arrival order, strict.

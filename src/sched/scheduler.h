@@ -38,13 +38,18 @@ class ComposedScheduler final : public Scheduler {
     auto operator<=>(const ShapeKey&) const = default;
   };
   int class_of(const SchedContext& ctx, int j);
+  /// Removes from live_ the shapes that failed at `epoch` or no longer fit the free GPUs;
+  /// true if none is left.
+  bool drop_dead_shapes(const ClusterView& view, long epoch);
 
   std::vector<int> class_of_;               ///< per job: index into shapes_, or -1 (not yet seen)
   std::map<ShapeKey, int> shapes_;          ///< distinct job shapes → class index
   std::vector<long> class_failed_epoch_;    ///< per shape: epoch of its last failed placement, or -1
+  std::vector<int> shape_gpus_;             ///< per shape: GPUs a job of it needs
+  std::vector<int> live_;                   ///< backfill: shapes among the candidates that may still start
   long last_epoch_ = -1;                    ///< epoch of the last call
   int last_seen_id_ = -1;                   ///< largest job id in the queue at the last call
-  std::vector<int> tail_;                   ///< jobs new since the last call (same epoch)
+  std::vector<int> cand_;                   ///< backfill: the jobs worth ordering in this call
 };
 
 }  // namespace geopipe
