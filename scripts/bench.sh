@@ -45,7 +45,13 @@ print("| time | " + " | ".join(f"{mm[n]:.2f} µs" for n in sorted(mm)) + " |")
 print(f"\ngrowth exponent in n: {slope(sorted(mm), [mm[n] for n in sorted(mm)]):.2f} (O(n log n): a sort)\n")
 
 pf = load("pf.json")
-p = {tuple(int(x) for x in b["name"].split("/")[1:3]): (ms(b), b.get("nodes", 0), b.get("truncated", 0)) for b in pf}
+p = {tuple(int(x) for x in b["name"].split("/")[1:3]): (ms(b), b.get("nodes", 0), b.get("truncated", 0))
+     for b in pf if b["name"].startswith("BM_PathfinderCostMin/")}
+parts = {}
+for b in pf:
+    if b["name"].startswith("BM_PathfinderPart/"):
+        kv = dict(x.split(":") for x in b["name"].split("/")[1:])
+        parts[(int(kv["R"]), int(kv["S"]), int(kv["cost"]))] = (ms(b), b.get("nodes", 0))
 print("## Pathfinder: one bace-pipe decision (fastest stall-free search + cost-min search), CPU time\n")
 print("| regions \\ stages | 4 | 16 | 64 |\n|---|---|---|---|")
 for R in (6, 16, 32):
@@ -54,6 +60,12 @@ for S in (4, 16, 64):
     print(f"- growth exponent in regions at {S} stages: {slope([6, 16, 32], [p[(R, S)][0] for R in (6, 16, 32)]):.2f}")
 for R in (6, 16, 32):
     print(f"- growth exponent in stages at {R} regions: {slope([4, 16, 64], [p[(R, S)][0] for S in (4, 16, 64)]):.2f}")
+if parts:
+    print("\nThe two searches of a decision separately (fastest stall-free / cost-min within 1.1x):\n")
+    Ss = sorted({k[1] for k in parts})
+    print("| regions | " + " | ".join(f"{S} stages: fastest | {S} stages: cost-min" for S in Ss) + " |\n|---|" + "---|---|" * len(Ss))
+    for R in sorted({k[0] for k in parts}):
+        print(f"| {R} | " + " | ".join(f"{parts[(R, S, 0)][0]:.3f} ms ({parts[(R, S, 0)][1]:.0f}) | {parts[(R, S, 1)][0]:.3f} ms ({parts[(R, S, 1)][1]:.0f})" for S in Ss) + " |")
 
 sc = load("scen.json")
 rows = {}

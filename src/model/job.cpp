@@ -1,7 +1,9 @@
 #include "model/job.h"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
+#include <map>
 
 namespace geopipe {
 
@@ -67,6 +69,18 @@ double ideal_iteration_time(const JobProfile& p, const GpuType& gpu, const Compu
     mx = std::max(mx, u);
   }
   return (p.micro_batches - 1) * mx + sum + opt.optimizer_step_s;
+}
+
+std::vector<int> job_shapes(const std::vector<Job>& jobs, int& count) {
+  std::map<std::array<int, 5>, int> index;
+  std::vector<int> shape;
+  shape.reserve(jobs.size());
+  for (const Job& j : jobs) {
+    const std::array<int, 5> key{j.model, j.stages, j.micro_batch_size, j.micro_batches, j.gpus_per_stage};
+    shape.push_back(index.try_emplace(key, static_cast<int>(index.size())).first->second);
+  }
+  count = static_cast<int>(index.size());
+  return shape;
 }
 
 }  // namespace geopipe

@@ -49,6 +49,11 @@ struct JobProfile {
   }
 };
 
+/// Shape index of every job: jobs of equal (model, stages, micro_batch_size, micro_batches,
+/// gpus_per_stage) share one index (0, 1, ... in order of first appearance), and their profiles
+/// differ only in `iterations`. Writes the number of shapes to `count`.
+std::vector<int> job_shapes(const std::vector<Job>& jobs, int& count);
+
 /// Builds the profile. Requires 1 <= job.stages <= llm.layers.
 JobProfile make_profile(const Job& job, const LlmSpec& llm);
 

@@ -7,6 +7,8 @@
 namespace geopipe {
 namespace {
 
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
 class FifoStrict final : public OrderingPolicy {
  public:
   bool strict() const override { return true; }
@@ -15,53 +17,112 @@ class FifoStrict final : public OrderingPolicy {
     pos_ = 0;
   }
   int next() override { return pos_ < queue_->size() ? (*queue_)[pos_++] : -1; }
+  void started(int) override {}
+  void skip_shape(int) override {}  // strict: the pass ends at the first job that cannot start
 
  private:
   const std::vector<int>* queue_ = nullptr;
   size_t pos_ = 0;
 };
 
+/// Min over a growing array of doubles (removed entries are +inf), with "first index >= from
+/// whose value is < thr" in O(log n).
+class MinTree {
+ public:
+  int size() const { return size_; }
+  void push(double v) {
+    if (size_ == cap_) grow();
+    set(size_++, v);
+  }
+  void set(int i, double v) {
+    size_t k = static_cast<size_t>(i + cap_);
+    t_[k] = v;
+    for (k >>= 1; k >= 1; k >>= 1) t_[k] = std::min(t_[2 * k], t_[2 * k + 1]);
+  }
+  int first_below(int from, double thr) const { return size_ ? find(1, 0, cap_, from, thr) : -1; }
+  void clear() {
+    std::fill(t_.begin(), t_.end(), kInf);
+    size_ = 0;
+  }
+
+ private:
+  int find(size_t node, int lo, int hi, int from, double thr) const {
+    if (hi <= from || !(t_[node] < thr)) return -1;
+    if (hi - lo == 1) return lo;
+    const int mid = (lo + hi) / 2;
+    const int r = find(2 * node, lo, mid, from, thr);
+    return r >= 0 ? r : find(2 * node + 1, mid, hi, from, thr);
+  }
+  void grow() {
+    const int cap = cap_ ? 2 * cap_ : 16;
+    std::vector<double> t(static_cast<size_t>(2 * cap), kInf);
+    for (int i = 0; i < size_; ++i) t[static_cast<size_t>(cap + i)] = t_[static_cast<size_t>(cap_ + i)];
+    for (int k = cap - 1; k >= 1; --k) t[static_cast<size_t>(k)] = std::min(t[static_cast<size_t>(2 * k)], t[static_cast<size_t>(2 * k + 1)]);
+    t_.swap(t);
+    cap_ = cap;
+  }
+  std::vector<double> t_;
+  int cap_ = 0, size_ = 0;
+};
+
 class PriorityBackfill final : public OrderingPolicy {
  public:
-  explicit PriorityBackfill(const SchedulerParams& p) : prm_(p) {}
+  explicit PriorityBackfill(const SchedulerParams& p)
+      : prm_(p),
+        records_only_(p.priority_runtime_weight >= 0 && p.priority_network_weight >= 0 && p.priority_aging >= 0) {}
   bool strict() const override { return false; }
 
   void begin(const SchedContext& ctx, const std::vector<int>& queue, const ClusterView& view) override {
+    ctx_ = &ctx;
+    sync(ctx, queue);
     const Topology& topo = *ctx.topo;
     const int R = view.regions();
     // Mean residual over connected inter-region directions, and the largest free region.
     double res_sum = 0;
-    int res_n = 0, max_free = 0;
+    int res_n = 0;
+    max_free_ = 0;
     for (int a = 0; a < R; ++a) {
-      max_free = std::max(max_free, view.free_gpus[static_cast<size_t>(a)]);
+      max_free_ = std::max(max_free_, view.free_gpus[static_cast<size_t>(a)]);
       for (int b = 0; b < R; ++b)
         if (a != b && topo.link(a, b).capacity_bytes_per_s > 0) {
           res_sum += view.residual_bw(a, b);
           ++res_n;
         }
     }
-    const double mean_res = res_n ? res_sum / res_n : 0.0;
-    scored_.clear();
-    for (int j : queue) {
-      const Cached& c = cached(ctx, j);
-      const Job& job = ctx.job(j);
-      double pressure = 0;
-      if (job.total_gpus() > max_free) pressure = c.beta / std::max(mean_res, 1.0);
-      const double wait = view.now_s - job.arrival_s;
-      const double score = prm_.priority_runtime_weight * c.runtime_s * (1.0 + prm_.priority_network_weight * pressure) -
-                           prm_.priority_aging * wait;
-      scored_.push_back({score, job.arrival_s, j});
+    mean_res_ = res_n ? res_sum / res_n : 0.0;
+    now_s_ = view.now_s;
+    for (size_t s = 0; s < shapes_.size(); ++s) {
+      Shape& sh = shapes_[s];
+      sh.active = sh.alive > 0;
+      if (sh.active) find_head(sh);
     }
-    // A min-heap in (score, arrival, id): a strict total order, so the jobs come out exactly
-    // as a sort would list them.
-    std::make_heap(scored_.begin(), scored_.end(), after);
+    pending_ = -1;
   }
+
   int next() override {
-    if (scored_.empty()) return -1;
-    std::pop_heap(scored_.begin(), scored_.end(), after);
-    const int j = scored_.back().job;
-    scored_.pop_back();
-    return j;
+    if (pending_ >= 0) shapes_[static_cast<size_t>(pending_)].active = false;  // unreported
+    const Item* best = nullptr;
+    for (const Shape& sh : shapes_)
+      if (sh.active && (!best || before(sh.head, *best))) best = &sh.head;
+    if (!best) return -1;
+    pending_ = ctx_->shape(best->job);
+    return best->job;
+  }
+
+  void started(int j) override {
+    const int s = ctx_->shape(j);
+    Shape& sh = shapes_[static_cast<size_t>(s)];
+    sh.tree.set(pos_[static_cast<size_t>(j)], kInf);
+    --sh.alive;
+    --alive_total_;
+    if (pending_ == s) pending_ = -1;
+    sh.active = sh.alive > 0;
+    if (sh.active) find_head(sh);
+  }
+
+  void skip_shape(int s) override {
+    shapes_[static_cast<size_t>(s)].active = false;
+    if (pending_ == s) pending_ = -1;
   }
 
  private:
@@ -71,14 +132,75 @@ class PriorityBackfill final : public OrderingPolicy {
     double beta = 0;       // A / min_i f_i on that GPU type
   };
   struct Item {
-    double score, arrival;
-    int job;
+    double score = 0, arrival = 0;
+    int job = -1;
   };
-  /// Heap comparator: a after b (so the heap's top is the first job to consider).
-  static bool after(const Item& a, const Item& b) {
-    if (a.score != b.score) return a.score > b.score;
-    if (a.arrival != b.arrival) return a.arrival > b.arrival;
-    return a.job > b.job;
+  /// The waiting jobs of one shape, in arrival order; removed ones stay as +inf in the tree.
+  struct Shape {
+    std::vector<int> jobs;
+    MinTree tree;  // over runtime_s
+    int first = 0;  // no waiting job before this position
+    int alive = 0;
+    bool active = false;  // in the current pass: may still yield jobs
+    Item head;            // its first job in the current pass
+  };
+
+  static bool before(const Item& a, const Item& b) {
+    if (a.score != b.score) return a.score < b.score;
+    if (a.arrival != b.arrival) return a.arrival < b.arrival;
+    return a.job < b.job;
+  }
+
+  Item score(int j) {
+    const Cached& c = cached(*ctx_, j);
+    const Job& job = ctx_->job(j);
+    double pressure = 0;
+    if (job.total_gpus() > max_free_) pressure = c.beta / std::max(mean_res_, 1.0);
+    const double wait = now_s_ - job.arrival_s;
+    const double score = prm_.priority_runtime_weight * c.runtime_s * (1.0 + prm_.priority_network_weight * pressure) -
+                         prm_.priority_aging * wait;
+    return {score, job.arrival_s, j};
+  }
+
+  /// The shape's first job in the order: the best of its records (see ordering.h).
+  void find_head(Shape& sh) {
+    sh.first = sh.tree.first_below(sh.first, kInf);
+    Item best;
+    for (int p = sh.first; p >= 0;) {
+      const int j = sh.jobs[static_cast<size_t>(p)];
+      const Item it = score(j);
+      if (best.job < 0 || before(it, best)) best = it;
+      p = sh.tree.first_below(p + 1, records_only_ ? cached(*ctx_, j).runtime_s : kInf);
+    }
+    sh.head = best;
+  }
+
+  /// Brings the per-shape lists up to `queue`: jobs with ids above the last seen are new
+  /// arrivals (appended); started jobs were removed by started(). Anything else (a queue not
+  /// built that way) is repaired by rebuilding from the queue.
+  void sync(const SchedContext& ctx, const std::vector<int>& queue) {
+    if (shapes_.size() < static_cast<size_t>(ctx.num_shapes)) shapes_.resize(static_cast<size_t>(ctx.num_shapes));
+    if (pos_.size() < ctx.jobs->size()) pos_.resize(ctx.jobs->size(), -1);
+    auto it = std::upper_bound(queue.begin(), queue.end(), last_seen_);
+    for (; it != queue.end(); ++it) add(ctx, *it);
+    if (!queue.empty()) last_seen_ = std::max(last_seen_, queue.back());
+    if (alive_total_ != static_cast<long>(queue.size())) {
+      for (Shape& sh : shapes_) {
+        sh.jobs.clear();
+        sh.tree.clear();
+        sh.first = sh.alive = 0;
+      }
+      alive_total_ = 0;
+      for (int j : queue) add(ctx, j);
+    }
+  }
+  void add(const SchedContext& ctx, int j) {
+    Shape& sh = shapes_[static_cast<size_t>(ctx.shape(j))];
+    pos_[static_cast<size_t>(j)] = static_cast<int>(sh.jobs.size());
+    sh.jobs.push_back(j);
+    sh.tree.push(cached(ctx, j).runtime_s);
+    ++sh.alive;
+    ++alive_total_;
   }
 
   const Cached& cached(const SchedContext& ctx, int j) {
@@ -88,7 +210,7 @@ class PriorityBackfill final : public OrderingPolicy {
     c.known = true;
     const JobProfile& p = ctx.profile(j);
     const Topology& topo = *ctx.topo;
-    double best_t = std::numeric_limits<double>::infinity();
+    double best_t = kInf;
     int best_r = 0;
     for (int r = 0; r < topo.num_regions(); ++r) {
       if (topo.regions[static_cast<size_t>(r)].gpu_count <= 0) continue;
@@ -99,15 +221,23 @@ class PriorityBackfill final : public OrderingPolicy {
       }
     }
     c.runtime_s = p.iterations * best_t;
-    double fmin = std::numeric_limits<double>::infinity();
+    double fmin = kInf;
     for (int i = 0; i < p.stages; ++i) fmin = std::min(fmin, forward_time(p, i, topo.gpu_of(best_r), *ctx.compute));
     c.beta = p.activation_bytes / fmin;
     return c;
   }
 
   SchedulerParams prm_;
+  bool records_only_;
+  const SchedContext* ctx_ = nullptr;
   std::vector<Cached> cache_;
-  std::vector<Item> scored_;
+  std::vector<Shape> shapes_;
+  std::vector<int> pos_;  // per job: position in its shape's list
+  long alive_total_ = 0;
+  int last_seen_ = -1;
+  int pending_ = -1;  // shape of the job last returned by next() and not yet reported
+  int max_free_ = 0;
+  double mean_res_ = 0, now_s_ = 0;
 };
 
 }  // namespace

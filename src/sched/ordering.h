@@ -15,12 +15,15 @@ class OrderingPolicy {
   /// Strict: stop at the first job that cannot start (FIFO head-of-line). Otherwise skip it
   /// and try the next (backfill).
   virtual bool strict() const = 0;
-  /// Starts a pass over `queue` (valid until the pass ends); next() then yields its jobs in
-  /// consideration order, −1 after the last. A pass may be abandoned early, so policies
-  /// produce the order lazily (FIFO: the queue itself; priority: a heap, O(q) to build and
-  /// O(log q) per job taken, instead of sorting jobs that are never looked at).
+  /// Starts a pass over `queue` (waiting jobs in increasing id order, valid during the pass).
   virtual void begin(const SchedContext& ctx, const std::vector<int>& queue, const ClusterView& view) = 0;
+  /// The next job in consideration order, −1 when none is left. Before the following call the
+  /// caller reports what became of it: started(j), or skip_shape(shape of j) when no job of
+  /// that shape can start for the rest of the pass (its placement failed, or it needs more
+  /// GPUs than are free). An unreported job counts as skip_shape.
   virtual int next() = 0;
+  virtual void started(int job) = 0;
+  virtual void skip_shape(int shape) = 0;
 };
 
 /// Arrival order, strict.
@@ -32,6 +35,13 @@ std::unique_ptr<OrderingPolicy> make_fifo_strict();
 /// P: network pressure = 0 if the job fits in the free GPUs of one region, else its stall-free
 /// hop demand on that GPU type divided by the mean residual bandwidth of the inter-region
 /// link directions; wait_s: time since arrival. Ties: arrival, then id.
+/// Incremental: per job shape, the waiting jobs in arrival order under a min-tree of R̂.
+/// Within a shape a job that arrived later with an R̂ no smaller can never come first (its
+/// score is no smaller, in floating point too, and ties go to arrival), so a shape's first job
+/// is found among the "records" (each earlier job has a larger R̂): O(records · log q) per
+/// shape, ~O(log² q) for random run times, instead of sorting the queue at every call.
+/// Requires the weights and aging >= 0 (the config enforces it; otherwise every job counts
+/// as a record, which is exact but O(q)).
 std::unique_ptr<OrderingPolicy> make_priority_backfill(const SchedulerParams& p);
 
 }  // namespace geopipe

@@ -72,6 +72,8 @@ class Engine {
     ctx_.compute = &sc.compute;
     ctx_.jobs = &jobs_;
     ctx_.profiles = &profiles_;
+    shapes_ = job_shapes(jobs_, ctx_.num_shapes);
+    ctx_.shapes = &shapes_;
     for (const auto& reg : topo_.regions) has_profiles_ |= !reg.price.is_flat();
   }
 
@@ -412,6 +414,7 @@ class Engine {
   NetworkState net_;
   Rng noise_;
   std::vector<JobProfile> profiles_;
+  std::vector<int> shapes_;
   std::vector<Running> run_;
   std::vector<JobRecord> rec_;
   std::vector<int> free_, flow_count_;

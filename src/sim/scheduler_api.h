@@ -18,8 +18,11 @@ struct SchedContext {
   const ComputeOptions* compute = nullptr;
   const std::vector<Job>* jobs = nullptr;          ///< all jobs, index = Job::id
   const std::vector<JobProfile>* profiles = nullptr;  ///< same indexing
+  const std::vector<int>* shapes = nullptr;           ///< same indexing: job_shapes() (model/job.h)
+  int num_shapes = 0;
   const Job& job(int j) const { return (*jobs)[static_cast<size_t>(j)]; }
   const JobProfile& profile(int j) const { return (*profiles)[static_cast<size_t>(j)]; }
+  int shape(int j) const { return (*shapes)[static_cast<size_t>(j)]; }
 };
 
 /// Start job `job` now on `placement`.

@@ -16,6 +16,7 @@
 
 #include "model/rng.h"
 #include "scenario_builders.h"
+#include "sched/placement.h"
 #include "sched/registry.h"
 #include "sim/engine.h"
 #include "sim/metrics.h"
@@ -263,6 +264,150 @@ TEST(Schedulers, EveryPresetCompletesDeterministically) {
     std::cout << "[ preset ] " << name << ": avg JCT " << r1.metrics.avg_jct_s << " s, cost $"
               << r1.metrics.total_cost_usd << ", stall " << r1.metrics.stall_fraction << ", searches "
               << r1.metrics.sched_searches << "\n";
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 5b. The scheduler's shortcuts change no decision
+
+/// A scheduler written the obvious way, as the reference for ComposedScheduler's shortcuts
+/// (failure caching by job shape, the return at an unchanged epoch, the incremental priority
+/// order): every call orders the whole queue (FIFO, or the documented priority score sorted
+/// with std::sort) and asks the placement policy about every job in that order.
+class NaiveScheduler final : public Scheduler {
+ public:
+  NaiveScheduler(bool priority, std::unique_ptr<PlacementPolicy> pl, const SchedulerParams& prm)
+      : priority_(priority), placement_(std::move(pl)), prm_(prm) {}
+  std::string_view name() const override { return "naive"; }
+  void effort(long& searches, long& nodes, long& truncated) const override {
+    searches = placement_->searches;
+    nodes = placement_->search_nodes;
+    truncated = placement_->truncated_searches;
+  }
+  void schedule(const SchedContext& ctx, const std::vector<int>& queue, ClusterView& view,
+                std::vector<Decision>& out) override {
+    std::vector<int> order = queue;
+    if (priority_) {
+      const Topology& topo = *ctx.topo;
+      const int R = view.regions();
+      double res_sum = 0;
+      int res_n = 0, max_free = 0;
+      for (int a = 0; a < R; ++a) {
+        max_free = std::max(max_free, view.free_gpus[static_cast<size_t>(a)]);
+        for (int b = 0; b < R; ++b)
+          if (a != b && topo.link(a, b).capacity_bytes_per_s > 0) {
+            res_sum += view.residual_bw(a, b);
+            ++res_n;
+          }
+      }
+      const double mean_res = res_n ? res_sum / res_n : 0.0;
+      struct Item {
+        double score, arrival;
+        int job;
+      };
+      std::vector<Item> items;
+      for (int j : queue) {
+        // R̂ and β on the fastest GPU type present (ordering.h).
+        const JobProfile& p = ctx.profile(j);
+        double best_t = std::numeric_limits<double>::infinity();
+        int best_r = 0;
+        for (int r = 0; r < topo.num_regions(); ++r) {
+          if (topo.regions[static_cast<size_t>(r)].gpu_count <= 0) continue;
+          const double t = ideal_iteration_time(p, topo.gpu_of(r), *ctx.compute);
+          if (t < best_t) {
+            best_t = t;
+            best_r = r;
+          }
+        }
+        const double runtime = p.iterations * best_t;
+        double fmin = std::numeric_limits<double>::infinity();
+        for (int i = 0; i < p.stages; ++i) fmin = std::min(fmin, forward_time(p, i, topo.gpu_of(best_r), *ctx.compute));
+        const double beta = p.activation_bytes / fmin;
+        const Job& job = ctx.job(j);
+        const double pressure = job.total_gpus() > max_free ? beta / std::max(mean_res, 1.0) : 0.0;
+        const double wait = view.now_s - job.arrival_s;
+        items.push_back({prm_.priority_runtime_weight * runtime * (1.0 + prm_.priority_network_weight * pressure) -
+                             prm_.priority_aging * wait,
+                         job.arrival_s, j});
+      }
+      std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+        if (a.score != b.score) return a.score < b.score;
+        if (a.arrival != b.arrival) return a.arrival < b.arrival;
+        return a.job < b.job;
+      });
+      for (size_t k = 0; k < items.size(); ++k) order[k] = items[k].job;
+    }
+    for (int j : order) {
+      Placement pl = placement_->place(ctx, j, view);
+      if (pl.empty()) {
+        if (!priority_) break;
+        continue;
+      }
+      view.commit(ctx.profile(j), pl);
+      out.push_back({j, std::move(pl)});
+    }
+  }
+
+ private:
+  bool priority_;
+  std::unique_ptr<PlacementPolicy> placement_;
+  SchedulerParams prm_;
+};
+
+std::unique_ptr<PlacementPolicy> make_placement(PlacementKind k, const SchedulerParams& prm) {
+  switch (k) {
+    case PlacementKind::kPathfinderCostMin: return make_pathfinder_costmin(prm);
+    case PlacementKind::kPathfinderMinTime: return make_pathfinder_mintime(prm);
+    case PlacementKind::kCostMinBlind: return make_costmin_blind(prm);
+    case PlacementKind::kDelayFirst: return make_delay_first(prm);
+    case PlacementKind::kCostFirst: return make_cost_first(prm);
+    case PlacementKind::kGreedyCost: return make_greedy_cost(prm);
+    case PlacementKind::kFirstFit: return make_first_fit(prm);
+  }
+  return nullptr;
+}
+
+/// Jobs of only five shapes (so shapes repeat and their failures are shared) arriving every
+/// `gap_s` on average: with a short gap the queue grows long and backfill reorders it.
+std::vector<Job> shaped_jobs(std::uint64_t seed, int n, double gap_s) {
+  Rng rng(seed);
+  const int shapes[5][4] = {{0, 2, 1, 8}, {0, 4, 2, 8}, {1, 6, 1, 16}, {1, 8, 2, 4}, {0, 8, 1, 12}};
+  std::vector<Job> jobs;
+  double t = 0;
+  for (int k = 0; k < n; ++k) {
+    t += rng.exponential(1.0 / gap_s);
+    const int* sh = shapes[rng.below(5)];
+    const auto iters = static_cast<std::int64_t>(std::llround(rng.bounded_pareto(1.1, 200, 20000)));
+    jobs.push_back(make_job(t, sh[0], sh[1], sh[2], sh[3], iters));
+  }
+  return finalize_jobs(std::move(jobs));
+}
+
+TEST(Schedulers, ShortcutsChangeNoDecision) {
+  const Scenario sc = random_cluster();
+  for (double gap_s : {30.0, 300.0}) {
+    const std::vector<Job> jobs = shaped_jobs(derive_seed(static_cast<std::uint64_t>(gap_s), "sched-shortcuts"), 160, gap_s);
+    for (const PresetInfo& info : presets()) {
+      SCOPED_TRACE(std::string(info.name) + " gap " + std::to_string(gap_s));
+      auto fast = make_scheduler(info.name, sc.scheduler);
+      NaiveScheduler naive(info.ordering == OrderingKind::kPriorityBackfill, make_placement(info.placement, sc.scheduler),
+                           sc.scheduler);
+      const SimResult a = simulate(sc, jobs, *fast, 3), b = simulate(sc, jobs, naive, 3);
+      EXPECT_EQ(a.metrics.jobs_completed, 160);
+      expect_same_jobs(a.jobs, b.jobs);
+      const auto fa = metric_fields(a.metrics), fb = metric_fields(b.metrics);
+      for (size_t k = 0; k < fa.size(); ++k) {
+        const std::string name = fa[k].name;
+        if (!fa[k].deterministic || name == "sched_searches" || name == "sched_search_nodes") continue;
+        EXPECT_EQ(std::bit_cast<std::uint64_t>(fa[k].value), std::bit_cast<std::uint64_t>(fb[k].value)) << name;
+      }
+      // The shortcuts must actually have saved searches on the loaded run (the policies that
+      // search at all).
+      EXPECT_LE(a.metrics.sched_searches, b.metrics.sched_searches);
+      if (gap_s < 100 && b.metrics.sched_searches > 0) {
+        EXPECT_LT(a.metrics.sched_searches, b.metrics.sched_searches);
+      }
+    }
   }
 }
 
