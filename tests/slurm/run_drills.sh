@@ -46,7 +46,7 @@ slurm_start "$WORK/slurm"; src=$?
 [ "$src" -eq 0 ] || exit "$src"
 
 cd "$WORK"
-# Sweep A (drill a): ~2 min of single-thread work (the USR1@30 of --time=2 comes 60-90 s in); sweep B (b, c, d): ~20 s.
+# Sweep A (drill a): ~150 s of single-thread work (the USR1@30 of --time=2 comes 60-90 s in); sweep B (b, c, d): ~20 s.
 mk_sweep() {  # name seeds
   cat > "$WORK/$1.toml" <<EOF
 [sweep]
@@ -61,7 +61,21 @@ param = "workload.load_scale"
 values = [1, 2]
 EOF
 }
-mk_sweep A "${DRILL_SEEDS_A:-1400}"
+# Sweep A must outlive the USR1, whatever the speed of the machine (and of geopipe: a faster
+# scheduler once made a fixed-size A finish first): size it from a short calibration run to
+# ~150 s of one thread.
+if [ -n "${DRILL_SEEDS_A:-}" ]; then
+  seeds_a=$DRILL_SEEDS_A
+elif [[ " $drills " == *" a "* ]]; then
+  mk_sweep CAL 40  # 160 scenarios
+  t_cal=$( { /usr/bin/time -f %e "$GEOPIPE" sweep CAL.toml -o cal.h5 --no-mpi --threads 1 --quiet; } 2>&1 | tail -1)
+  seeds_a=$($PY -c "import math; print(max(200, math.ceil(150 * 160 / max(float('$t_cal'), 0.01) / 4)))")
+  echo "calibration: 160 scenarios in ${t_cal}s -> sweep A with $seeds_a seeds ($((4 * seeds_a)) scenarios, ~150 s)"
+  rm -f cal.h5
+else
+  seeds_a=200
+fi
+mk_sweep A "$seeds_a"
 mk_sweep B "${DRILL_SEEDS_B:-250}"
 mkdir -p logs
 
