@@ -346,6 +346,7 @@ bool Pathfinder::search_by_region_sets(int cap_total) {
     truncated_ = stop_ = false;
   }
   compute_hop_bounds();
+  compute_symmetry();
   // Per-region figures over all stages: the cheapest stage's unit time and cost coefficient.
   set_rank_.clear();
   for (int r = 0; r < R_; ++r)
@@ -367,6 +368,11 @@ bool Pathfinder::search_by_region_sets(int cap_total) {
     set_stack_.pop_back();
     for (int q = f.next; q < n; ++q) {
       const int r = set_rank_[static_cast<size_t>(q)];
+      // Interchangeable regions (compute_symmetry) enter a set in index order only; being
+      // interchangeable they have equal figures, so the predecessor has an earlier rank and
+      // is already in f.mask if it is in the set at all.
+      const int pr = sym_prev_[static_cast<size_t>(r)];
+      if (pr >= 0 && !(f.mask >> pr & 1U)) continue;
       const int cr = cap_[static_cast<size_t>(r)];
       Frame g{q + 1, f.mask | std::uint64_t{1} << r, std::min(S_, f.filled + cr), f.capsum + cr, f.k + 1,
               f.fill + std::min(cr, S_ - f.filled) * fig(r), std::max(f.maxunit, sufmin_unit_[static_cast<size_t>(r * (S_ + 1))])};
@@ -456,6 +462,49 @@ void Pathfinder::compute_hop_bounds() {
     }
 }
 
+void Pathfinder::compute_symmetry() {
+  // Regions a < b are interchangeable when swapping them maps the search onto itself: equal
+  // per-stage tables (unit, forward, cost coefficient) and capacity, and equal links (presence,
+  // latency, capacity, residual, flows) to and from every other region, the a–b link equal in
+  // both directions. Placements that differ by such a swap have bit-identical objectives.
+  // sym_prev_[r]: the previous region of r's class by index, or −1.
+  sym_prev_.assign(static_cast<size_t>(R_), -1);
+  const Topology& topo = *view_->topo;
+  auto row_hash = [&](int r) {
+    std::uint64_t h = static_cast<std::uint64_t>(cap_[static_cast<size_t>(r)]) * 0x9E3779B97F4A7C15ULL;
+    for (int i = 0; i < S_; ++i) h = (h ^ std::bit_cast<std::uint64_t>(unit_[static_cast<size_t>(r * S_ + i)])) * 0x100000001B3ULL;
+    double lat = 0;  // order-independent summary of the links
+    for (int c = 0; c < R_; ++c)
+      if (c != r) lat += topo.link(r, c).latency_s + topo.link(c, r).latency_s;
+    return h ^ std::bit_cast<std::uint64_t>(lat);
+  };
+  sym_hash_.resize(static_cast<size_t>(R_));
+  for (int r = 0; r < R_; ++r) sym_hash_[static_cast<size_t>(r)] = row_hash(r);
+  auto same_dir = [&](int a, int c, int b, int d) {  // link a->c vs b->d
+    const Link& x = topo.link(a, c);
+    const Link& y = topo.link(b, d);
+    return x.capacity_bytes_per_s == y.capacity_bytes_per_s && x.latency_s == y.latency_s &&
+           view_->residual_bw(a, c) == view_->residual_bw(b, d) && view_->flow_count(a, c) == view_->flow_count(b, d);
+  };
+  auto equivalent = [&](int a, int b) {
+    if (cap_[static_cast<size_t>(a)] != cap_[static_cast<size_t>(b)]) return false;
+    for (int i = 0; i < S_; ++i) {
+      const auto ka = static_cast<size_t>(a * S_ + i), kb = static_cast<size_t>(b * S_ + i);
+      if (unit_[ka] != unit_[kb] || fwd_[ka] != fwd_[kb] || coef_[ka] != coef_[kb]) return false;
+    }
+    if (!same_dir(a, b, b, a)) return false;
+    for (int c = 0; c < R_; ++c)
+      if (c != a && c != b && (!same_dir(a, c, b, c) || !same_dir(c, a, c, b))) return false;
+    return true;
+  };
+  for (int b = 1; b < R_; ++b)
+    for (int a = b - 1; a >= 0; --a)
+      if (sym_hash_[static_cast<size_t>(a)] == sym_hash_[static_cast<size_t>(b)] && equivalent(a, b)) {
+        sym_prev_[static_cast<size_t>(b)] = a;  // the nearest lower one: classes chain by index
+        break;
+      }
+}
+
 double Pathfinder::rest_chain(int last, std::uint64_t unused) const {
   // Least Σ hop_lb_ of a chain from `last` through all regions of `unused` (at most 5).
   int regs[6], k = 0;
@@ -498,6 +547,9 @@ void Pathfinder::dfs(int i, int last, int blocks, std::uint64_t mask, int cap_un
   for (int r : order_[static_cast<size_t>(i)]) {
     if (truncated_ || stop_) return;
     if (mask >> r & 1U) continue;
+    // Set mode: of interchangeable regions, the lowest unused one is taken first (the others
+    // would give placements with bit-identical objectives).
+    if (require_all_ && sym_prev_[static_cast<size_t>(r)] >= 0 && !(mask >> sym_prev_[static_cast<size_t>(r)] & 1U)) continue;
     // Hop from the previous block (stage i−1 on `last`) into stage i on r.
     double hop_c = 0, hop_lat = 0;
     if (last >= 0) {

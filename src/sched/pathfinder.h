@@ -19,6 +19,8 @@
 // search is decomposed by the set of regions used: sets are bounded without ordering (fill,
 // slowest region, cheapest order of their hops), searched in increasing bound by the same DFS
 // restricted to the set, and the search stops when the next set's bound reaches the incumbent.
+// Interchangeable regions (twins: equal tables, capacity and links, see compute_symmetry) are
+// used in index order only, which keeps identical regions from multiplying the search.
 // It is exact (returns an optimum of the estimate in estimate.h) unless the node budget runs
 // out, in which case the best placement found so far is returned with `truncated` set.
 // Deterministic: strict improvements only, fixed exploration order, ties by region index. Of
@@ -99,6 +101,7 @@ class Pathfinder {
   bool search_by_region_sets(int cap_total);  // false: too many sets, use the plain DFS
   void compute_hop_bounds();       // hop_lb_, hopc_lb_ (set mode)
   double rest_chain(int last, std::uint64_t unused) const;  // least Σ hop_lb_ from last through unused
+  void compute_symmetry();         // sym_prev_ (set mode)
   void memo_clear();
   MemoSlot& memo_slot(std::uint64_t mask, int stage, int region);
   void dfs(int i, int last, int blocks, std::uint64_t mask, int cap_unused, double obj, double sum, double mx);
@@ -147,6 +150,8 @@ class Pathfinder {
   std::vector<SetFrame> set_stack_;
   std::vector<int> set_rank_;                 // usable regions, best figure first
   std::vector<double> fmin_, fmax_;           // per region: extreme forward times of the stages it takes
+  std::vector<int> sym_prev_;                 // per region: previous interchangeable region by index, −1 if none
+  std::vector<std::uint64_t> sym_hash_;
   std::vector<double> hop_lb_, hopc_lb_;      // R×R: least latency+communication and communication time of a hop (inf: never usable)
   std::uint64_t full_ = 0;                    // bits of all R regions
   bool require_all_ = false;                  // leaf must have used every region (set mode)

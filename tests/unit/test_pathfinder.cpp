@@ -577,6 +577,7 @@ TEST(PathfinderExact, RegionSetsAgreeWithPlainSearch) {
 // The same agreement on wide, deep instances (8–16 regions, 8–64 stages, random prices,
 // capacities, links and loads), where the set decomposition is what kAuto uses. Prices are
 // continuous, so ties are not expected and the placements must be identical.
+// (RegionSetsAgreeWithPlainSearchWithTwins covers interchangeable regions.)
 TEST(PathfinderExact, RegionSetsAgreeWithPlainSearchOnWideInstances) {
   Pathfinder a, b;
   int found = 0;
@@ -618,6 +619,68 @@ TEST(PathfinderExact, RegionSetsAgreeWithPlainSearchOnWideInstances) {
     }
   }
   EXPECT_GE(found, 24);  // most instances must have placements to compare
+}
+
+// Wide instances where groups of regions are exact twins (same GPU type, price, PUE, free
+// GPUs, and links to everyone else): the set search keeps only one order of interchangeable
+// regions, which must not lose the optimum. Twins tie, so only the objectives must agree.
+TEST(PathfinderExact, RegionSetsAgreeWithPlainSearchWithTwins) {
+  Pathfinder a, b;
+  int found = 0;
+  for (std::uint64_t seed = 1; seed <= 16; ++seed) {
+    Rng rng(derive_seed(seed, "pathfinder-twins"));
+    const int R = 8 + static_cast<int>(rng.below(5)), S = 8 << rng.below(3);
+    // Region r copies region proto[r] (itself for the first of a group).
+    std::vector<int> proto(static_cast<size_t>(R));
+    for (int r = 0; r < R; ++r) proto[static_cast<size_t>(r)] = r > 0 && rng.uniform() < 0.6 ? proto[static_cast<size_t>(r - 1)] : r;
+    std::vector<RegionSpec> regs;
+    for (int r = 0; r < R; ++r) {
+      if (proto[static_cast<size_t>(r)] != r) {
+        regs.push_back(regs[static_cast<size_t>(proto[static_cast<size_t>(r)])]);
+        regs.back().name = "r" + std::to_string(r);
+        continue;
+      }
+      regs.push_back({"r" + std::to_string(r), static_cast<int>(rng.below(2)), S / 3 + static_cast<int>(rng.below(6)),
+                      rng.uniform(0.05, 0.3), rng.uniform(1.0, 1.4)});
+    }
+    Scenario sc = make_scenario({make_gpu("fast", 300, 80, 700, 100), make_gpu("slow", 100, 80, 400, 60)}, regs,
+                                {tiny_llm("deep", 64, 1024, 1000, 1024)});
+    // Links depend only on the prototypes, so twins see the same network; twins of one group
+    // are linked among themselves alike.
+    std::vector<double> bw(static_cast<size_t>(R * R)), lat(static_cast<size_t>(R * R));
+    for (auto& x : bw) x = std::pow(10.0, rng.uniform(9.0, 10.5));
+    for (auto& x : lat) x = rng.uniform(0.001, 0.08);
+    for (int x = 0; x < R; ++x)
+      for (int y = x + 1; y < R; ++y) {
+        int px = proto[static_cast<size_t>(x)], py = proto[static_cast<size_t>(y)];
+        if (px > py) std::swap(px, py);
+        const auto k = static_cast<size_t>(px * R + py);
+        set_link(sc.topology, x, y, bw[k], lat[k]);
+      }
+    const JobProfile p = profile_of(sc, make_job(0, 0, S, 1, 16, 1000));
+    const ClusterView v = idle_view(sc.topology, sc.compute);
+    SCOPED_TRACE("seed " + std::to_string(seed) + " R=" + std::to_string(R) + " S=" + std::to_string(S));
+    for (bool stall_free : {true, false}) {
+      SearchSpec sets, plain;
+      sets.stall_free = plain.stall_free = stall_free;
+      sets.strategy = SearchSpec::Strategy::kRegionSets;
+      plain.strategy = SearchSpec::Strategy::kPlain;
+      const SearchResult t1 = a.search(p, v, sets), t2 = b.search(p, v, plain);
+      ASSERT_EQ(t1.found, t2.found);
+      if (!t1.found) continue;
+      ++found;
+      EXPECT_FALSE(t1.truncated);
+      EXPECT_LE(rel_diff(t1.objective, t2.objective), 1e-12);
+      EXPECT_TRUE(placement_valid(p, v, t1.placement, sets.max_blocks, stall_free));
+      sets.objective = plain.objective = Obj::kMinCost;
+      sets.time_cap_s = plain.time_cap_s = t2.est_iteration_s * 1.1;
+      const SearchResult c1 = a.search(p, v, sets), c2 = b.search(p, v, plain);
+      ASSERT_EQ(c1.found, c2.found);
+      EXPECT_LE(rel_diff(c1.objective, c2.objective), 1e-12);
+      EXPECT_TRUE(placement_valid(p, v, c1.placement, sets.max_blocks, stall_free));
+    }
+  }
+  EXPECT_GE(found, 16);
 }
 
 // ---------------------------------------------------------------------------------------------
