@@ -16,8 +16,9 @@ echo "running micro-benchmarks..." >&2
 "$B/tests/bench/bench_core" --benchmark_filter='BM_Gpipe|BM_MaxMin' --benchmark_min_time=0.2 \
   --benchmark_format=json >"$tmp/micro.json" 2>/dev/null
 "$B/tests/bench/bench_pathfinder" --benchmark_min_time=0.2 --benchmark_format=json >"$tmp/pf.json" 2>/dev/null
-echo "running scenarios (one run each; 100k jobs take seconds per preset)..." >&2
-"$B/tests/bench/bench_core" --benchmark_filter="$filter" --benchmark_format=json >"$tmp/scen.json" 2>/dev/null
+echo "running scenarios (3 runs each, median; 100k jobs take about a second per preset and run)..." >&2
+"$B/tests/bench/bench_core" --benchmark_filter="$filter" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+  --benchmark_format=json >"$tmp/scen.json" 2>/dev/null
 /usr/bin/python3 - "$tmp" <<'PY'
 import json, math, sys, os
 tmp = sys.argv[1]
@@ -60,6 +61,9 @@ for S in (4, 16, 64):
     print(f"- growth exponent in regions at {S} stages: {slope([6, 16, 32], [p[(R, S)][0] for R in (6, 16, 32)]):.2f}")
 for R in (6, 16, 32):
     print(f"- growth exponent in stages at {R} regions: {slope([4, 16, 64], [p[(R, S)][0] for S in (4, 16, 64)]):.2f}")
+tw = {tuple(int(x) for x in b["name"].split("/")[1:3]): (ms(b), b.get("nodes", 0)) for b in pf if b["name"].startswith("BM_PathfinderTwins/")}
+if tw:
+    print("\nAll regions identical (twins), one decision: " + ", ".join(f"{R} x {S}: {v[0]:.3f} ms ({v[1]:.0f} nodes)" for (R, S), v in sorted(tw.items())))
 if parts:
     print("\nThe two searches of a decision separately (fastest stall-free / cost-min within 1.1x):\n")
     Ss = sorted({k[1] for k in parts})
@@ -67,13 +71,15 @@ if parts:
     for R in sorted({k[0] for k in parts}):
         print(f"| {R} | " + " | ".join(f"{parts[(R, S, 0)][0]:.3f} ms ({parts[(R, S, 0)][1]:.0f}) | {parts[(R, S, 1)][0]:.3f} ms ({parts[(R, S, 1)][1]:.0f})" for S in Ss) + " |")
 
-sc = load("scen.json")
+sc = [b for b in json.load(open(os.path.join(tmp, "scen.json")))["benchmarks"] if b.get("aggregate_name") == "median"]
+for b in sc:
+    b["name"] = b["run_name"]
 rows = {}
 for b in sc:
     parts = b["name"].split("/")
     rows.setdefault(parts[1], {})[int(parts[2])] = (ms(b), b.get("sched_max_ms", 0.0))
 ns = sorted({n for r in rows.values() for n in r})
-print("\n## One scenario end to end (six-region base, N jobs at 10 jobs/h), CPU time\n")
+print("\n## One scenario end to end (six-region base, N jobs at 10 jobs/h), CPU time, median of 3 runs\n")
 print("| preset | " + " | ".join(f"{n} jobs" for n in ns) + " | exponent (2k→max) | max scheduler call |\n|---|" + "---|" * (len(ns) + 2))
 for name, r in rows.items():
     big = [n for n in ns if n >= 2000 and n in r]

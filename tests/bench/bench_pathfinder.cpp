@@ -113,6 +113,35 @@ BENCHMARK(BM_PathfinderPart)
     ->ArgNames({"R", "S", "cost"})
     ->Unit(benchmark::kMicrosecond);
 
+// The worst case for symmetry: every region identical (type, price, capacity, links).
+void BM_PathfinderTwins(benchmark::State& state) {
+  const int R = static_cast<int>(state.range(0)), S = static_cast<int>(state.range(1));
+  Instance in = make_instance(R, S);
+  for (int r = 0; r < R; ++r) {
+    Region& reg = in.topo.regions[static_cast<size_t>(r)];
+    reg.gpu_type = 0;
+    reg.price = PriceProfile::flat(0.2);
+    reg.gpu_count = (S + 2) / 3 + 1;
+  }
+  for (int a = 0; a < R; ++a)
+    for (int b = 0; b < R; ++b)
+      if (a != b) in.topo.link(a, b) = Link{100e9 / 8, 0.03};
+  in.view = idle_view(in.topo, in.compute);
+  Pathfinder pf;
+  long nodes = 0;
+  for (auto _ : state) {
+    SearchSpec s;
+    SearchResult fast = pf.search(in.profile, in.view, s);
+    s.objective = SearchSpec::Objective::kMinCost;
+    s.time_cap_s = fast.est_iteration_s * 1.1;
+    SearchResult cheap = pf.search(in.profile, in.view, s);
+    nodes += fast.nodes + cheap.nodes;
+    benchmark::DoNotOptimize(cheap);
+  }
+  state.counters["nodes"] = benchmark::Counter(static_cast<double>(nodes), benchmark::Counter::kAvgIterations);
+}
+BENCHMARK(BM_PathfinderTwins)->ArgsProduct({{16, 32}, {16, 64}})->Unit(benchmark::kMicrosecond);
+
 }  // namespace
 }  // namespace geopipe
 
