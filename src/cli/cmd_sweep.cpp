@@ -81,17 +81,11 @@ void add_merge_command(CLI::App& app, int& rc) {
   cmd->add_option("inputs", a->inputs, "Shard files")->required();
   cmd->add_option("-o,--output", a->output, "Merged output file (must not exist)")->required();
   cmd->callback([a, &rc] {
-    try {
+    rc = guarded([&] {
       sweep::merge_stores(a->inputs, a->output);
       std::cerr << "geopipe: merged " << a->inputs.size() << " files -> " << a->output << "\n";
-      rc = kExitOk;
-    } catch (const InputError& e) {
-      std::cerr << "geopipe: error: " << e.what() << "\n";
-      rc = kExitInput;
-    } catch (const std::exception& e) {
-      std::cerr << "geopipe: error: " << e.what() << "\n";
-      rc = kExitInternal;
-    }
+      return kExitOk;
+    });
   });
 }
 
@@ -103,16 +97,10 @@ void add_summarize_command(CLI::App& app, int& rc) {
   cmd->add_option("--baseline", o->baseline, "Scheduler to compare against (default: the sweep's first)");
   cmd->add_option("--metric", o->metrics, "Metrics to show (default: avg_jct_s total_cost_usd)")->take_all();
   cmd->callback([o, &rc] {
-    try {
+    rc = guarded([&] {
       sweep::summarize(*o, std::cout);
-      rc = kExitOk;
-    } catch (const InputError& e) {
-      std::cerr << "geopipe: error: " << e.what() << "\n";
-      rc = kExitInput;
-    } catch (const std::exception& e) {
-      std::cerr << "geopipe: error: " << e.what() << "\n";
-      rc = kExitInternal;
-    }
+      return kExitOk;
+    });
   });
 }
 

@@ -20,7 +20,7 @@ void add_validate_command(CLI::App& app, int& rc) {
   cmd->add_option("file", args->file, "Scenario file (TOML)")->required();
   cmd->add_option("--set", args->sets, "Override a parameter before validating")->take_all();
   cmd->callback([args, &rc] {
-    try {
+    rc = guarded([&] {
       std::vector<config::Override> ov;
       for (const auto& s : args->sets) ov.push_back(config::parse_override(s));
       const Scenario sc = config::load_scenario_file(args->file, ov);
@@ -32,14 +32,8 @@ void add_validate_command(CLI::App& app, int& rc) {
                  }(),
                  sc.trace_jobs.empty() ? sc.workload.num_jobs : static_cast<int>(sc.trace_jobs.size()),
                  sc.trace_jobs.empty() ? "generated jobs" : "trace jobs", sc.scheduler.preset);
-      rc = kExitOk;
-    } catch (const InputError& e) {
-      std::cerr << "geopipe: error: " << e.what() << "\n";
-      rc = kExitInput;
-    } catch (const std::exception& e) {
-      std::cerr << "geopipe: internal error: " << e.what() << "\n";
-      rc = kExitInternal;
-    }
+      return kExitOk;
+    });
   });
 }
 
