@@ -4,6 +4,8 @@
 // tests implement the same rule in shell/Python).
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -56,6 +58,27 @@ inline std::string missing_piece(const std::string& what, const std::string& exp
     from = at + part.size();
   }
   return "";
+}
+
+/// The whole check of one bad file: it carries an expectation, `load(path)` throws an
+/// InputError whose message starts with the path and holds the expectation's pieces in order,
+/// and, if `needs_line`, names a line (> 0).
+template <class Error, class Load>
+void expect_rejected_as_marked(const std::string& path, Load load, bool needs_line) {
+  const std::string expect = expectation_of(path);
+  ASSERT_FALSE(expect.empty()) << path << ": first line must be '# expect: <substring>'";
+  ASSERT_NE(expect.find(':'), std::string::npos) << "expectation should contain the line:col: part";
+  try {
+    load(path);
+    FAIL() << path << " loaded without error";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind(path, 0), 0u) << "message does not start with the file path:\n" << what;
+    if (needs_line) {
+      EXPECT_GT(e.line(), 0) << what;
+    }
+    EXPECT_EQ(missing_piece(what, expect), "") << "actual: " << what;
+  }
 }
 
 }  // namespace geopipe::testing_support

@@ -687,7 +687,6 @@ std::vector<std::string> shipped_sweeps() {
 }
 
 std::vector<std::string> bad_files() { return testing_support::toml_files_in(fs::path(kSweeps) / "bad"); }
-using testing_support::expectation_of;
 
 std::string test_name(const std::string& file) {
   std::string n = file.substr(0, file.size() - 5);
@@ -727,20 +726,8 @@ TEST(ShippedSweeps, QuickExistsAndIsSmall) {
 class BadSweep : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(BadSweep, IsRejectedWithExpectedMessage) {
-  const std::string path = kSweeps + "/bad/" + GetParam();
-  const std::string expect = expectation_of(path);
-  ASSERT_FALSE(expect.empty()) << path << ": first line must be '# expect: <substring>'";
-  ASSERT_NE(expect.find(':'), std::string::npos) << "expectation should contain the line:col: part";
-  try {
-    load_sweep_file(path);
-    FAIL() << path << " loaded without error";
-  } catch (const InputError& e) {
-    const std::string what = e.what();
-    EXPECT_EQ(what.rfind(path, 0), 0u) << "message does not start with the file path:\n" << what;
-    EXPECT_GT(e.line(), 0) << what;
-    // "A ... B" means: A, then later B (for messages that embed another file's path).
-    EXPECT_EQ(testing_support::missing_piece(what, expect), "") << "actual: " << what;
-  }
+  testing_support::expect_rejected_as_marked<InputError>(
+      kSweeps + "/bad/" + GetParam(), [](const std::string& p) { load_sweep_file(p); }, /*needs_line=*/true);
 }
 
 INSTANTIATE_TEST_SUITE_P(Files, BadSweep, ::testing::ValuesIn(bad_files()),
