@@ -61,9 +61,12 @@ for S in (4, 16, 64):
     print(f"- growth exponent in regions at {S} stages: {slope([6, 16, 32], [p[(R, S)][0] for R in (6, 16, 32)]):.2f}")
 for R in (6, 16, 32):
     print(f"- growth exponent in stages at {R} regions: {slope([4, 16, 64], [p[(R, S)][0] for S in (4, 16, 64)]):.2f}")
-tw = {tuple(int(x) for x in b["name"].split("/")[1:3]): (ms(b), b.get("nodes", 0)) for b in pf if b["name"].startswith("BM_PathfinderTwins/")}
+tw = {tuple(int(x) for x in b["name"].split("/")[1:4]): (ms(b), b.get("nodes", 0)) for b in pf if b["name"].startswith("BM_PathfinderTwins/")}
 if tw:
-    print("\nAll regions identical (twins), one decision: " + ", ".join(f"{R} x {S}: {v[0]:.3f} ms ({v[1]:.0f} nodes)" for (R, S), v in sorted(tw.items())))
+    print("\nAll regions identical (twins), one decision, default strategy vs plain DFS:\n")
+    print("| regions x stages | default (kAuto) | plain DFS |\n|---|---|---|")
+    for (R, S) in sorted({(k[0], k[1]) for k in tw}):
+        print(f"| {R} x {S} | " + " | ".join(f"{tw[(R, S, pl)][0]:.3f} ms ({tw[(R, S, pl)][1]:.0f} nodes)" for pl in (0, 1)) + " |")
 if parts:
     print("\nThe two searches of a decision separately (fastest stall-free / cost-min within 1.1x):\n")
     Ss = sorted({k[1] for k in parts})

@@ -359,12 +359,11 @@ bool Pathfinder::search_by_region_sets(int cap_total) {
   sets_.clear();
   // Combinations in rank order, so that the fill is incremental: the set's regions are
   // already sorted best figure first.
-  using Frame = SetFrame;
   set_stack_.clear();
   set_stack_.push_back({0, 0, 0, 0, 0, 0.0, 0.0});
   const int n = static_cast<int>(set_rank_.size());
   while (!set_stack_.empty()) {
-    Frame f = set_stack_.back();
+    const SetFrame f = set_stack_.back();
     set_stack_.pop_back();
     for (int q = f.next; q < n; ++q) {
       const int r = set_rank_[static_cast<size_t>(q)];
@@ -374,7 +373,7 @@ bool Pathfinder::search_by_region_sets(int cap_total) {
       const int pr = sym_prev_[static_cast<size_t>(r)];
       if (pr >= 0 && !(f.mask >> pr & 1U)) continue;
       const int cr = cap_[static_cast<size_t>(r)];
-      Frame g{q + 1, f.mask | std::uint64_t{1} << r, std::min(S_, f.filled + cr), f.capsum + cr, f.k + 1,
+      SetFrame g{q + 1, f.mask | std::uint64_t{1} << r, std::min(S_, f.filled + cr), f.capsum + cr, f.k + 1,
               f.fill + std::min(cr, S_ - f.filled) * fig(r), std::max(f.maxunit, sufmin_unit_[static_cast<size_t>(r * (S_ + 1))])};
       const double tmax = mm1 * std::max(lb_max_[0], g.maxunit);
       // Supersets of g add regions of later rank (worse figure) and at least one more hop;

@@ -113,9 +113,12 @@ BENCHMARK(BM_PathfinderPart)
     ->ArgNames({"R", "S", "cost"})
     ->Unit(benchmark::kMicrosecond);
 
-// The worst case for symmetry: every region identical (type, price, capacity, links).
+// The worst case for symmetry: every region identical (type, price, capacity, links). Third
+// argument 1: the plain DFS instead of kAuto (which searches region sets and keeps one order of
+// twin regions), for comparison.
 void BM_PathfinderTwins(benchmark::State& state) {
   const int R = static_cast<int>(state.range(0)), S = static_cast<int>(state.range(1));
+  const bool plain = state.range(2) != 0;
   Instance in = make_instance(R, S);
   for (int r = 0; r < R; ++r) {
     Region& reg = in.topo.regions[static_cast<size_t>(r)];
@@ -131,6 +134,7 @@ void BM_PathfinderTwins(benchmark::State& state) {
   long nodes = 0;
   for (auto _ : state) {
     SearchSpec s;
+    if (plain) s.strategy = SearchSpec::Strategy::kPlain;
     SearchResult fast = pf.search(in.profile, in.view, s);
     s.objective = SearchSpec::Objective::kMinCost;
     s.time_cap_s = fast.est_iteration_s * 1.1;
@@ -140,7 +144,7 @@ void BM_PathfinderTwins(benchmark::State& state) {
   }
   state.counters["nodes"] = benchmark::Counter(static_cast<double>(nodes), benchmark::Counter::kAvgIterations);
 }
-BENCHMARK(BM_PathfinderTwins)->ArgsProduct({{16, 32}, {16, 64}})->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_PathfinderTwins)->ArgsProduct({{16, 32}, {16, 64}, {0, 1}})->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace geopipe

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Do two versions of geopipe compute the same numbers? For changes that must not change results
+# (performance work): runs every sweep of sweeps/paper, sweeps/quick.toml and
+# sweeps/bench/throughput.toml with --save-jobs, and `geopipe run --scheduler all` with 5000
+# jobs, with both versions, and compares /metrics, /jobs and the run's metrics bit for bit,
+# leaving out what may differ by design: wall-clock columns and the search-effort counters
+# (sched_searches, sched_search_nodes).
+#   scripts/same_results.sh OLD [NEW]
+# OLD, NEW: a geopipe binary, or a git revision (built in a temporary worktree, ~2 min).
+# NEW defaults to build/src/geopipe. Exit 0: identical; 1: some output differs; 2: usage.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ $# -ge 1 ] || { sed -n '2,10p' "$0" >&2; exit 2; }
+tmp=$(mktemp -d)
+trap 'git worktree remove --force "$tmp/src-old" 2>/dev/null || true; git worktree remove --force "$tmp/src-new" 2>/dev/null || true; rm -rf "$tmp"' EXIT
+
+binary_of() {  # name, binary-or-revision -> prints the binary path
+  if [ -x "$2" ] && [ -f "$2" ]; then readlink -f "$2"; return; fi
+  git rev-parse --verify -q "$2^{commit}" >/dev/null || { echo "not a binary or revision: $2" >&2; exit 2; }
+  echo "building $2 ..." >&2
+  git worktree add -q --detach "$tmp/src-$1" "$2"
+  cmake -S "$tmp/src-$1" -B "$tmp/build-$1" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake --build "$tmp/build-$1" --target geopipe >/dev/null
+  echo "$tmp/build-$1/src/geopipe"
+}
+old=$(binary_of old "$1")
+new=$(binary_of new "${2:-build/src/geopipe}")
+
+for side in old new; do
+  bin=$old
+  [ "$side" = new ] && bin=$new
+  mkdir -p "$tmp/$side"
+  for f in sweeps/paper/*.toml sweeps/quick.toml sweeps/bench/throughput.toml; do
+    "$bin" sweep "$f" -o "$tmp/$side/$(basename "$f" .toml).h5" --save-jobs --quiet --threads 2 --no-mpi
+  done
+  "$bin" run sweeps/base/six-regions.toml --scheduler all --set workload.num_jobs=5000 --json >"$tmp/$side/run5000.json"
+done
+
+/usr/bin/python3 - "$tmp" <<'PY'
+import glob, json, os, sys
+import h5py
+from numpy.lib import recfunctions
+tmp = sys.argv[1]
+skip = {"wall_s", "sched_time_total_s", "sched_time_max_s", "sched_searches", "sched_search_nodes"}
+bad = 0
+def strip(d):
+    return recfunctions.repack_fields(d[[n for n in d.dtype.names if n not in skip]])
+for old in sorted(glob.glob(os.path.join(tmp, "old", "*.h5"))):
+    name = os.path.basename(old)
+    with h5py.File(old, "r") as a, h5py.File(os.path.join(tmp, "new", name), "r") as b:
+        for g in ("metrics", "jobs"):
+            x, y = strip(a[g][...]), strip(b[g][...])
+            same = x.shape == y.shape and x.dtype == y.dtype and x.tobytes() == y.tobytes()
+            bad += not same
+            print(f"{name:24s} /{g:8s} {x.shape[0]:7d} rows  {'IDENTICAL' if same else 'DIFFERENT'}")
+runs = [json.load(open(os.path.join(tmp, s, "run5000.json")))["results"] for s in ("old", "new")]
+for ra, rb in zip(*runs):
+    ma = {k: v for k, v in ra["metrics"].items() if k not in skip}
+    mb = {k: v for k, v in rb["metrics"].items() if k not in skip}
+    same = ra["scheduler"] == rb["scheduler"] and ma == mb
+    bad += not same
+    print(f"run 5000 jobs {ra['scheduler']:19s} {'IDENTICAL' if same else 'DIFFERENT'}")
+sys.exit(1 if bad else 0)
+PY
