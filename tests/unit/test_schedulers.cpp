@@ -1,7 +1,8 @@
 // Scheduler presets (sched/registry.h) end to end through the simulator (sim/engine.h):
 // backfill vs head-of-line blocking, the pathfinder's stall avoidance, the cost-min allocator
 // and its ε knob, all presets on a random multi-job scenario (completion, no over-allocation,
-// determinism), and determinism of the stale/noisy bandwidth view.
+// determinism), the scheduler's shortcuts and incremental priority order against naive
+// references, and determinism of the stale/noisy bandwidth view.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 
 #include "model/rng.h"
 #include "scenario_builders.h"
+#include "sched/ordering.h"
 #include "sched/placement.h"
 #include "sched/registry.h"
 #include "sim/engine.h"
@@ -270,6 +272,62 @@ TEST(Schedulers, EveryPresetCompletesDeterministically) {
 // ---------------------------------------------------------------------------------------------
 // 5b. The scheduler's shortcuts change no decision
 
+/// The dynamic-priority order written the obvious way (ordering.h): score every waiting job
+/// and sort the whole queue by (score, arrival, id). The reference for the incremental order.
+std::vector<int> naive_priority_order(const SchedContext& ctx, const std::vector<int>& queue, const ClusterView& view,
+                                      const SchedulerParams& prm) {
+  const Topology& topo = *ctx.topo;
+  const int R = view.regions();
+  double res_sum = 0;
+  int res_n = 0, max_free = 0;
+  for (int a = 0; a < R; ++a) {
+    max_free = std::max(max_free, view.free_gpus[static_cast<size_t>(a)]);
+    for (int b = 0; b < R; ++b)
+      if (a != b && topo.link(a, b).capacity_bytes_per_s > 0) {
+        res_sum += view.residual_bw(a, b);
+        ++res_n;
+      }
+  }
+  const double mean_res = res_n ? res_sum / res_n : 0.0;
+  struct Item {
+    double score, arrival;
+    int job;
+  };
+  std::vector<Item> items;
+  for (int j : queue) {
+    // R̂ and β on the fastest GPU type present (ordering.h).
+    const JobProfile& p = ctx.profile(j);
+    double best_t = std::numeric_limits<double>::infinity();
+    int best_r = 0;
+    for (int r = 0; r < topo.num_regions(); ++r) {
+      if (topo.regions[static_cast<size_t>(r)].gpu_count <= 0) continue;
+      const double t = ideal_iteration_time(p, topo.gpu_of(r), *ctx.compute);
+      if (t < best_t) {
+        best_t = t;
+        best_r = r;
+      }
+    }
+    const double runtime = p.iterations * best_t;
+    double fmin = std::numeric_limits<double>::infinity();
+    for (int i = 0; i < p.stages; ++i) fmin = std::min(fmin, forward_time(p, i, topo.gpu_of(best_r), *ctx.compute));
+    const double beta = p.activation_bytes / fmin;
+    const Job& job = ctx.job(j);
+    const double pressure = job.total_gpus() > max_free ? beta / std::max(mean_res, 1.0) : 0.0;
+    const double wait = view.now_s - job.arrival_s;
+    items.push_back({prm.priority_runtime_weight * runtime * (1.0 + prm.priority_network_weight * pressure) -
+                         prm.priority_aging * wait,
+                     job.arrival_s, j});
+  }
+  std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+    if (a.score != b.score) return a.score < b.score;
+    if (a.arrival != b.arrival) return a.arrival < b.arrival;
+    return a.job < b.job;
+  });
+  std::vector<int> order;
+  for (const auto& it : items) order.push_back(it.job);
+  return order;
+}
+
 /// A scheduler written the obvious way, as the reference for ComposedScheduler's shortcuts
 /// (failure caching by job shape, the return at an unchanged epoch, the incremental priority
 /// order): every call orders the whole queue (FIFO, or the documented priority score sorted
@@ -286,57 +344,7 @@ class NaiveScheduler final : public Scheduler {
   }
   void schedule(const SchedContext& ctx, const std::vector<int>& queue, ClusterView& view,
                 std::vector<Decision>& out) override {
-    std::vector<int> order = queue;
-    if (priority_) {
-      const Topology& topo = *ctx.topo;
-      const int R = view.regions();
-      double res_sum = 0;
-      int res_n = 0, max_free = 0;
-      for (int a = 0; a < R; ++a) {
-        max_free = std::max(max_free, view.free_gpus[static_cast<size_t>(a)]);
-        for (int b = 0; b < R; ++b)
-          if (a != b && topo.link(a, b).capacity_bytes_per_s > 0) {
-            res_sum += view.residual_bw(a, b);
-            ++res_n;
-          }
-      }
-      const double mean_res = res_n ? res_sum / res_n : 0.0;
-      struct Item {
-        double score, arrival;
-        int job;
-      };
-      std::vector<Item> items;
-      for (int j : queue) {
-        // R̂ and β on the fastest GPU type present (ordering.h).
-        const JobProfile& p = ctx.profile(j);
-        double best_t = std::numeric_limits<double>::infinity();
-        int best_r = 0;
-        for (int r = 0; r < topo.num_regions(); ++r) {
-          if (topo.regions[static_cast<size_t>(r)].gpu_count <= 0) continue;
-          const double t = ideal_iteration_time(p, topo.gpu_of(r), *ctx.compute);
-          if (t < best_t) {
-            best_t = t;
-            best_r = r;
-          }
-        }
-        const double runtime = p.iterations * best_t;
-        double fmin = std::numeric_limits<double>::infinity();
-        for (int i = 0; i < p.stages; ++i) fmin = std::min(fmin, forward_time(p, i, topo.gpu_of(best_r), *ctx.compute));
-        const double beta = p.activation_bytes / fmin;
-        const Job& job = ctx.job(j);
-        const double pressure = job.total_gpus() > max_free ? beta / std::max(mean_res, 1.0) : 0.0;
-        const double wait = view.now_s - job.arrival_s;
-        items.push_back({prm_.priority_runtime_weight * runtime * (1.0 + prm_.priority_network_weight * pressure) -
-                             prm_.priority_aging * wait,
-                         job.arrival_s, j});
-      }
-      std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
-        if (a.score != b.score) return a.score < b.score;
-        if (a.arrival != b.arrival) return a.arrival < b.arrival;
-        return a.job < b.job;
-      });
-      for (size_t k = 0; k < items.size(); ++k) order[k] = items[k].job;
-    }
+    const std::vector<int> order = priority_ ? naive_priority_order(ctx, queue, view, prm_) : queue;
     for (int j : order) {
       Placement pl = placement_->place(ctx, j, view);
       if (pl.empty()) {
@@ -408,6 +416,80 @@ TEST(Schedulers, ShortcutsChangeNoDecision) {
         EXPECT_LT(a.metrics.sched_searches, b.metrics.sched_searches);
       }
     }
+  }
+}
+
+// The incremental priority order itself, call after call: the jobs it yields (taking some,
+// skipping a shape) are the full sort's, in order; the queue changes as the engine changes it
+// (arrivals appended, taken jobs gone) and, every fourth call, arbitrarily (which the order
+// repairs by rebuilding).
+TEST(Ordering, PriorityOrderEqualsFullSortAcrossCalls) {
+  const Scenario sc = random_cluster();
+  const std::vector<Job> jobs = shaped_jobs(derive_seed(5, "ordering-direct"), 400, 30.0);
+  std::vector<JobProfile> profiles;
+  for (const Job& j : jobs) profiles.push_back(testutil::profile_of(sc, j));
+  SchedContext ctx;
+  ctx.topo = &sc.topology;
+  ctx.compute = &sc.compute;
+  ctx.jobs = &jobs;
+  ctx.profiles = &profiles;
+  const std::vector<int> shapes = job_shapes(jobs, ctx.num_shapes);
+  ctx.shapes = &shapes;
+  ASSERT_EQ(ctx.num_shapes, 5);
+  // Aging from dominant (1 s/s: the oldest job first, mostly) to none (run time decides).
+  for (double aging : {1.0, 1e-3, 0.0}) {
+    SchedulerParams prm = sc.scheduler;
+    prm.priority_aging = aging;
+    auto ord = make_priority_backfill(prm);
+    Rng rng(derive_seed(6, "ordering-direct"));
+    std::vector<int> queue;
+    int next_id = 0;
+    long compared = 0, rebuilds = 0;
+    for (int call = 0; call < 120; ++call) {
+      if (call % 4 == 3) {  // arbitrary change: a random subset of everything arrived so far
+        queue.clear();
+        for (int j = 0; j < next_id; ++j)
+          if (rng.uniform() < 0.5) queue.push_back(j);
+        ++rebuilds;
+      }
+      for (int k = 2 + static_cast<int>(rng.below(6)); k > 0 && next_id < 400; --k) queue.push_back(next_id++);
+      if (queue.empty()) continue;
+      const double now = jobs[static_cast<size_t>(queue.back())].arrival_s + rng.uniform(0.0, 3600.0);
+      ClusterView view = idle_view(sc.topology, sc.compute, now);
+      for (int r = 0; r < view.regions(); ++r) view.free_gpus[static_cast<size_t>(r)] = static_cast<int>(rng.below(17));
+      for (double& x : view.residual) x *= rng.uniform(0.2, 1.0);
+      SCOPED_TRACE("aging " + std::to_string(aging) + " call " + std::to_string(call));
+      std::vector<int> expect = naive_priority_order(ctx, queue, view, prm);
+      ord->begin(ctx, queue, view);
+      const int skip = rng.uniform() < 0.3 ? static_cast<int>(rng.below(5)) : -1;  // a shape that fails
+      const int take = static_cast<int>(rng.below(4));
+      std::vector<int> taken;
+      std::vector<char> dead(5, 0);  // shapes ended in this pass
+      size_t pos = 0;
+      auto skip_dead = [&] {
+        while (pos < expect.size() && dead[static_cast<size_t>(ctx.shape(expect[pos]))]) ++pos;
+      };
+      for (int j = ord->next(); j >= 0; j = ord->next()) {
+        skip_dead();
+        ASSERT_LT(pos, expect.size());
+        ASSERT_EQ(j, expect[pos]) << "position " << pos;
+        ++pos;
+        ++compared;
+        const int sh = ctx.shape(j);
+        if (sh != skip && static_cast<int>(taken.size()) < take) {
+          ord->started(j);
+          taken.push_back(j);
+        } else {  // end the shape, as a failed placement would
+          dead[static_cast<size_t>(sh)] = 1;
+          ord->skip_shape(sh);
+        }
+      }
+      skip_dead();
+      EXPECT_EQ(pos, expect.size()) << "the order stopped early";
+      std::erase_if(queue, [&](int j) { return std::find(taken.begin(), taken.end(), j) != taken.end(); });
+    }
+    EXPECT_GT(compared, 500);
+    EXPECT_GE(rebuilds, 25);
   }
 }
 
