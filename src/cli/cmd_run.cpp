@@ -9,7 +9,7 @@
 #include "cli/commands.h"
 #include "cli/report.h"
 #include "config/scenario_loader.h"
-#include "model/input_error.h"
+#include "util/input_error.h"
 #include "sched/registry.h"
 #include "sim/engine.h"
 

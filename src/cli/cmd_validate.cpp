@@ -6,7 +6,7 @@
 
 #include "cli/commands.h"
 #include "config/scenario_loader.h"
-#include "model/input_error.h"
+#include "util/input_error.h"
 
 namespace geopipe::cli {
 

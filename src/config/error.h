@@ -3,7 +3,7 @@
 // src/config and src/sweep include.)
 //
 // Every bad input is reported as geopipe::InputError ("file:line:col: what is wrong
-// (expected ...)"), declared in model/input_error.h.
+// (expected ...)"), declared in util/input_error.h.
 #pragma once
 
 #include <cstddef>
@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "model/input_error.h"
+#include "util/input_error.h"
 
 namespace geopipe::config {
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "model/input_error.h"
+#include "util/input_error.h"
 #include "model/scenario.h"
 
 namespace geopipe::config {

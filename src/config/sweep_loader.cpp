@@ -28,6 +28,7 @@
 #include "config/toml_error.h"
 #include "config/toml_scenario.h"
 #include "sched/registry.h"
+#include "util/hash.h"
 
 namespace geopipe::config {
 namespace {
@@ -425,10 +426,10 @@ SweepSpec Loader::load() {
 
   validate_points();
 
-  std::uint64_t h = fnv1a64(spec_.text);
-  h = fnv1a64(std::string(1, '\0'), h);
-  h = fnv1a64(spec_.base_text, h);
-  for (const Override& o : cli_sets_) h = fnv1a64(std::string(1, '\0') + o.path + "=" + o.value, h);
+  std::uint64_t h = util::fnv1a64(spec_.text);
+  h = util::fnv1a64(std::string(1, '\0'), h);
+  h = util::fnv1a64(spec_.base_text, h);
+  for (const Override& o : cli_sets_) h = util::fnv1a64(std::string(1, '\0') + o.path + "=" + o.value, h);
   spec_.hash = h;
   return std::move(spec_);
 }
@@ -961,24 +962,6 @@ Scenario ScenarioFactory::make(std::size_t point) const {
     throw std::out_of_range("ScenarioFactory::make: point " + std::to_string(point) + " out of range (" +
                             std::to_string(impl_->points.size()) + " points)");
   return impl_->prepared.make(impl_->points[point]);
-}
-
-std::uint64_t fnv1a64(const std::string& data, std::uint64_t h) {
-  for (unsigned char c : data) {
-    h ^= c;
-    h *= 0x100000001B3ULL;
-  }
-  return h;
-}
-
-std::string hash_hex(std::uint64_t h) {
-  static const char* hex = "0123456789abcdef";
-  std::string s(16, '0');
-  for (int i = 15; i >= 0; --i) {
-    s[static_cast<std::size_t>(i)] = hex[h & 15];
-    h >>= 4;
-  }
-  return s;
 }
 
 }  // namespace geopipe::config

@@ -71,8 +71,4 @@ class ScenarioFactory {
   std::unique_ptr<Impl> impl_;
 };
 
-/// FNV-1a 64-bit hash (used for SweepSpec::hash); hex form has 16 lowercase digits.
-std::uint64_t fnv1a64(const std::string& data, std::uint64_t h = 0xCBF29CE484222325ULL);
-std::string hash_hex(std::uint64_t h);
-
 }  // namespace geopipe::config

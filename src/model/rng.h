@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "util/hash.h"
+
 namespace geopipe {
 
 /// SplitMix64 step: used for seeding and for deriving independent stream seeds.
@@ -20,14 +22,7 @@ constexpr std::uint64_t splitmix64(std::uint64_t& state) {
 }
 
 /// FNV-1a of a label: lets streams be named ("workload", "view-noise") instead of numbered.
-constexpr std::uint64_t hash_label(std::string_view label) {
-  std::uint64_t h = 0xCBF29CE484222325ULL;
-  for (char c : label) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 0x100000001B3ULL;
-  }
-  return h;
-}
+constexpr std::uint64_t hash_label(std::string_view label) { return util::fnv1a64(label); }
 
 /// Seed of an independent stream derived from a parent seed and a label.
 constexpr std::uint64_t derive_seed(std::uint64_t parent, std::string_view label) {

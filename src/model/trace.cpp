@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "model/input_error.h"
+#include "util/input_error.h"
 #include "model/workload.h"
 
 namespace geopipe {

@@ -32,8 +32,10 @@
 #include <string_view>
 #include <utility>
 
-#include "model/input_error.h"
+#include "util/input_error.h"
 #include "sim/metrics.h"
+#include "util/hash.h"
+#include "util/system.h"
 
 namespace geopipe::sweep {
 namespace {
@@ -837,20 +839,6 @@ void sorted_copy(const std::vector<SrcTable>& srcs, const Layout& l, hid_t memty
 // Files
 // ---------------------------------------------------------------------------------------------
 
-std::string now_utc() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-bool path_exists(const std::string& p) {
-  struct stat st {};
-  return ::lstat(p.c_str(), &st) == 0;
-}
-
 /// Makes sure `tmp` can be created (clear message for a missing or unwritable directory) and
 /// removes a stale one left by a crash.
 void prepare_tmp(const std::string& tmp, const std::string& path) {
@@ -958,7 +946,7 @@ Writer produce(const std::string& tmp, const std::string& path, bool must_not_ex
   try {
     w = build(tmp);
     if (!keep_open) w.close(path);
-    if (must_not_exist && path_exists(path))
+    if (must_not_exist && util::path_exists(path))
       throw InputError(path, 0, 0, "output file exists (it appeared while this one was being written)");
     commit(tmp, path);
   } catch (...) {
@@ -979,7 +967,7 @@ Writer produce(const std::string& tmp, const std::string& path, bool must_not_ex
 /// "clear_status_flags" (what h5clear uses) makes a read-only open ignore the flags without
 /// modifying the file.
 Hid open_for_read(const std::string& path) {
-  if (!path_exists(path)) throw InputError(path, 0, 0, "cannot open: no such file");
+  if (!util::path_exists(path)) throw InputError(path, 0, 0, "cannot open: no such file");
   std::error_code ec;
   if (fs::is_directory(path, ec)) throw InputError(path, 0, 0, "cannot open: is a directory");
   if (::access(path.c_str(), R_OK) != 0) {
@@ -1295,12 +1283,6 @@ std::string toml_text_value(const std::string& t) {
   return t;
 }
 
-std::string hex16(std::uint64_t h) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -1387,7 +1369,7 @@ ResultStore::~ResultStore() {
 std::unique_ptr<ResultStore> ResultStore::create(const std::string& path, const StoreMeta& meta,
                                                  const config::SweepSpec& spec, const Plan& plan, bool save_jobs) {
   Lock lock;
-  if (path_exists(path))
+  if (util::path_exists(path))
     throw InputError(path, 0, 0, "output file exists (use --resume to continue it, or remove it)");
   if (plan.total() != spec.num_scenarios())
     throw std::invalid_argument("h5store: the plan does not match the sweep (" + std::to_string(plan.total()) +
@@ -1396,11 +1378,11 @@ std::unique_ptr<ResultStore> ResultStore::create(const std::string& path, const 
   StoreMeta m = meta;
   m.format_version = static_cast<int>(kFormatVersion);
   if (m.geopipe_version.empty()) m.geopipe_version = "unknown";
-  if (m.created_utc.empty()) m.created_utc = now_utc();
+  if (m.created_utc.empty()) m.created_utc = util::utc_now_iso8601();
   if (m.sweep_name.empty()) m.sweep_name = spec.name;
   if (m.sweep_toml.empty()) m.sweep_toml = spec.text;
   if (m.base_toml.empty()) m.base_toml = spec.base_text;
-  if (m.sweep_hash.empty()) m.sweep_hash = hex16(spec.hash);
+  if (m.sweep_hash.empty()) m.sweep_hash = util::hex16(spec.hash);
   m.total_scenarios = plan.total();
   if (m.schedulers.empty()) m.schedulers = spec.schedulers;
   if (m.axes.empty())
@@ -1584,7 +1566,7 @@ std::uint64_t ResultStore::rows_written() const { return impl_->written; }
 void merge_stores(const std::vector<std::string>& inputs, const std::string& output) {
   Lock lock;
   if (inputs.empty()) throw InputError(output, 0, 0, "merge: no input files");
-  if (path_exists(output)) throw InputError(output, 0, 0, "output file exists (remove it first)");
+  if (util::path_exists(output)) throw InputError(output, 0, 0, "output file exists (remove it first)");
   for (const auto& in : inputs) (void)open_input(in);  // every input problem before creating anything
   produce(output + ".merge-tmp", output, /*must_not_exist=*/true, /*keep_open=*/false,
           [&](const std::string& tmp) { return rebuild(inputs, tmp, output, Rebuild::Merge, "", nullptr); });

@@ -42,7 +42,7 @@ struct StoreMeta {
   std::string sweep_name;
   std::string sweep_toml;
   std::string base_toml;
-  std::string sweep_hash;         ///< config::hash_hex(SweepSpec::hash)
+  std::string sweep_hash;         ///< util::hex16(SweepSpec::hash)
   std::string layout;             ///< "ranks=R threads=T"
   std::uint64_t num_scenarios = 0;
   std::uint64_t total_scenarios = 0;

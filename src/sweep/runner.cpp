@@ -27,12 +27,15 @@
 #include <thread>
 
 #include "config/sweep_loader.h"
-#include "model/input_error.h"
+#include "util/input_error.h"
 #include "sweep/execute.h"
 #include "sweep/h5store.h"
 #include "sweep/plan.h"
 #include "sweep/progress.h"
 #include "sweep/serialize.h"
+#include "util/hash.h"
+#include "util/exit_codes.h"
+#include "util/system.h"
 
 namespace geopipe::sweep {
 namespace {
@@ -58,20 +61,6 @@ constexpr int kTagResults = 1;       // worker -> master: results of the last ba
 constexpr int kTagBatch = 2;         // master -> worker: id ranges
 constexpr int kTagStop = 3;          // master -> worker: no more work
 constexpr int kTagResultsFinal = 4;  // worker -> master: results, and I am leaving (I got a signal)
-
-bool file_exists(const std::string& p) {
-  struct stat st {};
-  return ::stat(p.c_str(), &st) == 0;
-}
-
-std::string utc_now() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 // ---------------------------------------------------------------- ids to run
 // Walks the ids of our shard in increasing order, skipping those already done (sorted list),
@@ -314,7 +303,7 @@ void print_dry_run(const config::SweepSpec& spec, const Plan& plan, const std::s
       if (!spec.points[p].text[c].empty()) std::printf(" %s=%s", spec.columns[c].param.c_str(), spec.points[p].text[c].c_str());
     std::printf("\n");
   }
-  std::printf("output: %s (%s)\n", output.c_str(), output.empty() ? "none" : file_exists(output) ? "exists" : "new");
+  std::printf("output: %s (%s)\n", output.c_str(), output.empty() ? "none" : util::path_exists(output) ? "exists" : "new");
 }
 
 // ---------------------------------------------------------------- master
@@ -327,9 +316,9 @@ struct MasterSetup {
 MasterSetup open_store(const SweepOptions& opt, const config::SweepSpec& spec, const Plan& plan, int ranks, int threads) {
   MasterSetup m;
   const std::string layout = "ranks=" + std::to_string(ranks) + " threads=" + std::to_string(threads);
-  const std::string hash = config::hash_hex(spec.hash);
+  const std::string hash = util::hex16(spec.hash);
   const std::string shard = plan.shards() > 1 ? std::to_string(plan.shard()) + "/" + std::to_string(plan.shards()) : "";
-  if (file_exists(opt.output) && opt.resume) {
+  if (util::path_exists(opt.output) && opt.resume) {
     StoreContents c = ResultStore::read(opt.output);
     if (c.meta.sweep_hash != hash && !opt.force)
       throw InputError(opt.output, 0, 0,
@@ -341,14 +330,14 @@ MasterSetup open_store(const SweepOptions& opt, const config::SweepSpec& spec, c
     m.store = ResultStore::resume(opt.output, c, layout);
     return m;
   }
-  if (file_exists(opt.output)) {
+  if (util::path_exists(opt.output)) {
     if (!opt.force)
       throw InputError(opt.output, 0, 0, "output file exists (expected a new file; use --resume to continue it or --force to overwrite it)");
     if (std::remove(opt.output.c_str()) != 0) throw InputError(opt.output, 0, 0, "cannot remove the existing file for --force");
   }
   StoreMeta meta;
   meta.geopipe_version = opt.version;
-  meta.created_utc = utc_now();
+  meta.created_utc = util::utc_now_iso8601();
   meta.sweep_name = spec.name;
   meta.sweep_toml = spec.text;
   meta.base_toml = spec.base_text;
@@ -480,13 +469,13 @@ int master_loop(const SweepOptions& opt, const Context& cx, ResultStore& store, 
                                             " closed; rerun with --resume to finish");
     if (abandoned_workers) {
       std::cerr << "geopipe: workers did not return within 30 s; aborting them\n";
-      return -kExitInterrupted;  // caller aborts the MPI job after closing the file
+      return -util::kExitInterrupted;  // caller aborts the MPI job after closing the file
     }
-    return kExitInterrupted;
+    return util::kExitInterrupted;
   }
   store.finalize();
   progress.finish(st.done, st.failed, "-> " + opt.output);
-  return st.failed ? kExitFailures : kExitOk;
+  return st.failed ? util::kExitFailures : util::kExitOk;
 }
 
 // ---------------------------------------------------------------- worker
@@ -505,7 +494,7 @@ int worker_loop(const Context& cx) {
     MPI_Get_count(&status, MPI_BYTE, &nbytes);
     inbox.resize(static_cast<size_t>(std::max(nbytes, 1)));
     MPI_Recv(inbox.data(), nbytes, MPI_BYTE, 0, status.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    if (status.MPI_TAG == kTagStop) return stop_requested() ? kExitInterrupted : kExitOk;
+    if (status.MPI_TAG == kTagStop) return stop_requested() ? util::kExitInterrupted : util::kExitOk;
     decode_ranges(inbox.data(), static_cast<size_t>(nbytes), batch);
     run_batch(cx, batch, [&](std::vector<ScenarioResult>&& chunk) {
       std::lock_guard<std::mutex> lk(mu);
@@ -514,7 +503,7 @@ int worker_loop(const Context& cx) {
     if (stop_requested()) {  // hand back what we have and leave
       encode_results(results, outbox);
       MPI_Send(outbox.data(), static_cast<int>(outbox.size()), MPI_BYTE, 0, kTagResultsFinal, MPI_COMM_WORLD);
-      return kExitInterrupted;
+      return util::kExitInterrupted;
     }
   }
 }
@@ -550,21 +539,21 @@ int run_sweep(const SweepOptions& opt) {
   // Every rank validates the same input (cheap); only rank 0 reports. Rank 0 then decides
   // whether the run can start (output file rules) and tells the others.
   std::optional<config::SweepSpec> spec;
-  int code = kExitOk;
+  int code = util::kExitOk;
   try {
     spec = config::load_sweep_file(opt.sweep_file, opt.sets);
   } catch (const InputError& e) {
     if (rank == 0) std::cerr << "geopipe: error: " << e.what() << "\n";
-    return finish(kExitInput);
+    return finish(util::kExitInput);
   }
   if (opt.shards == 0 || opt.shard >= opt.shards) {
     if (rank == 0) std::cerr << "geopipe: error: --shard: expected K/N with 0 <= K < N\n";
-    return finish(kExitInput);
+    return finish(util::kExitInput);
   }
   const Plan plan(spec->points.size(), spec->seeds.size(), spec->schedulers.size(), opt.shard, opt.shards);
   if (opt.dry_run) {
     if (rank == 0) print_dry_run(*spec, plan, opt.output);
-    return finish(kExitOk);
+    return finish(util::kExitOk);
   }
   config::ScenarioFactory factory(*spec);
   Context cx{&*spec, &factory, &plan, ExecuteOptions{opt.save_jobs, opt.null_scenarios}, &arena};
@@ -576,14 +565,14 @@ int run_sweep(const SweepOptions& opt) {
       setup = open_store(opt, *spec, plan, ranks, threads);
     } catch (const InputError& e) {
       std::cerr << "geopipe: error: " << e.what() << "\n";
-      code = kExitInput;
+      code = util::kExitInput;
     } catch (const std::exception& e) {
       std::cerr << "geopipe: error: " << e.what() << "\n";
-      code = kExitInternal;
+      code = util::kExitInternal;
     }
   }
   if (use_mpi) MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  if (code != kExitOk) return finish(code);
+  if (code != util::kExitOk) return finish(code);
 
   try {
     if (rank == 0) {
@@ -603,8 +592,8 @@ int run_sweep(const SweepOptions& opt) {
   } catch (const std::exception& e) {
     std::cerr << "geopipe: error (rank " << rank << "): " << e.what() << "\n";
     setup.store.reset();  // close the file cleanly: it stays resumable
-    if (use_mpi) MPI_Abort(MPI_COMM_WORLD, kExitInternal);
-    return kExitInternal;
+    if (use_mpi) MPI_Abort(MPI_COMM_WORLD, util::kExitInternal);
+    return util::kExitInternal;
   }
   return finish(code);
 }

@@ -16,12 +16,6 @@
 
 namespace geopipe::sweep {
 
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitInternal = 1;
-inline constexpr int kExitInput = 2;
-inline constexpr int kExitFailures = 3;      ///< finished, but some scenarios failed (see /errors)
-inline constexpr int kExitInterrupted = 75;  ///< SIGTERM/SIGUSR1/SIGINT: file closed cleanly, rerun with --resume
-
 struct SweepOptions {
   std::string sweep_file;
   std::string output;                       ///< -o OUT.h5
@@ -40,7 +34,7 @@ struct SweepOptions {
   std::string version;                      ///< geopipe version string for the file
 };
 
-/// Runs the sweep; returns the process exit code. Messages go to stderr.
+/// Runs the sweep; returns the process exit code (util/exit_codes.h). Messages go to stderr.
 int run_sweep(const SweepOptions& opt);
 
 /// True when the environment says we were launched by an MPI launcher (mpirun, srun --mpi=pmix).

@@ -9,7 +9,7 @@
 #include <tuple>
 
 #include "config/error.h"
-#include "model/input_error.h"
+#include "util/input_error.h"
 #include "sweep/h5store.h"
 #include "sweep/stats.h"
 

@@ -18,7 +18,7 @@
 #include "config/scenario_loader.h"
 #include "config/toml_error.h"
 #include "model/gpu.h"
-#include "model/input_error.h"
+#include "util/input_error.h"
 #include "model/llm.h"
 #include "model/rng.h"
 

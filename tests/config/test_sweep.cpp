@@ -23,11 +23,13 @@
 
 #include "config/scenario_loader.h"
 #include "config/sweep_loader.h"
-#include "model/input_error.h"
+#include "util/input_error.h"
 #include "sched/registry.h"
+#include "util/hash.h"
 
 namespace fs = std::filesystem;
 using namespace geopipe;
+using util::fnv1a64;
 using namespace geopipe::config;
 
 namespace {
@@ -480,16 +482,6 @@ values = ["A100-80GB"]
 // ============================================================================================
 // Hash
 // ============================================================================================
-
-TEST(SweepHash, Fnv1a64AndHex) {
-  EXPECT_EQ(fnv1a64(""), 0xCBF29CE484222325ULL);
-  EXPECT_EQ(fnv1a64("a"), 0xAF63DC4C8601EC8CULL);
-  EXPECT_EQ(fnv1a64("foobar"), 0x85944171F73967E8ULL);
-  EXPECT_EQ(fnv1a64("bar", fnv1a64("foo")), fnv1a64("foobar"));
-  EXPECT_EQ(hash_hex(0), "0000000000000000");
-  EXPECT_EQ(hash_hex(0xABCULL), "0000000000000abc");
-  EXPECT_EQ(hash_hex(0xAF63DC4C8601EC8CULL), "af63dc4c8601ec8c");
-}
 
 TEST(SweepHash, ChangesWithSweepTextBaseTextAndCliSetsOnly) {
   TempDir tmp;

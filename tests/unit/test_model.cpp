@@ -8,7 +8,7 @@
 #include "model/llm.h"
 #include "model/rng.h"
 #include "model/trace.h"
-#include "model/input_error.h"
+#include "util/input_error.h"
 #include "model/workload.h"
 
 namespace geopipe {

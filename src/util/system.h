@@ -1,0 +1,17 @@
+// Small wrappers over the operating system that several layers need: wall-clock timestamps
+// for file metadata and existence checks for output paths. (Reading input files with size
+// limits lives in the config layer, which owns input errors.)
+#pragma once
+
+#include <string>
+
+namespace geopipe::util {
+
+/// The current UTC time as ISO 8601 with seconds, e.g. "2026-11-30T14:27:12Z".
+std::string utc_now_iso8601();
+
+/// True if anything exists at `path`, a dangling symbolic link included (lstat), so that an
+/// output path that is a link is never silently replaced.
+bool path_exists(const std::string& path);
+
+}  // namespace geopipe::util
