@@ -64,7 +64,7 @@ int min_feasible_stages(const LlmSpec& llm, int micro_batch_size, int micro_batc
 double ideal_iteration_time(const JobProfile& p, const GpuType& gpu, const ComputeOptions& opt) {
   double sum = 0, mx = 0;
   for (int i = 0; i < p.stages; ++i) {
-    const double u = 3.0 * forward_time(p, i, gpu, opt);
+    const double u = compute_time(forward_time(p, i, gpu, opt));
     sum += u;
     mx = std::max(mx, u);
   }

@@ -1,6 +1,8 @@
-// Training jobs and their placement-independent profile (DESIGN.md §2.2).
+// Training jobs, their placement-independent profile and per-stage compute times
+// (docs/model.md, "Jobs").
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -60,10 +62,30 @@ JobProfile make_profile(const Job& job, const LlmSpec& llm);
 /// Achieved FLOP/s of one stage on g GPUs: g · peak · mfu · (g > 1 ? tp_efficiency : 1).
 double stage_speed(const GpuType& gpu, int gpus_per_stage, const ComputeOptions& opt);
 
+/// Backward compute time per micro-batch as a multiple of the forward time (activation and
+/// weight gradients: twice the forward FLOP). The one place this ratio is written.
+inline constexpr double kBackwardPerForward = 2.0;
+/// (f + b) / f: forward plus backward compute per micro-batch, in units of the forward time.
+inline constexpr double kComputePerForward = 1.0 + kBackwardPerForward;
+
+/// Backward time b of a stage whose forward time is `fwd_s` (seconds per micro-batch).
+constexpr double backward_time(double fwd_s) { return kBackwardPerForward * fwd_s; }
+/// Forward plus backward time u = f + b of one micro-batch on a stage (equal, bit for bit, to
+/// fwd_s + backward_time(fwd_s)).
+constexpr double compute_time(double fwd_s) { return kComputePerForward * fwd_s; }
+
+/// Forward time of `flops` at `flops_per_s` (a stage_speed()), seconds per micro-batch.
+constexpr double forward_time(double flops, double flops_per_s) { return flops / flops_per_s; }
 /// Forward compute time of stage i on this GPU type, seconds per micro-batch.
-/// Backward is 2× forward (DESIGN.md §2.2).
 inline double forward_time(const JobProfile& p, int i, const GpuType& gpu, const ComputeOptions& opt) {
-  return p.fwd_flops[static_cast<size_t>(i)] / stage_speed(gpu, p.gpus_per_stage, opt);
+  return forward_time(p.fwd_flops[static_cast<size_t>(i)], stage_speed(gpu, p.gpus_per_stage, opt));
+}
+
+/// Stall-free demand β of the hop between two consecutive stages with forward times f_a and
+/// f_b: the bandwidth at which one activation (A bytes) crosses within the faster stage's
+/// forward time, so transfers never make the pipeline wait: β = A / min(f_a, f_b), bytes/s.
+constexpr double stall_free_demand_bytes_per_s(double activation_bytes, double fwd_a_s, double fwd_b_s) {
+  return activation_bytes / std::min(fwd_a_s, fwd_b_s);
 }
 
 /// Smallest S (1..L) such that every stage fits in g GPUs of `memory_bytes` each, or 0 if
@@ -72,7 +94,8 @@ int min_feasible_stages(const LlmSpec& llm, int micro_batch_size, int micro_batc
                         int gpus_per_stage, double gpu_memory_bytes);
 
 /// Compute-only GPipe iteration time (infinite bandwidth, zero latency) with every stage on
-/// the same GPU type: (m−1)·max_i(3 f_i) + Σ_i 3 f_i (exact for the recurrence in that case).
+/// the same GPU type: (m−1)·max_i u_i + Σ_i u_i with u_i = compute_time(f_i) (exact for the
+/// recurrence in that case), plus the optimizer step.
 double ideal_iteration_time(const JobProfile& p, const GpuType& gpu, const ComputeOptions& opt);
 
 }  // namespace geopipe

@@ -1,4 +1,4 @@
-// Regions, inter-region links and electricity prices (DESIGN.md §2.1).
+// Regions, inter-region links and electricity prices (docs/model.md, "Topology").
 //
 // Invariants (established by the config loader, assumed by the core):
 //  * region names are unique; every region's gpu_type indexes Topology::gpu_types;
@@ -28,7 +28,7 @@ class PriceProfile {
   /// Price ($/kWh) in force at simulation time t_s (>= 0).
   double usd_per_kwh_at(double t_s) const;
   /// ∫_0^t price(τ) dτ in ($/kWh)·s. Exact for the piecewise-constant profile; used to
-  /// integrate cost over a job's run: cost = P_watts · (Π(t1) − Π(t0)) / 3.6e6.
+  /// integrate cost over a job's run (sim/energy.h: cost = P_watts · (Π(t1) − Π(t0)) / 3.6e6).
   double integral(double t_s) const;
   /// Mean price over [t0, t1] ($/kWh); the price at t0 if t1 <= t0.
   double mean_usd_per_kwh(double t0_s, double t1_s) const;

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "model/units.h"
+#include "sim/energy.h"
 
 namespace geopipe {
 
@@ -12,23 +12,23 @@ double estimate_iteration_s(const JobProfile& p, const Placement& pl, const Clus
   double sum = 0, mx = 0;
   for (int i = 0; i < p.stages; ++i) {
     const int r = pl.stage_region[static_cast<size_t>(i)];
-    const double u = 3.0 * forward_time(p, i, topo.gpu_of(r), *view.compute);
+    const double u = compute_time(forward_time(p, i, topo.gpu_of(r), *view.compute));
     sum += u;
     mx = std::max(mx, u);
     if (i + 1 < p.stages) {
       const int s = pl.stage_region[static_cast<size_t>(i + 1)];
       if (s == r) {
-        const double c = 2.0 * p.activation_bytes / topo.intra_bandwidth_bytes_per_s;
-        sum += c + 2.0 * topo.intra_latency_s;
+        const double c = intra_hop_comm_s(p.activation_bytes, topo);
+        sum += c + intra_hop_latency_s(topo);
         mx = std::max(mx, c);
         continue;
       }
       double c = 0;
       if (bw == BandwidthModel::kExpected) {
         const double beta = hop_demand_bytes_per_s(p, i, r, s, topo, *view.compute);
-        c = p.activation_bytes / view.expected_share(r, s, beta) + p.activation_bytes / view.expected_share(s, r, beta);
+        c = hop_comm_s(p.activation_bytes, view.expected_share(r, s, beta), view.expected_share(s, r, beta));
       }
-      sum += c + topo.link(r, s).latency_s + topo.link(s, r).latency_s;
+      sum += c + topo.link(r, s).latency_s + topo.link(s, r).latency_s;  // c_h + 2λ_h, as summed since the first release
       mx = std::max(mx, c);
     }
   }
@@ -43,9 +43,9 @@ double estimate_cost_usd(const JobProfile& p, const Placement& pl, double iter_s
     const int r = pl.stage_region[static_cast<size_t>(i)];
     const Region& reg = topo.regions[static_cast<size_t>(r)];
     const GpuType& gpu = topo.gpu_of(r);
-    const double busy = std::min(iter_s, p.micro_batches * 3.0 * forward_time(p, i, gpu, *view.compute));
-    const double j_per_iter = p.gpus_per_stage * reg.pue * (gpu.busy_power_w * busy + gpu.idle_power_w * (iter_s - busy));
-    usd += p.iterations * j_per_iter / units::kJoulesPerKwh * reg.price.mean_usd_per_kwh(view.now_s, view.now_s + run_s);
+    const double busy = stage_busy_per_iteration_s(p.micro_batches, forward_time(p, i, gpu, *view.compute));
+    const double j_per_iter = stage_energy_per_iteration_j(p.gpus_per_stage, reg.pue, gpu, busy, iter_s);
+    usd += energy_cost_usd(p.iterations * j_per_iter, reg.price.mean_usd_per_kwh(view.now_s, view.now_s + run_s));
   }
   return usd;
 }

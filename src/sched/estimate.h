@@ -2,8 +2,10 @@
 // the exact recurrence (sim/pipeline.h); schedulers use this closed form, which treats every
 // link as one more pipeline stage:
 //   T_est = (m−1)·max(max_i u_i, max_h c_h) + Σ_i u_i + Σ_h (c_h + 2λ_h) + optimizer_step
-// with u_i = f_i + b_i = 3 f_i and c_h = A/B_fwd + A/B_bwd. It is exact for equal stages
-// with free communication, and for stall-free hops (B >= β) c_h never exceeds u.
+// with u_i = f_i + b_i = compute_time(f_i) and c_h = A/B_fwd + A/B_bwd. It is exact for equal
+// stages with free communication, and for stall-free hops (B >= β) c_h never exceeds u.
+// The hop terms below are shared with the pathfinder, which evaluates the same estimate
+// incrementally (sched/pathfinder.h).
 #pragma once
 
 #include "model/job.h"
@@ -19,12 +21,27 @@ enum class BandwidthModel {
   kExpected,  ///< the share a new flow would get (ClusterView::expected_share)
 };
 
+/// c_h of a same-region hop (both directions over the uncontended intra-region bandwidth).
+inline double intra_hop_comm_s(double activation_bytes, const Topology& topo) {
+  return 2.0 * activation_bytes / topo.intra_bandwidth_bytes_per_s;
+}
+/// 2λ of a same-region hop.
+inline double intra_hop_latency_s(const Topology& topo) { return 2.0 * topo.intra_latency_s; }
+/// c_h of a hop whose directions get bandwidths `fwd_bytes_per_s` and `bwd_bytes_per_s`.
+inline double hop_comm_s(double activation_bytes, double fwd_bytes_per_s, double bwd_bytes_per_s) {
+  return activation_bytes / fwd_bytes_per_s + activation_bytes / bwd_bytes_per_s;
+}
+/// Round-trip latency λ(a→b) + λ(b→a) of a cross-region hop.
+inline double hop_round_trip_s(const Topology& topo, int a, int b) {
+  return topo.link(a, b).latency_s + topo.link(b, a).latency_s;
+}
+
 double estimate_iteration_s(const JobProfile& p, const Placement& pl, const ClusterView& view,
                             BandwidthModel bw);
 
 /// Estimated electricity cost (USD) of running the whole job on `pl` at iteration time
-/// `iter_s`, starting now: I·Σ_i g·PUE·(P_busy·busy_i + P_idle·(T − busy_i)) × mean price of
-/// the stage's region over [now, now + I·T].
+/// `iter_s`, starting now: I·Σ_i stage_energy_per_iteration_j(g, PUE, busy_i, T) × the mean
+/// price of the stage's region over [now, now + I·T] (sim/energy.h).
 double estimate_cost_usd(const JobProfile& p, const Placement& pl, double iter_s, const ClusterView& view);
 
 }  // namespace geopipe

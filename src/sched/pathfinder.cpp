@@ -5,7 +5,7 @@
 #include <cmath>
 #include <numeric>
 
-#include "model/units.h"
+#include "sim/energy.h"
 
 namespace geopipe {
 
@@ -23,11 +23,12 @@ SearchResult Pathfinder::search(const JobProfile& p, const ClusterView& view, co
   const Topology& topo = *view.topo;
   const ComputeOptions& opt = *view.compute;
   const int g = p.gpus_per_stage;
-  intra_c_ = 2.0 * p.activation_bytes / topo.intra_bandwidth_bytes_per_s;
-  intra_lat_ = 2.0 * topo.intra_latency_s;
+  intra_c_ = intra_hop_comm_s(p.activation_bytes, topo);
+  intra_lat_ = intra_hop_latency_s(topo);
   opt_step_ = opt.optimizer_step_s;
   const bool cost = spec.objective == SearchSpec::Objective::kMinCost;
-  const double T_for_cost = std::isfinite(spec.time_cap_s) ? spec.time_cap_s : 0.0;
+  const bool cap_known = std::isfinite(spec.time_cap_s);
+  const double T_for_cost = cap_known ? spec.time_cap_s : 0.0;
 
   const auto RS = static_cast<size_t>(R_ * S_);
   unit_.assign(RS, kInf);
@@ -46,15 +47,17 @@ SearchResult Pathfinder::search(const JobProfile& p, const ClusterView& view, co
     double up = 0, cp = 0;
     for (int i = 0; i < S_; ++i) {
       const auto k = static_cast<size_t>(r * S_ + i);
-      const double f = p.fwd_flops[static_cast<size_t>(i)] / speed;  // as forward_time()
-      const double u = 3.0 * f;
+      const double f = forward_time(p.fwd_flops[static_cast<size_t>(i)], speed);
+      const double u = compute_time(f);
       const bool ok = p.stage_fits(i, gpu);
       unit_[k] = ok ? u : kInf;
       fwd_[k] = ok ? f : kInf;
       if (cost) {
-        const double busy = m_ * u;
-        const double j = g * reg.pue * (gpu.busy_power_w * busy + gpu.idle_power_w * std::max(0.0, T_for_cost - busy));
-        coef_[k] = ok ? p.iterations * j / units::kJoulesPerKwh * price : kInf;
+        // Energy per iteration at the time cap (docs/model.md, "Cost-min allocator"); without
+        // a cap only the busy energy counts.
+        const double busy = stage_busy_per_iteration_s(m_, f);
+        const double j = stage_energy_per_iteration_j(g, reg.pue, gpu, busy, cap_known ? spec.time_cap_s : busy);
+        coef_[k] = ok ? energy_cost_usd(p.iterations * j, price) : kInf;
       } else {
         coef_[k] = 0.0;
       }
@@ -69,7 +72,7 @@ SearchResult Pathfinder::search(const JobProfile& p, const ClusterView& view, co
   for (int a = 0; a < R_; ++a)
     for (int b = 0; b < R_; ++b)
       if (a != b && topo.connected(a, b)) {
-        const double rt = topo.link(a, b).latency_s + topo.link(b, a).latency_s;
+        const double rt = hop_round_trip_s(topo, a, b);
         hop_lat_[static_cast<size_t>(a * R_ + b)] = rt;
         min_hop_time_ = std::min(min_hop_time_, rt);
       }
@@ -446,14 +449,14 @@ void Pathfinder::compute_hop_bounds() {
       if (hop_lat_[e] == kInf || fmax_[static_cast<size_t>(a)] == 0.0 || fmax_[static_cast<size_t>(b)] == 0.0) continue;
       double c = 0;
       if (spec_.stall_free || spec_.bandwidth == BandwidthModel::kExpected) {
-        const double beta_lo = A / std::min(fmax_[static_cast<size_t>(a)], fmax_[static_cast<size_t>(b)]);
-        const double beta_hi = A / std::min(fmin_[static_cast<size_t>(a)], fmin_[static_cast<size_t>(b)]);
+        const double beta_lo = stall_free_demand_bytes_per_s(A, fmax_[static_cast<size_t>(a)], fmax_[static_cast<size_t>(b)]);
+        const double beta_hi = stall_free_demand_bytes_per_s(A, fmin_[static_cast<size_t>(a)], fmin_[static_cast<size_t>(b)]);
         if (spec_.stall_free && (view_->residual_bw(a, b) < beta_lo || view_->residual_bw(b, a) < beta_lo)) continue;
         if (spec_.bandwidth == BandwidthModel::kExpected) {
           // expected_share is nondecreasing in the demand, so β_hi gives the least time.
           const double s1 = view_->expected_share(a, b, beta_hi), s2 = view_->expected_share(b, a, beta_hi);
           if (s1 <= 0 || s2 <= 0) continue;
-          c = A / s1 + A / s2;
+          c = hop_comm_s(A, s1, s2);
         }
       }
       hop_lb_[e] = hop_lat_[e] + c;
@@ -474,7 +477,7 @@ void Pathfinder::compute_symmetry() {
     for (int i = 0; i < S_; ++i) h = (h ^ std::bit_cast<std::uint64_t>(unit_[static_cast<size_t>(r * S_ + i)])) * 0x100000001B3ULL;
     double lat = 0;  // order-independent summary of the links
     for (int c = 0; c < R_; ++c)
-      if (c != r) lat += topo.link(r, c).latency_s + topo.link(c, r).latency_s;
+      if (c != r) lat += hop_round_trip_s(topo, r, c);
     return h ^ std::bit_cast<std::uint64_t>(lat);
   };
   sym_hash_.resize(static_cast<size_t>(R_));
@@ -553,15 +556,15 @@ void Pathfinder::dfs(int i, int last, int blocks, std::uint64_t mask, int cap_un
     double hop_c = 0, hop_lat = 0;
     if (last >= 0) {
       if (!topo.connected(last, r)) continue;
-      hop_lat = topo.link(last, r).latency_s + topo.link(r, last).latency_s;
+      hop_lat = hop_round_trip_s(topo, last, r);
       if (spec_.stall_free || spec_.bandwidth == BandwidthModel::kExpected) {
-        // β = A / min(f_{i−1}(last), f_i(r)), exactly as hop_demand_bytes_per_s computes it.
-        const double beta = A / std::min(fwd_[static_cast<size_t>(last * S_ + i - 1)], fwd_[static_cast<size_t>(r * S_ + i)]);
+        const double beta = stall_free_demand_bytes_per_s(A, fwd_[static_cast<size_t>(last * S_ + i - 1)],
+                                                          fwd_[static_cast<size_t>(r * S_ + i)]);
         if (spec_.stall_free && (view_->residual_bw(last, r) < beta || view_->residual_bw(r, last) < beta)) continue;
         if (spec_.bandwidth == BandwidthModel::kExpected) {
           const double s1 = view_->expected_share(last, r, beta), s2 = view_->expected_share(r, last, beta);
           if (s1 <= 0 || s2 <= 0) continue;
-          hop_c = A / s1 + A / s2;
+          hop_c = hop_comm_s(A, s1, s2);
         }
       }
     }

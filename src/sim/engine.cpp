@@ -181,7 +181,7 @@ class Engine {
     std::fill(r.power_w.begin(), r.power_w.end(), 0.0);
     for (int i = 0; i < p.stages; ++i) {
       const int reg = r.regions[static_cast<size_t>(i)];
-      const double busy = p.micro_batches * (r.fwd[static_cast<size_t>(i)] + r.bwd[static_cast<size_t>(i)]);
+      const double busy = stage_busy_per_iteration_s(p.micro_batches, r.fwd[static_cast<size_t>(i)]);
       const double w = stage_power_w(p.gpus_per_stage, topo_.regions[static_cast<size_t>(reg)].pue, topo_.gpu_of(reg), busy, r.T);
       const auto k = static_cast<size_t>(std::find(r.power_region.begin(), r.power_region.end(), reg) - r.power_region.begin());
       r.power_w[k] += w;
@@ -219,8 +219,8 @@ class Engine {
       fr -= p.gpus_per_stage;
       if (fr < 0) throw std::logic_error("scheduler " + std::string(sched_.name()) + ": over-allocated GPUs");
       r.fwd[static_cast<size_t>(i)] = forward_time(p, i, topo_.gpu_of(reg), sc_.compute);
-      r.bwd[static_cast<size_t>(i)] = 2.0 * r.fwd[static_cast<size_t>(i)];
-      r.busy_gpu_s_per_iter += p.gpus_per_stage * p.micro_batches * 3.0 * r.fwd[static_cast<size_t>(i)];
+      r.bwd[static_cast<size_t>(i)] = backward_time(r.fwd[static_cast<size_t>(i)]);
+      r.busy_gpu_s_per_iter += p.gpus_per_stage * p.micro_batches * kComputePerForward * r.fwd[static_cast<size_t>(i)];
       if (std::find(r.power_region.begin(), r.power_region.end(), reg) == r.power_region.end()) r.power_region.push_back(reg);
     }
     r.power_w.assign(r.power_region.size(), 0.0);
@@ -234,7 +234,7 @@ class Engine {
       if (!topo_.connected(a, b)) throw std::logic_error("scheduler: hop between unconnected regions");
       r.hop_lat[h] = topo_.link(a, b).latency_s;
       r.hop_lat_b[h] = topo_.link(b, a).latency_s;
-      const double beta = p.activation_bytes / std::min(r.fwd[h], r.fwd[h + 1]);
+      const double beta = stall_free_demand_bytes_per_s(p.activation_bytes, r.fwd[h], r.fwd[h + 1]);
       r.flow_f[h] = net_.add_flow(a, b, beta, j);
       r.flow_b[h] = net_.add_flow(b, a, beta, j);
       ++flow_count_[static_cast<size_t>(a * R + b)];

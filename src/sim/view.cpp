@@ -33,9 +33,8 @@ void ClusterView::commit(const JobProfile& p, const Placement& pl) {
 
 double hop_demand_bytes_per_s(const JobProfile& p, int i, int a, int b, const Topology& topo,
                               const ComputeOptions& opt) {
-  const double fa = forward_time(p, i, topo.gpu_of(a), opt);
-  const double fb = forward_time(p, i + 1, topo.gpu_of(b), opt);
-  return p.activation_bytes / std::min(fa, fb);
+  return stall_free_demand_bytes_per_s(p.activation_bytes, forward_time(p, i, topo.gpu_of(a), opt),
+                                       forward_time(p, i + 1, topo.gpu_of(b), opt));
 }
 
 }  // namespace geopipe

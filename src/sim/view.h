@@ -38,7 +38,7 @@ struct ClusterView {
 };
 
 /// Stall-free demand β of hop i (stage i in region a, stage i+1 in region b):
-/// A / min(f_i(a), f_{i+1}(b)), bytes/s (DESIGN.md §2.4).
+/// stall_free_demand_bytes_per_s(A, f_i(a), f_{i+1}(b)) (model/job.h).
 double hop_demand_bytes_per_s(const JobProfile& p, int i, int a, int b, const Topology& topo,
                               const ComputeOptions& opt);
 
