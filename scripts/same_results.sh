@@ -4,7 +4,8 @@
 # sweeps/bench/throughput.toml with --save-jobs, and `geopipe run --scheduler all` with 5000
 # jobs, with both versions, and compares /metrics, /jobs and the run's metrics bit for bit,
 # leaving out what may differ by design: wall-clock columns and the search-effort counters
-# (sched_searches, sched_search_nodes).
+# (sched_searches, sched_search_nodes). Columns that only one version writes (a metric or a
+# per-job column added since OLD) are listed, not compared.
 #   scripts/same_results.sh OLD [NEW]
 # OLD, NEW: a geopipe binary, or a git revision (built in a temporary worktree, ~2 min).
 # NEW defaults to build/src/geopipe. Exit 0: identical; 1: some output differs; 2: usage.
@@ -43,22 +44,32 @@ from numpy.lib import recfunctions
 tmp = sys.argv[1]
 skip = {"wall_s", "sched_time_total_s", "sched_time_max_s", "sched_searches", "sched_search_nodes"}
 bad = 0
-def strip(d):
-    return recfunctions.repack_fields(d[[n for n in d.dtype.names if n not in skip]])
+def common(a, b):
+    """Columns both versions write, minus the skipped ones; columns only one writes are listed."""
+    na, nb = a.dtype.names, b.dtype.names
+    only = [f"-{n}" for n in na if n not in nb] + [f"+{n}" for n in nb if n not in na]
+    names = [n for n in na if n in nb and n not in skip]
+    return names, only
+def pick(d, names):
+    return recfunctions.repack_fields(d[names])
 for old in sorted(glob.glob(os.path.join(tmp, "old", "*.h5"))):
     name = os.path.basename(old)
     with h5py.File(old, "r") as a, h5py.File(os.path.join(tmp, "new", name), "r") as b:
         for g in ("metrics", "jobs"):
-            x, y = strip(a[g][...]), strip(b[g][...])
+            da, db = a[g][...], b[g][...]
+            names, only = common(da, db)
+            x, y = pick(da, names), pick(db, names)
             same = x.shape == y.shape and x.dtype == y.dtype and x.tobytes() == y.tobytes()
             bad += not same
-            print(f"{name:24s} /{g:8s} {x.shape[0]:7d} rows  {'IDENTICAL' if same else 'DIFFERENT'}")
+            extra = f"  (columns only in one version: {' '.join(only)})" if only else ""
+            print(f"{name:24s} /{g:8s} {x.shape[0]:7d} rows  {'IDENTICAL' if same else 'DIFFERENT'}{extra}")
 runs = [json.load(open(os.path.join(tmp, s, "run5000.json")))["results"] for s in ("old", "new")]
 for ra, rb in zip(*runs):
-    ma = {k: v for k, v in ra["metrics"].items() if k not in skip}
-    mb = {k: v for k, v in rb["metrics"].items() if k not in skip}
-    same = ra["scheduler"] == rb["scheduler"] and ma == mb
+    keys = [k for k in ra["metrics"] if k in rb["metrics"] and k not in skip]
+    only = sorted(set(ra["metrics"]) ^ set(rb["metrics"]))
+    same = ra["scheduler"] == rb["scheduler"] and all(ra["metrics"][k] == rb["metrics"][k] for k in keys)
     bad += not same
-    print(f"run 5000 jobs {ra['scheduler']:19s} {'IDENTICAL' if same else 'DIFFERENT'}")
+    extra = f"  (metrics only in one version: {' '.join(only)})" if only else ""
+    print(f"run 5000 jobs {ra['scheduler']:19s} {'IDENTICAL' if same else 'DIFFERENT'}{extra}")
 sys.exit(1 if bad else 0)
 PY

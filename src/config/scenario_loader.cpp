@@ -24,7 +24,7 @@
 #include "model/trace.h"
 #include "model/units.h"
 #include "model/workload.h"
-#include "sched/placement.h"
+#include "sched/feasibility.h"
 #include "sched/registry.h"
 
 namespace geopipe::config {

@@ -19,6 +19,7 @@ class FifoStrict final : public OrderingPolicy {
   int next() override { return pos_ < queue_->size() ? (*queue_)[pos_++] : -1; }
   void started(int) override {}
   void skip_shape(int) override {}  // strict: the pass ends at the first job that cannot start
+  void skip_job(int) override {}
 
  private:
   const std::vector<int>* queue_ = nullptr;
@@ -74,6 +75,7 @@ class PriorityBackfill final : public OrderingPolicy {
 
   void begin(const SchedContext& ctx, const std::vector<int>& queue, const ClusterView& view) override {
     ctx_ = &ctx;
+    restore_skipped();
     sync(ctx, queue);
     const Topology& topo = *ctx.topo;
     const int R = view.regions();
@@ -125,6 +127,18 @@ class PriorityBackfill final : public OrderingPolicy {
     if (pending_ == s) pending_ = -1;
   }
 
+  /// Takes the job out of its shape's tree for the rest of the pass (begin() puts it back).
+  void skip_job(int j) override {
+    const int s = ctx_->shape(j);
+    Shape& sh = shapes_[static_cast<size_t>(s)];
+    sh.tree.set(pos_[static_cast<size_t>(j)], kInf);
+    skipped_.push_back(j);
+    ++sh.skipped;
+    if (pending_ == s) pending_ = -1;
+    sh.active = sh.alive > sh.skipped;
+    if (sh.active) find_head(sh);
+  }
+
  private:
   struct Cached {
     bool known = false;
@@ -141,6 +155,7 @@ class PriorityBackfill final : public OrderingPolicy {
     MinTree tree;  // over runtime_s
     int first = 0;  // no waiting job before this position
     int alive = 0;
+    int skipped = 0;      // of the alive jobs, passed over by skip_job in the current pass
     bool active = false;  // in the current pass: may still yield jobs
     Item head;            // its first job in the current pass
   };
@@ -173,6 +188,18 @@ class PriorityBackfill final : public OrderingPolicy {
       p = sh.tree.first_below(p + 1, records_only_ ? cached(*ctx_, j).runtime_s : kInf);
     }
     sh.head = best;
+  }
+
+  /// Puts the jobs passed over by skip_job in the last pass back into their shapes' trees.
+  void restore_skipped() {
+    for (int j : skipped_) {
+      Shape& sh = shapes_[static_cast<size_t>(ctx_->shape(j))];
+      const int p = pos_[static_cast<size_t>(j)];
+      sh.tree.set(p, cached(*ctx_, j).runtime_s);
+      sh.first = std::min(sh.first, p);
+      sh.skipped = 0;
+    }
+    skipped_.clear();
   }
 
   /// Brings the per-shape lists up to `queue`: jobs with ids above the last seen are new
@@ -233,6 +260,7 @@ class PriorityBackfill final : public OrderingPolicy {
   std::vector<Cached> cache_;
   std::vector<Shape> shapes_;
   std::vector<int> pos_;  // per job: position in its shape's list
+  std::vector<int> skipped_;  // jobs passed over by skip_job in the current pass
   long alive_total_ = 0;
   int last_seen_ = -1;
   int pending_ = -1;  // shape of the job last returned by next() and not yet reported
@@ -242,7 +270,7 @@ class PriorityBackfill final : public OrderingPolicy {
 
 }  // namespace
 
-std::unique_ptr<OrderingPolicy> make_fifo_strict() { return std::make_unique<FifoStrict>(); }
+std::unique_ptr<OrderingPolicy> make_fifo_strict(const SchedulerParams&) { return std::make_unique<FifoStrict>(); }
 std::unique_ptr<OrderingPolicy> make_priority_backfill(const SchedulerParams& p) {
   return std::make_unique<PriorityBackfill>(p);
 }

@@ -1,4 +1,5 @@
-// Ordering policies: in which order a scheduler considers the waiting queue (DESIGN.md §3).
+// Ordering policies: in which order a scheduler considers the waiting queue (docs/model.md,
+// "Schedulers").
 #pragma once
 
 #include <memory>
@@ -16,18 +17,27 @@ class OrderingPolicy {
   /// and try the next (backfill).
   virtual bool strict() const = 0;
   /// Starts a pass over `queue` (waiting jobs in increasing id order, valid during the pass).
+  /// Between passes the queue changes as the engine changes it: arrivals appended (larger
+  /// ids) and the jobs reported started() removed. An incremental policy may rely on that;
+  /// PriorityBackfill rebuilds its state from the queue when the number of waiting jobs
+  /// disagrees with what it tracked, which catches any other change of that number.
   virtual void begin(const SchedContext& ctx, const std::vector<int>& queue, const ClusterView& view) = 0;
   /// The next job in consideration order, −1 when none is left. Before the following call the
-  /// caller reports what became of it: started(j), or skip_shape(shape of j) when no job of
-  /// that shape can start for the rest of the pass (its placement failed, or it needs more
-  /// GPUs than are free). An unreported job counts as skip_shape.
+  /// caller reports what became of it: started(j); skip_shape(shape of j) when no job of that
+  /// shape can start for the rest of the pass (it needs more GPUs than are free, or its
+  /// placement failed and the placement policy's failures depend only on shape and epoch);
+  /// or skip_job(j) when only this job is passed over. An unreported job counts as skip_shape.
   virtual int next() = 0;
   virtual void started(int job) = 0;
   virtual void skip_shape(int shape) = 0;
+  virtual void skip_job(int job) = 0;
 };
 
-/// Arrival order, strict.
-std::unique_ptr<OrderingPolicy> make_fifo_strict();
+/// Factories, one per policy, with the signature of PresetInfo::make_ordering.
+using OrderingFactory = std::unique_ptr<OrderingPolicy> (*)(const SchedulerParams&);
+
+/// Arrival order, strict (takes no parameters).
+std::unique_ptr<OrderingPolicy> make_fifo_strict(const SchedulerParams& p);
 
 /// Dynamic priority with backfill. Score (lower runs first):
 ///   score = w_rt · R̂ · (1 + w_net · P) − aging · wait_s

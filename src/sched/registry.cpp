@@ -7,20 +7,20 @@
 namespace geopipe {
 
 const std::vector<PresetInfo>& presets() {
-  using O = OrderingKind;
-  using P = PlacementKind;
   static const std::vector<PresetInfo> all = {
-      {"bace-pipe", O::kPriorityBackfill, P::kPathfinderCostMin,
-       "dynamic priority + backfill; bandwidth-aware pathfinder -> cost-min allocator"},
-      {"delay-first", O::kFifoStrict, P::kDelayFirst, "FIFO; minimise estimated iteration time, price-blind"},
-      {"cost-first", O::kFifoStrict, P::kCostFirst, "FIFO; cheapest single region hosting the whole job, else wait"},
-      {"greedy-cost", O::kFifoStrict, P::kGreedyCost, "FIFO; fill regions in price order, bandwidth-blind"},
-      {"first-fit", O::kFifoStrict, P::kFirstFit, "FIFO; fill regions in scenario order, bandwidth- and price-blind"},
-      {"bace-no-priority", O::kFifoStrict, P::kPathfinderCostMin, "ablation: FIFO instead of dynamic priority"},
-      {"bace-no-pathfinder", O::kPriorityBackfill, P::kCostMinBlind,
-       "ablation: cost-min over all placements, bandwidth-blind"},
-      {"bace-no-costmin", O::kPriorityBackfill, P::kPathfinderMinTime,
-       "ablation: pathfinder -> fastest feasible path (price-blind)"},
+      {"bace-pipe", "dynamic priority + backfill; bandwidth-aware pathfinder -> cost-min allocator",
+       make_priority_backfill, make_pathfinder_costmin},
+      {"delay-first", "FIFO; minimise estimated iteration time, price-blind", make_fifo_strict, make_delay_first},
+      {"cost-first", "FIFO; cheapest single region hosting the whole job, else wait", make_fifo_strict,
+       make_cost_first},
+      {"greedy-cost", "FIFO; fill regions in price order, bandwidth-blind", make_fifo_strict, make_greedy_cost},
+      {"first-fit", "FIFO; fill regions in scenario order, bandwidth- and price-blind", make_fifo_strict,
+       make_first_fit},
+      {"bace-no-priority", "ablation: FIFO instead of dynamic priority", make_fifo_strict, make_pathfinder_costmin},
+      {"bace-no-pathfinder", "ablation: cost-min over all placements, bandwidth-blind", make_priority_backfill,
+       make_costmin_blind},
+      {"bace-no-costmin", "ablation: pathfinder -> fastest feasible path (price-blind)", make_priority_backfill,
+       make_pathfinder_mintime},
   };
   return all;
 }
@@ -40,19 +40,7 @@ std::vector<std::string> preset_names() {
 std::unique_ptr<Scheduler> make_scheduler(std::string_view name, const SchedulerParams& prm) {
   const PresetInfo* info = find_preset(name);
   if (!info) throw std::invalid_argument("unknown scheduler preset '" + std::string(name) + "'");
-  std::unique_ptr<OrderingPolicy> ord =
-      info->ordering == OrderingKind::kFifoStrict ? make_fifo_strict() : make_priority_backfill(prm);
-  std::unique_ptr<PlacementPolicy> pl;
-  switch (info->placement) {
-    case PlacementKind::kPathfinderCostMin: pl = make_pathfinder_costmin(prm); break;
-    case PlacementKind::kPathfinderMinTime: pl = make_pathfinder_mintime(prm); break;
-    case PlacementKind::kCostMinBlind: pl = make_costmin_blind(prm); break;
-    case PlacementKind::kDelayFirst: pl = make_delay_first(prm); break;
-    case PlacementKind::kCostFirst: pl = make_cost_first(prm); break;
-    case PlacementKind::kGreedyCost: pl = make_greedy_cost(prm); break;
-    case PlacementKind::kFirstFit: pl = make_first_fit(prm); break;
-  }
-  return std::make_unique<ComposedScheduler>(std::string(name), std::move(ord), std::move(pl));
+  return std::make_unique<ComposedScheduler>(std::string(name), info->make_ordering(prm), info->make_placement(prm));
 }
 
 }  // namespace geopipe

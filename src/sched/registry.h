@@ -1,5 +1,7 @@
-// Named scheduler presets (DESIGN.md §3): ordering policy × placement policy. The names are
-// part of the CLI and of the HDF5 format; never rename one.
+// Named scheduler presets (docs/model.md, "Schedulers"): each is an ordering policy × a
+// placement policy, held as the two factories that build them. Adding a preset is one entry
+// in the table of registry.cpp (plus its line in docs/model.md and README.md). The names are
+// part of the CLI and of the HDF5 format: never rename one.
 #pragma once
 
 #include <memory>
@@ -8,27 +10,18 @@
 #include <vector>
 
 #include "model/scenario.h"
+#include "sched/ordering.h"
+#include "sched/placement_policy.h"
 
 namespace geopipe {
 
 class Scheduler;
 
-enum class OrderingKind { kFifoStrict, kPriorityBackfill };
-enum class PlacementKind {
-  kPathfinderCostMin,  ///< bandwidth-aware pathfinder, then cost-min within (1+ε) of the fastest
-  kPathfinderMinTime,  ///< bandwidth-aware pathfinder, then the fastest feasible path
-  kCostMinBlind,       ///< cost-min over all placements, bandwidth-blind
-  kDelayFirst,         ///< minimise estimated iteration time (bandwidth-aware estimate), price-blind
-  kCostFirst,          ///< cheapest single region that can host the whole job, else wait
-  kGreedyCost,         ///< fill regions in price order, bandwidth-blind
-  kFirstFit,           ///< fill regions in scenario order, bandwidth- and price-blind
-};
-
 struct PresetInfo {
-  std::string_view name;
-  OrderingKind ordering;
-  PlacementKind placement;
-  std::string_view description;
+  std::string_view name;             ///< CLI and HDF5 name, e.g. "bace-pipe"
+  std::string_view description;      ///< one line for `geopipe list presets`
+  OrderingFactory make_ordering;     ///< in which order waiting jobs are considered
+  PlacementFactory make_placement;   ///< where a job runs
 };
 
 /// All presets, in the canonical order used by `--scheduler all` and in tables.

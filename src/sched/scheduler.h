@@ -1,4 +1,5 @@
-// A scheduler composed of an ordering policy and a placement policy (DESIGN.md §3).
+// A scheduler composed of an ordering policy and a placement policy (docs/model.md,
+// "Schedulers"); what every preset of sched/registry.h builds.
 #pragma once
 
 #include <memory>
@@ -6,7 +7,7 @@
 #include <vector>
 
 #include "sched/ordering.h"
-#include "sched/placement.h"
+#include "sched/placement_policy.h"
 #include "sim/scheduler_api.h"
 
 namespace geopipe {
@@ -17,19 +18,22 @@ class ComposedScheduler final : public Scheduler {
                     std::unique_ptr<PlacementPolicy> placement);
   std::string_view name() const override { return name_; }
   /// Considers jobs in the ordering's order. A job is skipped without a search when the free
-  /// GPUs cannot hold it, or when the placement of a job of the same shape already failed at
-  /// the view's epoch (nothing was released since, so it would fail again). A strict ordering
-  /// stops at the first job that cannot start; a backfill ordering is told which shapes are
-  /// done for the call, and a call at an unchanged epoch without new arrivals returns at once.
+  /// GPUs cannot hold it. A strict ordering stops at the first job that cannot start; a
+  /// backfill ordering goes on with the next.
+  /// Failure cache, only for placement policies that opt in
+  /// (PlacementPolicy::failures_depend_only_on_shape_and_epoch): once a job's placement
+  /// failed, no job of the same shape is searched again until the view's epoch changes, and a
+  /// backfill call at an unchanged epoch without new arrivals returns at once.
   /// Requires the queue in increasing id order (scheduler_api.h).
   void schedule(const SchedContext& ctx, const std::vector<int>& queue, ClusterView& view,
                 std::vector<Decision>& out) override;
-  void effort(long& searches, long& nodes, long& truncated) const override;
+  SearchEffort effort() const override { return placement_->effort(); }
 
  private:
   std::string name_;
   std::unique_ptr<OrderingPolicy> ordering_;
   std::unique_ptr<PlacementPolicy> placement_;
+  bool cache_failures_;                   ///< the placement policy opted in
   std::vector<long> shape_failed_epoch_;  ///< per job shape: epoch of its last failed placement, or -1
   long last_epoch_ = -1;                  ///< backfill: epoch of the last call
   int last_seen_id_ = -1;                 ///< backfill: largest job id in the queue at the last call

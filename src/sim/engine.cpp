@@ -400,7 +400,10 @@ class Engine {
     m.gpu_hours = alloc_gpu_s_ / units::kSecondsPerHour;
     m.gpu_utilization = alloc_gpu_s_ > 0 ? busy_gpu_s_ / alloc_gpu_s_ : 0.0;
     m.stall_fraction = run_s_ > 0 ? stall_s_ / run_s_ : 0.0;
-    sched_.effort(m.sched_searches, m.sched_search_nodes, truncated_);
+    const SearchEffort effort = sched_.effort();
+    m.sched_searches = effort.searches;
+    m.sched_search_nodes = effort.nodes;
+    m.sched_truncated_searches = effort.truncated;
     res.metrics = m;
     if (opt_.record_jobs) res.jobs = std::move(rec_);
     return res;
@@ -433,7 +436,6 @@ class Engine {
   std::vector<double> inf_buf_, zero_buf_;
   ScenarioMetrics m_;
   double busy_gpu_s_ = 0, alloc_gpu_s_ = 0, run_s_ = 0, stall_s_ = 0;
-  long truncated_ = 0;
 };
 
 }  // namespace

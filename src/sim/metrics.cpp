@@ -36,6 +36,7 @@ std::vector<MetricField> metric_fields(const ScenarioMetrics& m) {
       {"sched_calls", static_cast<double>(m.sched_calls), true},
       {"sched_searches", static_cast<double>(m.sched_searches), true},
       {"sched_search_nodes", static_cast<double>(m.sched_search_nodes), true},
+      {"sched_truncated_searches", static_cast<double>(m.sched_truncated_searches), true},
       {"events", static_cast<double>(m.events), true},
       {"sched_time_total_s", m.sched_time_total_s, false},
       {"sched_time_max_s", m.sched_time_max_s, false},

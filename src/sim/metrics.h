@@ -48,6 +48,7 @@ struct ScenarioMetrics {
   double sched_time_max_s = 0;      ///< longest single scheduler call (measurement)
   long sched_searches = 0;          ///< placement searches run
   long sched_search_nodes = 0;      ///< DFS nodes expanded in those searches
+  long sched_truncated_searches = 0;  ///< searches that ran out of node budget (best found so far used)
   long events = 0;                  ///< event times processed
   double wall_s = 0;                ///< wall time of the whole simulation (measurement)
 };

@@ -1,5 +1,5 @@
-// The interface between the event engine and a scheduler (DESIGN.md §3). The simulator only
-// knows this interface; the policies and presets live in src/sched.
+// The interface between the event engine and a scheduler (docs/design.md, "Layers"). The
+// simulator only knows this interface; the policies and presets live in src/sched.
 #pragma once
 
 #include <string_view>
@@ -25,6 +25,13 @@ struct SchedContext {
   int shape(int j) const { return (*shapes)[static_cast<size_t>(j)]; }
 };
 
+/// Deterministic counters of a scheduler's placement searches (reported as metrics).
+struct SearchEffort {
+  long searches = 0;   ///< placement searches run
+  long nodes = 0;      ///< search nodes expanded in them
+  long truncated = 0;  ///< searches that hit their node budget and returned the best found so far
+};
+
 /// Start job `job` now on `placement`.
 struct Decision {
   int job = -1;
@@ -42,10 +49,8 @@ class Scheduler {
   /// ClusterView::commit). `view` is the scheduler's own copy.
   virtual void schedule(const SchedContext& ctx, const std::vector<int>& queue, ClusterView& view,
                         std::vector<Decision>& out) = 0;
-  /// Search effort so far (placements searched, DFS nodes, truncated searches).
-  virtual void effort(long& searches, long& nodes, long& truncated) const {
-    searches = nodes = truncated = 0;
-  }
+  /// Search effort so far (zero for schedulers that do not search).
+  virtual SearchEffort effort() const { return {}; }
 };
 
 }  // namespace geopipe

@@ -18,8 +18,10 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // Starts each job, in queue order, on a fixed placement as soon as its GPUs are free.
 class ScriptedScheduler final : public Scheduler {
  public:
-  explicit ScriptedScheduler(std::vector<std::vector<int>> placements) : pl_(std::move(placements)) {}
+  explicit ScriptedScheduler(std::vector<std::vector<int>> placements, SearchEffort effort = {})
+      : pl_(std::move(placements)), effort_(effort) {}
   std::string_view name() const override { return "scripted"; }
+  SearchEffort effort() const override { return effort_; }
   void schedule(const SchedContext& ctx, const std::vector<int>& queue, ClusterView& view,
                 std::vector<Decision>& out) override {
     for (int j : queue) {
@@ -35,6 +37,7 @@ class ScriptedScheduler final : public Scheduler {
 
  private:
   std::vector<std::vector<int>> pl_;
+  SearchEffort effort_;
 };
 
 Scenario base(int regions, int gpus_each, double price, double pue) {
@@ -70,6 +73,16 @@ Job make_job(int id, double arrival, int S, int m, long iters) {
   j.iterations = iters;
   j.gpus_per_stage = 1;
   return j;
+}
+
+TEST(Engine, SchedulerSearchEffortBecomesMetrics) {
+  const Scenario sc = base(1, 4, 0.1, 1.0);
+  ScriptedScheduler s({{0, 0}}, SearchEffort{3, 40, 2});
+  const SimResult r = simulate(sc, {make_job(0, 0.0, 2, 4, 10)}, s, 1);
+  EXPECT_EQ(r.metrics.jobs_completed, 1);
+  EXPECT_EQ(r.metrics.sched_searches, 3);
+  EXPECT_EQ(r.metrics.sched_search_nodes, 40);
+  EXPECT_EQ(r.metrics.sched_truncated_searches, 2);
 }
 
 TEST(Engine, OneJobEnergyAndCostByHand) {

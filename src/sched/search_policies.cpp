@@ -1,26 +1,14 @@
-#include "sched/placement.h"
-
-#include <algorithm>
-#include <numeric>
+// The search-based placement policies: bace-pipe's pathfinder + cost-min allocator and its
+// ablations, and delay-first. All run the branch-and-bound of sched/pathfinder.h on the
+// scheduler's view, with a per-job relaxation that keeps impossible constraints from making a
+// job wait forever (docs/model.md, "Relaxations").
+#include <vector>
 
 #include "sched/estimate.h"
 #include "sched/pathfinder.h"
+#include "sched/placement_policy.h"
 
 namespace geopipe {
-
-bool fits_empty_cluster(const JobProfile& profile, const Topology& topo) {
-  static const ComputeOptions kDefault{};
-  const ClusterView v = idle_view(topo, kDefault);
-  SearchSpec s;
-  s.objective = SearchSpec::Objective::kMinTime;
-  s.max_blocks = topo.num_regions();
-  s.stall_free = false;
-  s.bandwidth = BandwidthModel::kBlind;
-  s.stop_at_first = true;
-  Pathfinder pf;
-  return pf.search(profile, v, s).found;
-}
-
 namespace {
 
 // Per-job relaxation, decided once on the idle cluster: a policy whose constraints no
@@ -34,14 +22,20 @@ struct Relax {
 };
 
 class SearchPolicy : public PlacementPolicy {
+ public:
+  // Whether a placement exists depends on the job's profile without its iterations (the
+  // fastest search ignores prices), the relaxation decided once per job on the idle cluster
+  // (a function of the shape), and the view's free GPUs and residuals: shape and epoch.
+  bool failures_depend_only_on_shape_and_epoch() const override { return true; }
+
  protected:
   explicit SearchPolicy(const SchedulerParams& p) : prm_(p) {}
 
   SearchResult run(const JobProfile& p, const ClusterView& v, const SearchSpec& s) {
     SearchResult r = pf_.search(p, v, s);
-    ++searches;
-    search_nodes += r.nodes;
-    truncated_searches += r.truncated;
+    ++effort_.searches;
+    effort_.nodes += r.nodes;
+    effort_.truncated += r.truncated;
     return r;
   }
 
@@ -144,102 +138,11 @@ class DelayFirstPolicy final : public SearchPolicy {
   }
 };
 
-// Fill regions in a fixed order (scenario order or current price), contiguous blocks,
-// skipping regions whose GPUs cannot hold the next stage or that are not linked to the
-// previous block. Bandwidth-blind; no switch limit.
-Placement fill_in_order(const JobProfile& p, const ClusterView& view, const std::vector<int>& order) {
-  const Topology& topo = *view.topo;
-  const int g = p.gpus_per_stage;
-  Placement pl;
-  pl.stage_region.reserve(static_cast<size_t>(p.stages));
-  int next = 0, last = -1;
-  for (int r : order) {
-    if (next == p.stages) break;
-    if (last >= 0 && !topo.connected(last, r)) continue;
-    int take = std::min(view.free_gpus[static_cast<size_t>(r)] / g, p.stages - next);
-    int k = 0;
-    while (k < take && p.stage_fits(next + k, topo.gpu_of(r))) ++k;
-    if (k == 0) continue;
-    for (int q = 0; q < k; ++q) pl.stage_region.push_back(r);
-    next += k;
-    last = r;
-  }
-  if (next < p.stages) pl.stage_region.clear();
-  return pl;
-}
-
-std::vector<int> regions_by_price(const ClusterView& view) {
-  std::vector<int> order(static_cast<size_t>(view.regions()));
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    return view.topo->regions[static_cast<size_t>(a)].price.usd_per_kwh_at(view.now_s) <
-           view.topo->regions[static_cast<size_t>(b)].price.usd_per_kwh_at(view.now_s);
-  });
-  return order;
-}
-
-class FillPolicy final : public PlacementPolicy {
- public:
-  explicit FillPolicy(bool by_price) : by_price_(by_price) {}
-  Placement place(const SchedContext& ctx, int j, const ClusterView& view) override {
-    std::vector<int> order;
-    if (by_price_) {
-      order = regions_by_price(view);
-    } else {
-      order.resize(static_cast<size_t>(view.regions()));
-      std::iota(order.begin(), order.end(), 0);
-    }
-    return fill_in_order(ctx.profile(j), view, order);
-  }
-
- private:
-  bool by_price_;
-};
-
-// cost-first: the single region with the lowest estimated cost for the whole job; wait if no
-// region can host it now (rigid). A job no single region could ever host (too few GPUs or
-// too little memory even when idle) is filled across regions in price order instead.
-class CostFirstPolicy final : public PlacementPolicy {
- public:
-  Placement place(const SchedContext& ctx, int j, const ClusterView& view) override {
-    const JobProfile& p = ctx.profile(j);
-    const Topology& topo = *ctx.topo;
-    const int need = p.stages * p.gpus_per_stage;
-    auto hosts = [&](int r, int free) {
-      if (free < need) return false;
-      for (int i = 0; i < p.stages; ++i)
-        if (!p.stage_fits(i, topo.gpu_of(r))) return false;
-      return true;
-    };
-    bool ever = false;
-    for (int r = 0; r < topo.num_regions() && !ever; ++r) ever = hosts(r, topo.regions[static_cast<size_t>(r)].gpu_count);
-    if (!ever) return fill_in_order(p, view, regions_by_price(view));
-    Placement best;
-    double best_cost = 0;
-    Placement cand;
-    cand.stage_region.resize(static_cast<size_t>(p.stages));
-    for (int r = 0; r < topo.num_regions(); ++r) {
-      if (!hosts(r, view.free_gpus[static_cast<size_t>(r)])) continue;
-      std::fill(cand.stage_region.begin(), cand.stage_region.end(), r);
-      const double T = estimate_iteration_s(p, cand, view, BandwidthModel::kBlind);
-      const double c = estimate_cost_usd(p, cand, T, view);
-      if (best.empty() || c < best_cost) {
-        best = cand;
-        best_cost = c;
-      }
-    }
-    return best;
-  }
-};
-
 }  // namespace
 
 std::unique_ptr<PlacementPolicy> make_pathfinder_costmin(const SchedulerParams& p) { return std::make_unique<PathfinderPolicy>(p, true); }
 std::unique_ptr<PlacementPolicy> make_pathfinder_mintime(const SchedulerParams& p) { return std::make_unique<PathfinderPolicy>(p, false); }
 std::unique_ptr<PlacementPolicy> make_costmin_blind(const SchedulerParams& p) { return std::make_unique<CostMinBlindPolicy>(p); }
 std::unique_ptr<PlacementPolicy> make_delay_first(const SchedulerParams& p) { return std::make_unique<DelayFirstPolicy>(p); }
-std::unique_ptr<PlacementPolicy> make_cost_first(const SchedulerParams&) { return std::make_unique<CostFirstPolicy>(); }
-std::unique_ptr<PlacementPolicy> make_greedy_cost(const SchedulerParams&) { return std::make_unique<FillPolicy>(true); }
-std::unique_ptr<PlacementPolicy> make_first_fit(const SchedulerParams&) { return std::make_unique<FillPolicy>(false); }
 
 }  // namespace geopipe

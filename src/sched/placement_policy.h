@@ -1,0 +1,62 @@
+// Placement policies: where a job runs, given the scheduler's view of the cluster (docs/model.md,
+// "Schedulers"). A *placement* is the stage -> region map of one job (sim/placement.h); a
+// *placement policy* chooses one. The policies are built by the factories below and combined
+// with an ordering policy (sched/ordering.h) into a scheduler by a preset (sched/registry.h).
+#pragma once
+
+#include <memory>
+
+#include "model/scenario.h"
+#include "sim/placement.h"
+#include "sim/scheduler_api.h"
+#include "sim/view.h"
+
+namespace geopipe {
+
+class PlacementPolicy {
+ public:
+  virtual ~PlacementPolicy() = default;
+
+  /// Where job `job` should start now; an empty placement means "wait". The placement must
+  /// fit the view (free GPUs, memory, connected consecutive regions). Deterministic: no wall
+  /// time, addresses or thread timing may influence it.
+  virtual Placement place(const SchedContext& ctx, int job, const ClusterView& view) = 0;
+
+  /// Opt-in to the scheduler's failure cache (docs/model.md, "Skipping hopeless searches").
+  /// Return true only if whether place() finds *a* placement depends on nothing but
+  ///  * the job's shape (model/job.h job_shapes(): not its iterations or arrival), and
+  ///  * resources that can only grow when ClusterView::epoch changes (free GPUs, the bandwidth
+  ///    view), monotonically: taking resources never turns a failure into a success;
+  /// and not on the clock, prices, or this policy's own history. The scheduler may then skip
+  /// every job of a shape whose placement failed, for the rest of the epoch. Default: false,
+  /// every waiting job is asked about at every call.
+  virtual bool failures_depend_only_on_shape_and_epoch() const { return false; }
+
+  /// Search effort so far (zero for policies that do not search).
+  const SearchEffort& effort() const { return effort_; }
+
+ protected:
+  SearchEffort effort_;
+};
+
+/// Factories, one per policy; all take the scenario's scheduler parameters (policies ignore
+/// the ones they do not use), so that presets can hold them in one table.
+using PlacementFactory = std::unique_ptr<PlacementPolicy> (*)(const SchedulerParams&);
+
+/// Bandwidth-aware pathfinder (stall-free hops), then the cost-min allocator: the cheapest
+/// estimated cost within (1+ε) of the fastest feasible placement (bace-pipe).
+std::unique_ptr<PlacementPolicy> make_pathfinder_costmin(const SchedulerParams& p);
+/// Bandwidth-aware pathfinder, then the fastest feasible placement (bace-no-costmin).
+std::unique_ptr<PlacementPolicy> make_pathfinder_mintime(const SchedulerParams& p);
+/// Cost-min over all placements with a bandwidth-blind estimate (bace-no-pathfinder).
+std::unique_ptr<PlacementPolicy> make_costmin_blind(const SchedulerParams& p);
+/// Minimise the estimated iteration time with the bandwidth a new flow would get; price-blind.
+std::unique_ptr<PlacementPolicy> make_delay_first(const SchedulerParams& p);
+/// Cheapest single region that can host the whole job now, else wait.
+std::unique_ptr<PlacementPolicy> make_cost_first(const SchedulerParams& p);
+/// Fill regions in current-price order, bandwidth-blind.
+std::unique_ptr<PlacementPolicy> make_greedy_cost(const SchedulerParams& p);
+/// Fill regions in scenario order, bandwidth- and price-blind.
+std::unique_ptr<PlacementPolicy> make_first_fit(const SchedulerParams& p);
+
+}  // namespace geopipe
