@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Simulator-core benchmarks (issue #6): the GPipe recurrence, max-min, the pathfinder by
+# Simulator-core benchmarks (docs/performance.md, "Simulator core"): the GPipe recurrence, max-min, the pathfinder by
 # regions x stages, and whole scenarios of 200 / 2k / 20k / 100k jobs for every preset, measured
 # in one run; prints markdown tables and growth exponents. Not part of ctest.
 #   scripts/bench.sh [BUILD_DIR] [--quick]      (--quick: 200..20k jobs only)

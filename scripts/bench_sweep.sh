@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sweep-runner benchmarks, measured side by side in one run (DESIGN.md §7, issue #3).
+# Sweep-runner benchmarks, measured side by side in one run (docs/performance.md, "Targets").
 #   scripts/bench_sweep.sh [BUILD_DIR] [REPEATS]
 # Prints a markdown table. Each configuration runs REPEATS times (default 3), interleaved with
 # the configurations it is compared with, and the median is reported, so that load from other

@@ -4,8 +4,10 @@
 #include <fmt/ostream.h>
 
 #include <cmath>
+#include <string>
+#include <type_traits>
 
-#include "model/units.h"
+#include "sim/job_row.h"
 
 namespace geopipe::cli {
 namespace {
@@ -31,23 +33,51 @@ std::string json_string(const std::string& s) {
   return out + "\"";
 }
 
+/// The run table's columns: a metric (shown in its display unit, sim/metrics.h), a short
+/// label and the format of a cell.
+struct TableColumn {
+  const char* metric;
+  const char* label;  ///< the header: "<label>_<display unit>" for a scaled display, else the label
+  int width;
+  int decimals;
+};
+constexpr TableColumn kRunColumns[] = {
+    {"avg_jct_s", "avgJCT", 9, 2},      {"p95_jct_s", "p95JCT", 9, 2},
+    {"avg_queue_delay_s", "queue", 9, 2}, {"makespan_s", "makesp", 9, 1},
+    {"total_energy_j", "", 8, 2},         {"total_cost_usd", "cost_usd", 10, 0},
+    {"gpu_utilization", "util", 6, 3},    {"stall_fraction", "stall", 6, 3},
+    {"cross_region_bytes", "xreg", 8, 2}, {"sched_time_total_s", "sched", 9, 1},
+    {"sched_time_max_s", "max", 8, 2},
+};
+
+std::string header_of(const TableColumn& c) {
+  const MetricDef& def = *find_metric(c.metric);
+  if (def.display == MetricDisplay::kPlain) return c.label;
+  const std::string unit = display_value(def, 0.0).unit;
+  return *c.label ? std::string(c.label) + "_" + unit : unit;
+}
+
 }  // namespace
 
 void print_table(std::ostream& os, const Scenario& sc, std::uint64_t seed, const std::vector<RunOutcome>& runs) {
   const int total = runs.empty() ? 0 : runs.front().result.metrics.jobs_total;
   fmt::print(os, "scenario {}  seed {}  jobs {}  regions {}  GPUs {}\n", sc.name, seed, total,
              sc.topology.num_regions(), sc.topology.total_gpus());
-  fmt::print(os, "{:<19} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8} {:>10} {:>6} {:>6} {:>8} {:>9} {:>8}\n", "scheduler",
-             "done", "avgJCT_h", "p95JCT_h", "queue_h", "makesp_h", "MWh", "cost_usd", "util", "stall", "xreg_TB",
-             "sched_ms", "max_ms");
+  fmt::print(os, "{:<19} {:>9}", "scheduler", "done");
+  for (const TableColumn& c : kRunColumns) fmt::print(os, " {:>{}}", header_of(c), c.width);
+  fmt::print(os, "\n");
   for (const auto& r : runs) {
     const ScenarioMetrics& m = r.result.metrics;
-    constexpr double h = units::kSecondsPerHour;
-    fmt::print(os, "{:<19} {:>9} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.1f} {:>8.2f} {:>10.0f} {:>6.3f} {:>6.3f} {:>8.2f} {:>9.1f} {:>8.2f}\n",
-               r.scheduler, fmt::format("{}/{}", m.jobs_completed, m.jobs_total), m.avg_jct_s / h, m.p95_jct_s / h,
-               m.avg_queue_delay_s / h, m.makespan_s / h, m.total_energy_j / 3.6e9, m.total_cost_usd,
-               m.gpu_utilization, m.stall_fraction, m.cross_region_bytes / 1e12, m.sched_time_total_s * 1e3,
-               m.sched_time_max_s * 1e3);
+    fmt::print(os, "{:<19} {:>9}", r.scheduler, fmt::format("{}/{}", m.jobs_completed, m.jobs_total));
+    const auto fields = metric_fields(m);
+    for (const TableColumn& c : kRunColumns) {
+      const MetricDef& def = *find_metric(c.metric);
+      double v = 0;
+      for (const MetricField& f : fields)
+        if (std::string_view(f.name) == c.metric) v = f.value;
+      fmt::print(os, " {:>{}.{}f}", display_value(def, v).value, c.width, c.decimals);
+    }
+    fmt::print(os, "\n");
   }
   if (runs.size() > 1) {
     const ScenarioMetrics& b = runs.front().result.metrics;
@@ -79,21 +109,19 @@ void print_json(std::ostream& os, const Scenario& sc, std::uint64_t seed, const 
 }
 
 void write_jobs_csv(std::ostream& os, const Scenario& sc, const std::vector<RunOutcome>& runs) {
-  fmt::print(os, "scheduler,id,model,stages,gpus_per_stage,regions,arrival_s,start_s,finish_s,iterations,"
-                 "mean_iteration_s,first_iteration_s,energy_j,cost_usd,cross_region_bytes\n");
+  std::string header = "scheduler";
+  const JobRow columns{};
+  for_each_job_column(columns, [&](const char* name, const auto&) { header += std::string(",") + name; });
+  fmt::print(os, "{}\n", header);
   for (const auto& r : runs)
-    for (const JobRecord& j : r.result.jobs) {
-      std::string regions;
-      for (size_t i = 0; i < j.stage_region.size(); ++i) {
-        if (i == 0 || j.stage_region[i] != j.stage_region[i - 1]) {
-          if (!regions.empty()) regions += ';';
-          regions += sc.topology.regions[static_cast<size_t>(j.stage_region[i])].name;
-        }
-      }
-      fmt::print(os, "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.scheduler, j.id,
-                 sc.llms[static_cast<size_t>(j.model)].name, j.stages, j.gpus_per_stage, regions, j.arrival_s,
-                 j.start_s, j.finish_s, j.iterations, j.mean_iteration_s, j.first_iteration_s, j.energy_j, j.cost_usd,
-                 j.cross_region_bytes);
+    for (const JobRecord& rec : r.result.jobs) {
+      std::string line = r.scheduler;
+      const JobRow row = job_row(sc, rec);
+      for_each_job_column(row, [&](const char*, const auto& v) {
+        line += ',';
+        line += fmt::format("{}", v);
+      });
+      fmt::print(os, "{}\n", line);
     }
 }
 

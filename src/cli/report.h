@@ -1,4 +1,5 @@
-// Output formats of `geopipe run`: a readable table, JSON, per-job CSV.
+// Output formats of `geopipe run`: a readable table, JSON, per-job CSV (the columns of
+// sim/job_row.h after a scheduler column).
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Decoder-only LLM architectures (DESIGN.md §2.2).
+// Decoder-only LLM architectures (docs/model.md, "Jobs").
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-// Synthetic multi-tenant workloads (DESIGN.md §2.2): Poisson arrivals, a model mix, stage
+// Synthetic multi-tenant workloads (docs/model.md, "Jobs"): Poisson arrivals, a model mix, stage
 // counts from memory feasibility, heavy-tailed run lengths.
 #pragma once
 

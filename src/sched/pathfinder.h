@@ -1,5 +1,5 @@
 // The placement search behind the bandwidth-aware pathfinder, the cost-min allocator and the
-// delay-first baseline (DESIGN.md §3).
+// delay-first baseline (docs/model.md, "Pathfinder").
 //
 // A placement puts the S ordered stages, as contiguous blocks, on distinct regions (at most
 // `max_blocks` blocks, i.e. max_blocks−1 region switches). A block on region r may hold at most

@@ -11,6 +11,7 @@
 #include "model/rng.h"
 #include "model/units.h"
 #include "sim/energy.h"
+#include "sim/metrics_accumulator.h"
 #include "sim/network.h"
 #include "sim/pipeline.h"
 
@@ -49,7 +50,7 @@ class Engine {
  public:
   Engine(const Scenario& sc, const std::vector<Job>& jobs, Scheduler& sched, std::uint64_t seed, const SimOptions& opt)
       : sc_(sc), topo_(sc.topology), jobs_(jobs), sched_(sched), opt_(opt), net_(sc.topology),
-        noise_(derive_seed(seed, "view-noise")) {
+        noise_(derive_seed(seed, "view-noise")), acc_(sc.topology) {
     const auto n = jobs.size();
     profiles_.reserve(n);
     for (const Job& j : jobs) profiles_.push_back(make_profile(j, sc.llms[static_cast<size_t>(j.model)]));
@@ -90,7 +91,7 @@ class Engine {
       const double tp = waiting_matters ? next_price : kInf;
       const double t = std::min({ta, tc, tp});
       if (t == kInf) break;
-      ++m_.events;
+      acc_.event();
       // 1. completions at t (heap order: time, then job id)
       bool released = false;
       while (!heap_.empty()) {
@@ -115,8 +116,11 @@ class Engine {
       // Nothing runs, nothing will arrive, the scheduler started nothing: the rest can never run.
       if (heap_.empty() && next_arrival >= n && !queue_.empty() && running_ == 0) break;
     }
-    m_.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-    return finalize();
+    SimResult res;
+    res.metrics = acc_.finish(rec_, sched_.effort(),
+                              std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count());
+    if (opt_.record_jobs) res.jobs = std::move(rec_);
+    return res;
   }
 
  private:
@@ -139,18 +143,8 @@ class Engine {
     JobRecord& rec = rec_[static_cast<size_t>(j)];
     const double iters = dt / r.T;
     r.remaining -= iters;
-    for (size_t k = 0; k < r.power_region.size(); ++k) {
-      const Region& reg = topo_.regions[static_cast<size_t>(r.power_region[k])];
-      const double e = r.power_w[k] * dt;
-      rec.energy_j += e;
-      rec.cost_usd += energy_cost_usd(reg.price, r.power_w[k], r.last_t, t);
-      rec.carbon_g += units::joules_to_kwh(e) * reg.carbon_g_per_kwh;
-    }
-    rec.cross_region_bytes += iters * r.bytes_per_iter;
-    busy_gpu_s_ += iters * r.busy_gpu_s_per_iter;
-    alloc_gpu_s_ += dt * r.gpus;
-    run_s_ += dt;
-    stall_s_ += dt * (r.T - r.T_nocomm) / r.T;
+    const JobRates rates{r.T, r.T_nocomm, r.gpus, r.busy_gpu_s_per_iter, r.bytes_per_iter, r.power_region, r.power_w};
+    acc_.job_ran(rec, rates, r.last_t, t, iters);
     r.last_t = t;
   }
 
@@ -220,7 +214,7 @@ class Engine {
       if (fr < 0) throw std::logic_error("scheduler " + std::string(sched_.name()) + ": over-allocated GPUs");
       r.fwd[static_cast<size_t>(i)] = forward_time(p, i, topo_.gpu_of(reg), sc_.compute);
       r.bwd[static_cast<size_t>(i)] = backward_time(r.fwd[static_cast<size_t>(i)]);
-      r.busy_gpu_s_per_iter += p.gpus_per_stage * p.micro_batches * kComputePerForward * r.fwd[static_cast<size_t>(i)];
+      r.busy_gpu_s_per_iter += gpu_busy_s_per_iteration(p.gpus_per_stage, p.micro_batches, r.fwd[static_cast<size_t>(i)]);
       if (std::find(r.power_region.begin(), r.power_region.end(), reg) == r.power_region.end()) r.power_region.push_back(reg);
     }
     r.power_w.assign(r.power_region.size(), 0.0);
@@ -239,7 +233,7 @@ class Engine {
       r.flow_b[h] = net_.add_flow(b, a, beta, j);
       ++flow_count_[static_cast<size_t>(a * R + b)];
       ++flow_count_[static_cast<size_t>(b * R + a)];
-      r.bytes_per_iter += 2.0 * p.micro_batches * p.activation_bytes;
+      r.bytes_per_iter += hop_bytes_per_iteration(p.micro_batches, p.activation_bytes);
     }
     // Compute-only time (infinite bandwidth, zero latency) for the stall fraction.
     {
@@ -345,10 +339,7 @@ class Engine {
     decisions_.clear();
     const auto c0 = std::chrono::steady_clock::now();
     sched_.schedule(ctx_, queue_, view_, decisions_);
-    const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count();
-    ++m_.sched_calls;
-    m_.sched_time_total_s += dt;
-    m_.sched_time_max_s = std::max(m_.sched_time_max_s, dt);
+    acc_.scheduler_call(std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count());
     if (decisions_.empty()) return;
     for (const Decision& d : decisions_) start(d.job, d.placement, t);
     // Remove started jobs from the queue, keeping arrival order.
@@ -365,48 +356,6 @@ class Engine {
       for (const Decision& d : decisions_) started_[static_cast<size_t>(d.job)] = 0;
     }
     rebalance(t);
-  }
-
-  SimResult finalize() {
-    SimResult res;
-    ScenarioMetrics& m = m_;
-    m.jobs_total = static_cast<int>(jobs_.size());
-    std::vector<double> jct;
-    double qsum = 0;
-    int started = 0;
-    for (const JobRecord& r : rec_) {
-      if (r.start_s >= 0) {
-        qsum += r.start_s - r.arrival_s;
-        ++started;
-      }
-      if (r.finished()) {
-        jct.push_back(r.finish_s - r.arrival_s);
-        m.makespan_s = std::max(m.makespan_s, r.finish_s);
-      }
-      m.total_energy_j += r.energy_j;
-      m.total_cost_usd += r.cost_usd;
-      m.total_carbon_g += r.carbon_g;
-      m.cross_region_bytes += r.cross_region_bytes;
-    }
-    m.jobs_completed = static_cast<int>(jct.size());
-    m.jobs_unfinished = m.jobs_total - m.jobs_completed;
-    double s = 0;
-    for (double x : jct) s += x;
-    m.avg_jct_s = jct.empty() ? 0.0 : s / static_cast<double>(jct.size());
-    m.p50_jct_s = percentile(jct, 50);
-    m.p95_jct_s = percentile(jct, 95);
-    m.p99_jct_s = percentile(jct, 99);
-    m.avg_queue_delay_s = started ? qsum / started : 0.0;
-    m.gpu_hours = alloc_gpu_s_ / units::kSecondsPerHour;
-    m.gpu_utilization = alloc_gpu_s_ > 0 ? busy_gpu_s_ / alloc_gpu_s_ : 0.0;
-    m.stall_fraction = run_s_ > 0 ? stall_s_ / run_s_ : 0.0;
-    const SearchEffort effort = sched_.effort();
-    m.sched_searches = effort.searches;
-    m.sched_search_nodes = effort.nodes;
-    m.sched_truncated_searches = effort.truncated;
-    res.metrics = m;
-    if (opt_.record_jobs) res.jobs = std::move(rec_);
-    return res;
   }
 
   const Scenario& sc_;
@@ -434,8 +383,7 @@ class Engine {
   bool has_profiles_ = false;
   PipelineScratch scratch_;
   std::vector<double> inf_buf_, zero_buf_;
-  ScenarioMetrics m_;
-  double busy_gpu_s_ = 0, alloc_gpu_s_ = 0, run_s_ = 0, stall_s_ = 0;
+  MetricsAccumulator acc_;
 };
 
 }  // namespace

@@ -1,4 +1,4 @@
-// The event-driven simulator (DESIGN.md §2.6).
+// The event-driven simulator (docs/model.md, "Events and metrics").
 //
 // Events: job arrival, job completion, electricity price change (hour boundaries of any
 // non-flat price profile). Between events every running job progresses at 1/T_iter
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "model/scenario.h"
+#include "sim/job_record.h"
 #include "sim/metrics.h"
 #include "sim/scheduler_api.h"
 

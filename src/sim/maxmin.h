@@ -1,4 +1,5 @@
-// Max-min fair sharing with demand caps (progressive filling / water-filling), DESIGN.md §2.4.
+// Max-min fair sharing with demand caps (progressive filling / water-filling), docs/model.md,
+// "Network sharing".
 //
 // In geopipe every flow crosses exactly one link direction (a pipeline hop between two
 // regions uses their direct link), so the network-wide max-min allocation decomposes into one

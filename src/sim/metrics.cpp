@@ -3,7 +3,45 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/units.h"
+
 namespace geopipe {
+
+const std::vector<MetricDef>& metric_defs() {
+  static const std::vector<MetricDef> defs = {
+#define GEOPIPE_METRIC_DEF(type, name, unit, display, deterministic, doc) \
+  {#name, unit, MetricDisplay::display, deterministic, doc},
+      GEOPIPE_SCENARIO_METRICS(GEOPIPE_METRIC_DEF)
+#undef GEOPIPE_METRIC_DEF
+  };
+  return defs;
+}
+
+const MetricDef* find_metric(std::string_view name) {
+  for (const MetricDef& d : metric_defs())
+    if (d.name == name) return &d;
+  return nullptr;
+}
+
+std::vector<MetricField> metric_fields(const ScenarioMetrics& m) {
+  std::vector<MetricField> out;
+  out.reserve(metric_defs().size());
+  for_each_metric(m, [&](const MetricDef& d, const auto& v) {
+    out.push_back({d.name, static_cast<double>(v), d.deterministic});
+  });
+  return out;
+}
+
+DisplayValue display_value(const MetricDef& def, double value) {
+  switch (def.display) {
+    case MetricDisplay::kHours: return {value / units::kSecondsPerHour, "h"};
+    case MetricDisplay::kMwh: return {units::joules_to_kwh(value) / 1e3, "MWh"};
+    case MetricDisplay::kTb: return {value / 1e12, "TB"};
+    case MetricDisplay::kMs: return {value * 1e3, "ms"};
+    case MetricDisplay::kPlain: break;
+  }
+  return {value, def.unit};
+}
 
 double percentile(std::vector<double> v, double q) {
   if (v.empty()) return 0.0;
@@ -13,35 +51,6 @@ double percentile(std::vector<double> v, double q) {
   const size_t hi = std::min(lo + 1, v.size() - 1);
   const double frac = pos - static_cast<double>(lo);
   return v[lo] + (v[hi] - v[lo]) * frac;
-}
-
-std::vector<MetricField> metric_fields(const ScenarioMetrics& m) {
-  return {
-      {"jobs_total", static_cast<double>(m.jobs_total), true},
-      {"jobs_completed", static_cast<double>(m.jobs_completed), true},
-      {"jobs_unfinished", static_cast<double>(m.jobs_unfinished), true},
-      {"avg_jct_s", m.avg_jct_s, true},
-      {"p50_jct_s", m.p50_jct_s, true},
-      {"p95_jct_s", m.p95_jct_s, true},
-      {"p99_jct_s", m.p99_jct_s, true},
-      {"avg_queue_delay_s", m.avg_queue_delay_s, true},
-      {"makespan_s", m.makespan_s, true},
-      {"total_energy_j", m.total_energy_j, true},
-      {"total_cost_usd", m.total_cost_usd, true},
-      {"total_carbon_g", m.total_carbon_g, true},
-      {"gpu_hours", m.gpu_hours, true},
-      {"gpu_utilization", m.gpu_utilization, true},
-      {"cross_region_bytes", m.cross_region_bytes, true},
-      {"stall_fraction", m.stall_fraction, true},
-      {"sched_calls", static_cast<double>(m.sched_calls), true},
-      {"sched_searches", static_cast<double>(m.sched_searches), true},
-      {"sched_search_nodes", static_cast<double>(m.sched_search_nodes), true},
-      {"sched_truncated_searches", static_cast<double>(m.sched_truncated_searches), true},
-      {"events", static_cast<double>(m.events), true},
-      {"sched_time_total_s", m.sched_time_total_s, false},
-      {"sched_time_max_s", m.sched_time_max_s, false},
-      {"wall_s", m.wall_s, false},
-  };
 }
 
 }  // namespace geopipe

@@ -1,67 +1,102 @@
-// Per-scenario and per-job results (DESIGN.md §2.6). All values SI, names carry units.
-// Everything except the *_wall_s / sched_time_* fields is a deterministic function of the
-// scenario, the seed and the scheduler: those are bit-identical across runs and machines of
-// the same build; the timing fields are measurements.
+// The per-scenario metrics (docs/model.md, "Events and metrics"): the one list of their
+// names, units and kinds. Every consumer walks this list: the JSON of `geopipe run`, its table,
+// the HDF5 /metrics columns, the MPI result messages and `geopipe summarize`. Adding a metric
+// is one line in GEOPIPE_SCENARIO_METRICS plus the code that computes it
+// (sim/metrics_accumulator.cpp) and its definition in docs/model.md.
+//
+// All values are SI and names carry their unit. Everything except the measurements
+// (deterministic = false: wall-clock times) is a deterministic function of the scenario, the
+// seed and the scheduler: bit-identical across runs, machines, ranks and threads of one build.
 #pragma once
 
-#include <string>
+#include <string_view>
 #include <vector>
 
 namespace geopipe {
 
-struct JobRecord {
-  int id = 0;
-  int model = 0;
-  int stages = 0;
-  int gpus_per_stage = 0;
-  std::vector<int> stage_region;   ///< placement (empty if never started)
-  double arrival_s = 0;
-  double start_s = -1;             ///< -1: never started
-  double finish_s = -1;            ///< -1: not finished
-  double iterations = 0;
-  double mean_iteration_s = 0;     ///< (finish − start) / iterations
-  double first_iteration_s = 0;    ///< T_iter at start (before any later re-sharing)
-  double energy_j = 0;
-  double cost_usd = 0;
-  double carbon_g = 0;
-  double cross_region_bytes = 0;
-  bool finished() const { return finish_s >= 0; }
+/// How a metric is shown to people (tables); stored values are always the SI value.
+enum class MetricDisplay {
+  kPlain,  ///< as stored
+  kHours,  ///< seconds shown as hours
+  kMwh,    ///< joules shown as MWh
+  kTb,     ///< bytes shown as TB (1e12 bytes)
+  kMs,     ///< seconds shown as milliseconds
 };
+
+// X(type, name, unit, display, deterministic, doc) — in column order.
+#define GEOPIPE_SCENARIO_METRICS(X)                                                                      \
+  X(int, jobs_total, "", kPlain, true, "jobs in the scenario")                                           \
+  X(int, jobs_completed, "", kPlain, true, "jobs that finished")                                         \
+  X(int, jobs_unfinished, "", kPlain, true, "jobs this scheduler could never start (see docs/model.md)") \
+  X(double, avg_jct_s, "s", kHours, true, "mean of finish - arrival over completed jobs")                \
+  X(double, p50_jct_s, "s", kHours, true, "median JCT (linear interpolation)")                           \
+  X(double, p95_jct_s, "s", kHours, true, "95th percentile JCT")                                         \
+  X(double, p99_jct_s, "s", kHours, true, "99th percentile JCT")                                         \
+  X(double, avg_queue_delay_s, "s", kHours, true, "mean of start - arrival over started jobs")           \
+  X(double, makespan_s, "s", kHours, true, "last completion time")                                       \
+  X(double, total_energy_j, "J", kMwh, true, "facility energy of all jobs")                              \
+  X(double, total_cost_usd, "USD", kPlain, true, "electricity cost of all jobs")                         \
+  X(double, total_carbon_g, "g", kPlain, true, "CO2 of all jobs (regions with a known intensity)")       \
+  X(double, gpu_hours, "h", kPlain, true, "allocated GPU-hours")                                         \
+  X(double, gpu_utilization, "", kPlain, true, "busy / allocated GPU-seconds")                           \
+  X(double, cross_region_bytes, "bytes", kTb, true, "bytes sent between regions")                       \
+  X(double, stall_fraction, "", kPlain, true, "run-time-weighted share of iterations lost to comm.")     \
+  X(long, sched_calls, "", kPlain, true, "scheduler invocations")                                        \
+  X(long, sched_searches, "", kPlain, true, "placement searches run")                                    \
+  X(long, sched_search_nodes, "", kPlain, true, "search nodes expanded in them")                         \
+  X(long, sched_truncated_searches, "", kPlain, true, "searches that ran out of node budget")            \
+  X(long, events, "", kPlain, true, "event times processed")                                             \
+  X(double, sched_time_total_s, "s", kMs, false, "wall time inside the scheduler")                       \
+  X(double, sched_time_max_s, "s", kMs, false, "longest single scheduler call")                          \
+  X(double, wall_s, "s", kPlain, false, "wall time of the whole simulation")
 
 struct ScenarioMetrics {
-  int jobs_total = 0;
-  int jobs_completed = 0;
-  int jobs_unfinished = 0;          ///< could never be started by this scheduler (see docs)
-  double avg_jct_s = 0;             ///< mean of finish − arrival over completed jobs
-  double p50_jct_s = 0, p95_jct_s = 0, p99_jct_s = 0;  ///< linear-interpolated percentiles
-  double avg_queue_delay_s = 0;     ///< mean of start − arrival over started jobs
-  double makespan_s = 0;            ///< last completion time (time 0 = first possible arrival)
-  double total_energy_j = 0;
-  double total_cost_usd = 0;
-  double total_carbon_g = 0;
-  double gpu_hours = 0;             ///< allocated GPU-hours
-  double gpu_utilization = 0;       ///< busy GPU-seconds / allocated GPU-seconds
-  double cross_region_bytes = 0;
-  double stall_fraction = 0;        ///< Σ run·(T_iter − T_iter_nocomm)/T_iter / Σ run time
-  long sched_calls = 0;
-  double sched_time_total_s = 0;    ///< wall time inside the scheduler (measurement)
-  double sched_time_max_s = 0;      ///< longest single scheduler call (measurement)
-  long sched_searches = 0;          ///< placement searches run
-  long sched_search_nodes = 0;      ///< DFS nodes expanded in those searches
-  long sched_truncated_searches = 0;  ///< searches that ran out of node budget (best found so far used)
-  long events = 0;                  ///< event times processed
-  double wall_s = 0;                ///< wall time of the whole simulation (measurement)
+#define GEOPIPE_METRIC_MEMBER(type, name, unit, display, deterministic, doc) type name = 0;
+  GEOPIPE_SCENARIO_METRICS(GEOPIPE_METRIC_MEMBER)
+#undef GEOPIPE_METRIC_MEMBER
 };
 
-/// Linear-interpolation percentile (numpy's default) of unsorted values; 0 for none.
-double percentile(std::vector<double> values, double q);
+/// What the list says about one metric.
+struct MetricDef {
+  const char* name;        ///< JSON key, HDF5 column, `summarize --metric` name
+  const char* unit;        ///< SI unit of the stored value ("" = dimensionless or a count)
+  MetricDisplay display;
+  bool deterministic;      ///< false for wall-clock measurements
+  const char* doc;
+};
 
-/// Name/value pairs of the metrics in a fixed order (for tables, JSON, HDF5 columns).
+/// Every metric, in column order.
+const std::vector<MetricDef>& metric_defs();
+/// A metric by name, or nullptr.
+const MetricDef* find_metric(std::string_view name);
+
+/// Calls f(const MetricDef&, member&) for every metric of `m`, in column order (`M` is
+/// ScenarioMetrics or const ScenarioMetrics; the member is an int, long or double).
+template <class M, class F>
+void for_each_metric(M& m, F&& f) {
+  std::size_t k = 0;
+  const auto& defs = metric_defs();
+#define GEOPIPE_METRIC_VISIT(type, name, unit, display, deterministic, doc) f(defs[k++], m.name);
+  GEOPIPE_SCENARIO_METRICS(GEOPIPE_METRIC_VISIT)
+#undef GEOPIPE_METRIC_VISIT
+}
+
+/// Name/value pairs of the metrics in column order (values as double; counts are exact).
 struct MetricField {
   const char* name;
   double value;
   bool deterministic;  ///< false for wall-clock measurements
 };
 std::vector<MetricField> metric_fields(const ScenarioMetrics& m);
+
+/// The value as people read it: `value` scaled for the metric's display, and the unit shown.
+struct DisplayValue {
+  double value;
+  const char* unit;  ///< "h", "MWh", "TB", "ms", or the metric's own unit
+};
+DisplayValue display_value(const MetricDef& def, double value);
+
+/// Linear-interpolation percentile (numpy's default) of unsorted values; 0 for none.
+double percentile(std::vector<double> values, double q);
 
 }  // namespace geopipe

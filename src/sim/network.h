@@ -1,7 +1,7 @@
 // Inter-region link state: the flows on every link direction and their max-min allocations.
 //
 // A flow is one cross-region hop of a running job in one direction, with its stall-free demand
-// β = A / min(f_i, f_{i+1}) (DESIGN.md §2.4). Adding or removing flows marks their link dirty;
+// β = A / min(f_i, f_{i+1}) (model/job.h stall_free_demand_bytes_per_s). Adding or removing flows marks their link dirty;
 // rebalance() re-runs water-filling on dirty links only and reports the owner jobs of flows
 // whose allocation changed (bitwise), so the engine recomputes T_iter just for those.
 #pragma once

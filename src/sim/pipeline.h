@@ -1,4 +1,4 @@
-// Exact GPipe iteration time with serialised links (DESIGN.md §2.3).
+// Exact GPipe iteration time with serialised links (docs/model.md, "Pipeline timing").
 //
 // Stage i holds forward time f_i and backward time b_i per micro-batch. Hop i joins stage i
 // and i+1; forward activations use the hop's forward bandwidth, gradients the backward one.

@@ -1,4 +1,4 @@
-// What a scheduler sees of the cluster at one decision (DESIGN.md §3): free GPUs per region,
+// What a scheduler sees of the cluster at one decision (docs/model.md, "Schedulers"): free GPUs per region,
 // residual bandwidth per link direction (possibly stale or noisy, see SchedulerParams), flow
 // counts, and prices through the topology. The engine owns the truth and builds a fresh view
 // for each scheduler call; a scheduler updates its copy with commit() as it places jobs so

@@ -21,16 +21,6 @@ struct ThreadCache {
   std::vector<Job> jobs;
 };
 
-std::string regions_text(const Scenario& sc, const std::vector<int>& stage_region) {
-  std::string s;
-  for (size_t i = 0; i < stage_region.size(); ++i)
-    if (i == 0 || stage_region[i] != stage_region[i - 1]) {
-      if (!s.empty()) s += ';';
-      s += sc.topology.regions[static_cast<size_t>(stage_region[i])].name;
-    }
-  return s;
-}
-
 // Fault injection for the tests of /errors and exit codes: GEOPIPE_FAIL_IDS="3,17" makes
 // those scenario ids throw. Read once; unset in normal use.
 const std::vector<std::int64_t>& injected_failures() {
@@ -96,22 +86,7 @@ ScenarioResult execute_scenario(const config::SweepSpec& spec, const config::Sce
     res.metrics = sim.metrics;
     if (opt.save_jobs) {
       res.jobs.reserve(sim.jobs.size());
-      for (const JobRecord& j : sim.jobs) {
-        JobRow row;
-        row.job_id = j.id;
-        row.model = sc.llms[static_cast<size_t>(j.model)].name;
-        row.stages = j.stages;
-        row.gpus_per_stage = j.gpus_per_stage;
-        row.regions = regions_text(sc, j.stage_region);
-        row.arrival_s = j.arrival_s;
-        row.start_s = j.start_s;
-        row.finish_s = j.finish_s;
-        row.iterations = j.iterations;
-        row.mean_iteration_s = j.mean_iteration_s;
-        row.energy_j = j.energy_j;
-        row.cost_usd = j.cost_usd;
-        res.jobs.push_back(std::move(row));
-      }
+      for (const JobRecord& j : sim.jobs) res.jobs.push_back(job_row(sc, j));
     }
     res.ok = true;
   } catch (const std::exception& e) {

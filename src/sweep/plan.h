@@ -1,4 +1,5 @@
-// Scenario ids of a sweep (DESIGN.md §4). A scenario is (point, seed, scheduler); its id is
+// Scenario ids of a sweep (docs/sweep-runner.md, "Scenarios and seeds"). A scenario is
+// (point, seed, scheduler); its id is
 //   id = (point · n_seeds + seed_index) · n_schedulers + scheduler_index
 // so ids are stable for a given sweep file, dense in [0, n), and all schedulers of one
 // (point, seed) pair are adjacent. Shards split by (point, seed) pair so that paired

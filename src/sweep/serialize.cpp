@@ -7,8 +7,8 @@
 namespace geopipe::sweep {
 namespace {
 
-constexpr std::uint8_t kVersion = 1;
-static_assert(std::is_trivially_copyable_v<ScenarioMetrics>, "metrics are sent as raw bytes");
+// Bumped whenever the encoding changes (2: metrics and job rows by their field lists).
+constexpr std::uint8_t kVersion = 2;
 
 class Writer {
  public:
@@ -22,6 +22,12 @@ class Writer {
   void str(const std::string& s) {
     pod(static_cast<std::uint32_t>(s.size()));
     out_.insert(out_.end(), s.begin(), s.end());
+  }
+  /// One field of a row: strings with their length, numbers as their bytes.
+  template <class T>
+  void field(const T& v) {
+    if constexpr (std::is_same_v<T, std::string>) str(v);
+    else pod(v);
   }
 
  private:
@@ -46,6 +52,11 @@ class Reader {
     pos_ += len;
     return s;
   }
+  template <class T>
+  void field(T& v) {
+    if constexpr (std::is_same_v<T, std::string>) v = str();
+    else v = pod<T>();
+  }
   bool done() const { return pos_ == n_; }
 
  private:
@@ -66,20 +77,12 @@ void encode_results(const std::vector<ScenarioResult>& results, std::vector<char
     w.pod(r.id);
     w.pod(static_cast<std::uint8_t>(r.ok));
     if (r.ok) {
-      w.pod(r.metrics);  // trivially copyable struct of numbers
+      for_each_metric(r.metrics, [&](const MetricDef&, const auto& v) { w.pod(v); });
     } else {
       w.str(r.error);
     }
     w.pod(static_cast<std::uint32_t>(r.jobs.size()));
-    for (const JobRow& j : r.jobs) {
-      w.pod(j.job_id);
-      w.str(j.model);
-      w.pod(j.stages);
-      w.pod(j.gpus_per_stage);
-      w.str(j.regions);
-      for (double v : {j.arrival_s, j.start_s, j.finish_s, j.iterations, j.mean_iteration_s, j.energy_j, j.cost_usd})
-        w.pod(v);
-    }
+    for (const JobRow& j : r.jobs) for_each_job_column(j, [&](const char*, const auto& v) { w.field(v); });
   }
 }
 
@@ -94,20 +97,12 @@ void decode_results(const char* data, std::size_t size, std::vector<ScenarioResu
     s.id = r.pod<std::int64_t>();
     s.ok = r.pod<std::uint8_t>() != 0;
     if (s.ok)
-      s.metrics = r.pod<ScenarioMetrics>();
+      for_each_metric(s.metrics, [&](const MetricDef&, auto& v) { r.field(v); });
     else
       s.error = r.str();
     const auto nj = r.pod<std::uint32_t>();
     s.jobs.resize(nj);
-    for (JobRow& j : s.jobs) {
-      j.job_id = r.pod<std::int32_t>();
-      j.model = r.str();
-      j.stages = r.pod<std::int32_t>();
-      j.gpus_per_stage = r.pod<std::int32_t>();
-      j.regions = r.str();
-      for (double* v : {&j.arrival_s, &j.start_s, &j.finish_s, &j.iterations, &j.mean_iteration_s, &j.energy_j, &j.cost_usd})
-        *v = r.pod<double>();
-    }
+    for (JobRow& j : s.jobs) for_each_job_column(j, [&](const char*, auto& v) { r.field(v); });
     out.push_back(std::move(s));
   }
   if (!r.done()) throw std::runtime_error("trailing bytes in MPI message");

@@ -10,6 +10,7 @@
 
 #include "config/error.h"
 #include "util/input_error.h"
+#include "sim/metrics.h"
 #include "sweep/h5store.h"
 #include "sweep/stats.h"
 
@@ -21,10 +22,11 @@ int find(const std::vector<std::string>& names, const std::string& n) {
   return it == names.end() ? -1 : static_cast<int>(it - names.begin());
 }
 
-std::string fmt_value(const std::string& metric, double v) {
-  if (metric.size() > 2 && metric.compare(metric.size() - 2, 2, "_s") == 0) return fmt::format("{:.3g} h", v / 3600.0);
-  if (metric.size() > 2 && metric.compare(metric.size() - 2, 2, "_j") == 0) return fmt::format("{:.4g} MWh", v / 3.6e9);
-  return fmt::format("{:.4g}", v);
+/// A value in the metric's display unit (sim/metrics.h): "1.05 h", "3.2 MWh", "1234".
+std::string fmt_value(const MetricDef& metric, double v) {
+  const DisplayValue d = display_value(metric, v);
+  if (metric.display == MetricDisplay::kPlain) return fmt::format("{:.4g}", d.value);
+  return fmt::format("{:.3g} {}", d.value, d.unit);
 }
 
 }  // namespace
@@ -56,11 +58,21 @@ void summarize(const SummarizeOptions& opt, std::ostream& os) {
   }
   std::vector<std::string> metrics = opt.metrics.empty() ? std::vector<std::string>{"avg_jct_s", "total_cost_usd"} : opt.metrics;
   std::vector<int> mcol;
+  std::vector<const MetricDef*> mdef;
   for (const auto& m : metrics) {
+    const MetricDef* def = find_metric(m);
     const int c = find(t.names, m);
-    if (c < 0 || m == "id" || m == "point" || m == "seed")
-      throw InputError("--metric", 0, 0, "unknown metric '" + m + "'" + config::suggestion_suffix(m, t.names));
+    if (!def || c < 0) {
+      std::vector<std::string> known;
+      for (const MetricDef& d : metric_defs())
+        if (find(t.names, d.name) >= 0) known.emplace_back(d.name);
+      throw InputError("--metric", 0, 0,
+                       "unknown metric '" + m + "'" +
+                           (def ? std::string(" (not in this file: written by an older geopipe?)")
+                                : config::suggestion_suffix(m, known)));
+    }
     mcol.push_back(c);
+    mdef.push_back(def);
   }
   // Scheduler order: as first seen (ids follow the sweep's scheduler order).
   std::vector<std::string> scheds;
@@ -113,7 +125,7 @@ void summarize(const SummarizeOptions& opt, std::ostream& os) {
       fmt::print(os, "{:<20} {:>4}", s, it->second[0].size());
       for (size_t m = 0; m < metrics.size(); ++m) {
         const MeanCi mc = mean_ci(it->second[m]);
-        fmt::print(os, "  {:>24}", fmt::format("{} ± {}", fmt_value(metrics[m], mc.mean), fmt_value(metrics[m], mc.half_width)));
+        fmt::print(os, "  {:>24}", fmt::format("{} ± {}", fmt_value(*mdef[m], mc.mean), fmt_value(*mdef[m], mc.half_width)));
         if (s == base) {
           fmt::print(os, " {:>20}", "baseline");
           continue;

@@ -1,4 +1,4 @@
-// Google Benchmark suite of the simulator core (issue #6): the GPipe recurrence, the max-min
+// Google Benchmark suite of the simulator core (docs/performance.md): the GPipe recurrence, the max-min
 // solver, and whole scenarios by job count and preset. Run by scripts/bench.sh; never part of
 // ctest's pass/fail. The pathfinder has its own binary (bench_pathfinder).
 #include <benchmark/benchmark.h>

@@ -1,4 +1,4 @@
-// Google Benchmark: pathfinder search time by regions × stages (DESIGN.md §3, §7).
+// Google Benchmark: pathfinder search time by regions × stages (docs/performance.md).
 // Run with scripts/bench.sh or ./build/tests/bench/bench_pathfinder. Not part of ctest.
 #include <benchmark/benchmark.h>
 

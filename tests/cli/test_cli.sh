@@ -55,7 +55,7 @@ PY
 # --- per-job CSV
 expect_rc 0 "jobs csv" -- "$BIN" run "$BASE" --scheduler bace-pipe,cost-first --jobs-csv "$tmp/jobs.csv"
 [ "$(wc -l <"$tmp/jobs.csv")" -eq 401 ] && ok || bad "jobs csv rows: $(wc -l <"$tmp/jobs.csv")"
-head -1 "$tmp/jobs.csv" | grep -q "^scheduler,id,model,stages,gpus_per_stage,regions,arrival_s,start_s,finish_s" && ok || bad "csv header"
+head -1 "$tmp/jobs.csv" | grep -q "^scheduler,job_id,model,stages,gpus_per_stage,regions,arrival_s,start_s,finish_s" && ok || bad "csv header"
 
 # --- --set overrides change the result; bad ones exit 2
 "$BIN" run "$BASE" --scheduler bace-pipe --json --set network.bandwidth_scale=0.25 >"$tmp/bw.json"

@@ -1,4 +1,5 @@
-// Energy, electricity prices and cost integration (DESIGN.md §2.5, §2.1).
+// Energy, electricity prices and cost integration (docs/model.md, "Energy and cost" and
+// "Topology").
 #include <gtest/gtest.h>
 
 #include <array>

@@ -1,4 +1,5 @@
-// The event engine end to end on hand-computable scenarios (DESIGN.md §2.4–§2.6).
+// The event engine end to end on hand-computable scenarios (docs/model.md, "Network
+// sharing" to "Events and metrics").
 #include <gtest/gtest.h>
 
 #include <array>
@@ -194,13 +195,6 @@ TEST(Engine, UnplaceableJobsEndTheRunInsteadOfHanging) {
   EXPECT_EQ(r.metrics.jobs_completed, 1);
   EXPECT_EQ(r.metrics.jobs_unfinished, 1);
   EXPECT_LT(r.jobs[1].start_s, 0.0);
-}
-
-TEST(Metrics, PercentileIsLinearInterpolation) {
-  EXPECT_DOUBLE_EQ(percentile({}, 50), 0.0);
-  EXPECT_DOUBLE_EQ(percentile({4, 1, 3, 2}, 50), 2.5);
-  EXPECT_DOUBLE_EQ(percentile({1, 2, 3, 4, 5}, 95), 4.8);
-  EXPECT_DOUBLE_EQ(percentile({7}, 99), 7.0);
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
-// Max-min fair sharing with demand caps (DESIGN.md §2.4) and the incremental link state.
+// Max-min fair sharing with demand caps (docs/model.md, "Network sharing") and the
+// incremental link state.
 #include <gtest/gtest.h>
 
 #include <limits>

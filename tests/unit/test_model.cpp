@@ -1,4 +1,5 @@
-// Job profiles, memory feasibility, the workload generator and the PRNG (DESIGN.md §2.2).
+// Job profiles, memory feasibility, the workload generator and the PRNG (docs/model.md,
+// "Jobs" and "Randomness").
 #include <gtest/gtest.h>
 
 #include <cmath>

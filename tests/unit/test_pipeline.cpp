@@ -1,4 +1,5 @@
-// GPipe recurrence (DESIGN.md §2.3) against closed forms and hand-computed schedules.
+// GPipe recurrence (docs/model.md, "Pipeline timing") against closed forms and hand-computed
+// schedules.
 #include <gtest/gtest.h>
 
 #include <limits>

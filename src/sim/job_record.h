@@ -1,0 +1,29 @@
+// What the simulator records about each job of a scenario (SimResult::jobs), in indices and
+// SI units. For output, sim/job_row.h turns a record into the one per-job row that
+// `geopipe run --jobs-csv` and the HDF5 /jobs table both write.
+#pragma once
+
+#include <vector>
+
+namespace geopipe {
+
+struct JobRecord {
+  int id = 0;
+  int model = 0;                   ///< index into the scenario's LLM catalogue
+  int stages = 0;
+  int gpus_per_stage = 0;
+  std::vector<int> stage_region;   ///< placement (empty if never started)
+  double arrival_s = 0;
+  double start_s = -1;             ///< -1: never started
+  double finish_s = -1;            ///< -1: not finished
+  double iterations = 0;
+  double mean_iteration_s = 0;     ///< (finish − start) / iterations
+  double first_iteration_s = 0;    ///< T_iter at start (before any later re-sharing)
+  double energy_j = 0;
+  double cost_usd = 0;
+  double carbon_g = 0;
+  double cross_region_bytes = 0;
+  bool finished() const { return finish_s >= 0; }
+};
+
+}  // namespace geopipe

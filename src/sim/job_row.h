@@ -1,0 +1,56 @@
+// The per-job output row: one definition of its columns, written by `geopipe run --jobs-csv`
+// (after a `scheduler` column), stored in HDF5 /jobs (after a `scenario_id` column) and sent
+// in MPI result messages. Adding a column is one line in GEOPIPE_JOB_COLUMNS plus its value in
+// job_row(); docs/hdf5-format.md lists them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/scenario.h"
+#include "sim/job_record.h"
+
+namespace geopipe {
+
+// X(type, name, unit, doc) — in column order. Types: std::int32_t, std::string, double.
+#define GEOPIPE_JOB_COLUMNS(X)                                                                   \
+  X(std::int32_t, job_id, "", "index of the job in the scenario's job list (arrival order)")     \
+  X(std::string, model, "", "LLM name")                                                          \
+  X(std::int32_t, stages, "", "pipeline stages S")                                               \
+  X(std::int32_t, gpus_per_stage, "", "tensor-parallel GPUs per stage g")                        \
+  X(std::string, regions, "", "regions of the blocks in pipeline order, ';'-separated")          \
+  X(double, arrival_s, "s", "submission time")                                                   \
+  X(double, start_s, "s", "start time, -1 if never started")                                     \
+  X(double, finish_s, "s", "completion time, -1 if not finished")                                \
+  X(double, iterations, "", "training iterations")                                               \
+  X(double, mean_iteration_s, "s", "(finish - start) / iterations")                              \
+  X(double, first_iteration_s, "s", "iteration time at start")                                   \
+  X(double, energy_j, "J", "facility energy")                                                    \
+  X(double, cost_usd, "USD", "electricity cost")                                                 \
+  X(double, carbon_g, "g", "CO2 (regions with a known intensity)")                               \
+  X(double, cross_region_bytes, "bytes", "bytes sent between regions")
+
+struct JobRow {
+#define GEOPIPE_JOB_MEMBER(type, name, unit, doc) type name{};
+  GEOPIPE_JOB_COLUMNS(GEOPIPE_JOB_MEMBER)
+#undef GEOPIPE_JOB_MEMBER
+};
+
+/// Calls f(const char* column_name, member&) for every column of `row`, in column order
+/// (`R` is JobRow or const JobRow).
+template <class R, class F>
+void for_each_job_column(R& row, F&& f) {
+#define GEOPIPE_JOB_VISIT(type, name, unit, doc) f(#name, row.name);
+  GEOPIPE_JOB_COLUMNS(GEOPIPE_JOB_VISIT)
+#undef GEOPIPE_JOB_VISIT
+}
+
+/// Names of the regions a job's blocks run in, in pipeline order, joined by ';' ("" if the
+/// placement is empty).
+std::string regions_text(const Scenario& sc, const std::vector<int>& stage_region);
+
+/// The output row of one job record of a run of `sc`.
+JobRow job_row(const Scenario& sc, const JobRecord& rec);
+
+}  // namespace geopipe

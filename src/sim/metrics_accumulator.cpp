@@ -1,0 +1,72 @@
+#include "sim/metrics_accumulator.h"
+
+#include <algorithm>
+
+#include "model/units.h"
+#include "sim/energy.h"
+
+namespace geopipe {
+
+void MetricsAccumulator::job_ran(JobRecord& rec, const JobRates& r, double t0_s, double t1_s, double iters) {
+  const double dt = t1_s - t0_s;
+  for (std::size_t k = 0; k < r.power_regions.size(); ++k) {
+    const Region& reg = topo_.regions[static_cast<std::size_t>(r.power_regions[k])];
+    const double e = r.power_w[k] * dt;
+    rec.energy_j += e;
+    rec.cost_usd += energy_cost_usd(reg.price, r.power_w[k], t0_s, t1_s);
+    rec.carbon_g += units::joules_to_kwh(e) * reg.carbon_g_per_kwh;
+  }
+  rec.cross_region_bytes += iters * r.cross_region_bytes_per_iteration;
+  busy_gpu_s_ += iters * r.busy_gpu_s_per_iteration;
+  alloc_gpu_s_ += dt * r.gpus;
+  run_s_ += dt;
+  stall_s_ += dt * (r.iteration_s - r.iteration_nocomm_s) / r.iteration_s;
+}
+
+void MetricsAccumulator::scheduler_call(double wall_s) {
+  ++m_.sched_calls;
+  m_.sched_time_total_s += wall_s;
+  m_.sched_time_max_s = std::max(m_.sched_time_max_s, wall_s);
+}
+
+ScenarioMetrics MetricsAccumulator::finish(const std::vector<JobRecord>& records, const SearchEffort& effort,
+                                           double wall_s) {
+  ScenarioMetrics m = m_;
+  m.wall_s = wall_s;
+  m.jobs_total = static_cast<int>(records.size());
+  std::vector<double> jct;
+  double qsum = 0;
+  int started = 0;
+  for (const JobRecord& r : records) {
+    if (r.start_s >= 0) {
+      qsum += r.start_s - r.arrival_s;
+      ++started;
+    }
+    if (r.finished()) {
+      jct.push_back(r.finish_s - r.arrival_s);
+      m.makespan_s = std::max(m.makespan_s, r.finish_s);
+    }
+    m.total_energy_j += r.energy_j;
+    m.total_cost_usd += r.cost_usd;
+    m.total_carbon_g += r.carbon_g;
+    m.cross_region_bytes += r.cross_region_bytes;
+  }
+  m.jobs_completed = static_cast<int>(jct.size());
+  m.jobs_unfinished = m.jobs_total - m.jobs_completed;
+  double s = 0;
+  for (double x : jct) s += x;
+  m.avg_jct_s = jct.empty() ? 0.0 : s / static_cast<double>(jct.size());
+  m.p50_jct_s = percentile(jct, 50);
+  m.p95_jct_s = percentile(jct, 95);
+  m.p99_jct_s = percentile(jct, 99);
+  m.avg_queue_delay_s = started ? qsum / started : 0.0;
+  m.gpu_hours = alloc_gpu_s_ / units::kSecondsPerHour;
+  m.gpu_utilization = alloc_gpu_s_ > 0 ? busy_gpu_s_ / alloc_gpu_s_ : 0.0;
+  m.stall_fraction = run_s_ > 0 ? stall_s_ / run_s_ : 0.0;
+  m.sched_searches = effort.searches;
+  m.sched_search_nodes = effort.nodes;
+  m.sched_truncated_searches = effort.truncated;
+  return m;
+}
+
+}  // namespace geopipe

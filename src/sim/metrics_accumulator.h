@@ -1,0 +1,62 @@
+// Metric accounting of one simulation: the engine reports what happens (a running job advanced
+// from t0 to t1 at some rates, an event, a scheduler call) and the accumulator turns it into
+// the job records' energy, cost, carbon and bytes and into the scenario's ScenarioMetrics
+// (sim/metrics.h). Every metric formula of docs/model.md, "Events and metrics", is here.
+// Sums are taken in the order the engine reports (deterministic); not thread-safe.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "model/job.h"
+#include "model/topology.h"
+#include "sim/job_record.h"
+#include "sim/metrics.h"
+#include "sim/scheduler_api.h"
+
+namespace geopipe {
+
+/// GPU-seconds stage i keeps its g GPUs busy per iteration: g·m·(f_i + b_i).
+constexpr double gpu_busy_s_per_iteration(int gpus_per_stage, int micro_batches, double fwd_s) {
+  return gpus_per_stage * micro_batches * kComputePerForward * fwd_s;
+}
+/// Bytes one cross-region hop carries per iteration: m activations forward, m gradients back.
+constexpr double hop_bytes_per_iteration(int micro_batches, double activation_bytes) {
+  return 2.0 * micro_batches * activation_bytes;
+}
+
+/// What a running job draws and does per unit of time; fixed between two re-timings.
+struct JobRates {
+  double iteration_s = 0;                 ///< T_iter under the current bandwidth shares
+  double iteration_nocomm_s = 0;          ///< T_iter with free communication (same placement)
+  int gpus = 0;                           ///< GPUs allocated
+  double busy_gpu_s_per_iteration = 0;    ///< Σ over stages of gpu_busy_s_per_iteration
+  double cross_region_bytes_per_iteration = 0;
+  std::span<const int> power_regions;     ///< the distinct regions of the job ...
+  std::span<const double> power_w;        ///< ... and the facility power it draws in each
+};
+
+class MetricsAccumulator {
+ public:
+  explicit MetricsAccumulator(const Topology& topo) : topo_(topo) {}
+
+  /// Job `rec` ran from t0 to t1 (t1 > t0) at `rates`, doing `iterations` = (t1 − t0) / T_iter
+  /// iterations: adds its energy, cost (integrated over the price profile), carbon and
+  /// cross-region bytes to `rec`, and its GPU, run and stall time to the scenario.
+  void job_ran(JobRecord& rec, const JobRates& rates, double t0_s, double t1_s, double iterations);
+  /// One event time processed.
+  void event() { ++m_.events; }
+  /// One scheduler call that took `wall_s` (a measurement).
+  void scheduler_call(double wall_s);
+
+  /// The metrics of the run: job statistics from the records (by id), the accumulated sums,
+  /// the scheduler's search effort and the run's wall time (a measurement).
+  ScenarioMetrics finish(const std::vector<JobRecord>& records, const SearchEffort& effort, double wall_s);
+
+ private:
+  const Topology& topo_;
+  ScenarioMetrics m_;
+  double busy_gpu_s_ = 0, alloc_gpu_s_ = 0, run_s_ = 0, stall_s_ = 0;
+};
+
+}  // namespace geopipe
