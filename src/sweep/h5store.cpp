@@ -94,6 +94,78 @@ std::string toml_text_value(const std::string& t) {
   return t;
 }
 
+/// `meta` completed for a new file of `spec`: what the caller left empty comes from the sweep.
+StoreMeta new_file_meta(const StoreMeta& meta, const config::SweepSpec& spec, const Plan& plan) {
+  StoreMeta m = meta;
+  m.format_version = static_cast<int>(kFormatVersion);
+  if (m.geopipe_version.empty()) m.geopipe_version = "unknown";
+  if (m.created_utc.empty()) m.created_utc = util::utc_now_iso8601();
+  if (m.sweep_name.empty()) m.sweep_name = spec.name;
+  if (m.sweep_toml.empty()) m.sweep_toml = spec.text;
+  if (m.base_toml.empty()) m.base_toml = spec.base_text;
+  if (m.sweep_hash.empty()) m.sweep_hash = util::hex16(spec.hash);
+  m.total_scenarios = plan.total();
+  if (m.schedulers.empty()) m.schedulers = spec.schedulers;
+  if (m.axes.empty())
+    for (const auto& col : spec.columns) m.axes.push_back(col.param);
+  m.complete = false;
+  return m;
+}
+
+/// /scenarios layout: string widths fit the longest value of the whole sweep (so that the
+/// shards of one sweep have identical layouts).
+Layout scenario_layout(const config::SweepSpec& spec) {
+  std::size_t sched_w = kSchedulerWidth;
+  for (const auto& s : spec.schedulers) sched_w = std::max(sched_w, s.size());
+  std::vector<std::size_t> text_w(spec.columns.size(), kTextWidth);
+  for (const auto& p : spec.points)
+    for (std::size_t k = 0; k < spec.columns.size() && k < p.text.size(); ++k)
+      if (!spec.columns[k].numeric) text_w[k] = std::max(text_w[k], toml_text_value(p.text[k]).size());
+  Layout sl;
+  sl.add("id", Kind::I64).add("point", Kind::I64).add("seed", Kind::U64).add("scheduler", Kind::Str, sched_w);
+  for (std::size_t k = 0; k < spec.columns.size(); ++k) {
+    const auto& col = spec.columns[k];
+    if (sl.find(col.param))
+      throw std::invalid_argument("h5store: sweep column '" + col.param + "' clashes with a /scenarios column");
+    if (col.numeric) sl.add(col.param, Kind::F64);
+    else sl.add(col.param, Kind::Str, text_w[k]);
+  }
+  return sl;
+}
+
+/// Writes the /scenarios rows (layout `sl`) of every id of `plan` that is in its shard,
+/// ascending, generated and written chunk by chunk: memory does not grow with the sweep.
+void write_scenarios(Writer& nw, const Layout& sl, const config::SweepSpec& spec, const Plan& plan,
+                     const std::string& path) {
+  const Field& f_id = sl.at("id");
+  const Field& f_point = sl.at("point");
+  const Field& f_seed = sl.at("seed");
+  const Field& f_sched = sl.at("scheduler");
+  Rows rows(sl.size);
+  for (std::uint64_t id = 0; id < plan.total(); ++id) {  // chunk by chunk: flat memory
+    if (!plan.in_shard(id)) continue;
+    const ScenarioKey k = plan.key(id);
+    const auto& pt = spec.points[k.point];
+    unsigned char* row = rows.add();
+    put_i64(row, f_id, static_cast<std::int64_t>(id));
+    put_i64(row, f_point, static_cast<std::int64_t>(k.point));
+    put_u64(row, f_seed, spec.seeds[k.seed_index]);
+    put_str(row, f_sched, spec.schedulers[k.scheduler_index]);
+    for (std::size_t j = 0; j < spec.columns.size(); ++j) {
+      const Field& f = sl.fields[4 + j];
+      if (spec.columns[j].numeric)
+        put_f64(row, f, j < pt.numeric.size() ? pt.numeric[j] : std::numeric_limits<double>::quiet_NaN());
+      else
+        put_str(row, f, j < pt.text.size() ? toml_text_value(pt.text[j]) : std::string());
+    }
+    if (rows.n >= kScenarioChunk) {
+      write_rows(nw.scen.get(), nw.stype.get(), nw.s_rows, rows, 0, rows.n, path, "scenarios");
+      rows.clear();
+    }
+  }
+  write_rows(nw.scen.get(), nw.stype.get(), nw.s_rows, rows, 0, rows.n, path, "scenarios");
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -185,69 +257,12 @@ std::unique_ptr<ResultStore> ResultStore::create(const std::string& path, const 
   if (plan.total() != spec.num_scenarios())
     throw std::invalid_argument("h5store: the plan does not match the sweep (" + std::to_string(plan.total()) +
                                 " vs " + std::to_string(spec.num_scenarios()) + " scenarios)");
-
-  StoreMeta m = meta;
-  m.format_version = static_cast<int>(kFormatVersion);
-  if (m.geopipe_version.empty()) m.geopipe_version = "unknown";
-  if (m.created_utc.empty()) m.created_utc = util::utc_now_iso8601();
-  if (m.sweep_name.empty()) m.sweep_name = spec.name;
-  if (m.sweep_toml.empty()) m.sweep_toml = spec.text;
-  if (m.base_toml.empty()) m.base_toml = spec.base_text;
-  if (m.sweep_hash.empty()) m.sweep_hash = util::hex16(spec.hash);
-  m.total_scenarios = plan.total();
-  if (m.schedulers.empty()) m.schedulers = spec.schedulers;
-  if (m.axes.empty())
-    for (const auto& col : spec.columns) m.axes.push_back(col.param);
-  m.complete = false;
-
-  // /scenarios layout: string widths fit the longest value of the whole sweep (so that the
-  // shards of one sweep have identical layouts).
-  std::size_t sched_w = kSchedulerWidth;
-  for (const auto& s : spec.schedulers) sched_w = std::max(sched_w, s.size());
-  std::vector<std::size_t> text_w(spec.columns.size(), kTextWidth);
-  for (const auto& p : spec.points)
-    for (std::size_t k = 0; k < spec.columns.size() && k < p.text.size(); ++k)
-      if (!spec.columns[k].numeric) text_w[k] = std::max(text_w[k], toml_text_value(p.text[k]).size());
-  Layout sl;
-  sl.add("id", Kind::I64).add("point", Kind::I64).add("seed", Kind::U64).add("scheduler", Kind::Str, sched_w);
-  for (std::size_t k = 0; k < spec.columns.size(); ++k) {
-    const auto& col = spec.columns[k];
-    if (sl.find(col.param))
-      throw std::invalid_argument("h5store: sweep column '" + col.param + "' clashes with a /scenarios column");
-    if (col.numeric) sl.add(col.param, Kind::F64);
-    else sl.add(col.param, Kind::Str, text_w[k]);
-  }
-
+  StoreMeta m = new_file_meta(meta, spec, plan);
+  const Layout sl = scenario_layout(spec);
   Writer w = produce(path + ".create-tmp", path, /*must_not_exist=*/true, /*keep_open=*/true,
                      [&](const std::string& tmp) {
     Writer nw = open_new(tmp, path, sl, plan.shard_total(), save_jobs);
-    const Field& f_id = sl.at("id");
-    const Field& f_point = sl.at("point");
-    const Field& f_seed = sl.at("seed");
-    const Field& f_sched = sl.at("scheduler");
-    Rows rows(sl.size);
-    for (std::uint64_t id = 0; id < plan.total(); ++id) {  // chunk by chunk: flat memory
-      if (!plan.in_shard(id)) continue;
-      const ScenarioKey k = plan.key(id);
-      const auto& pt = spec.points[k.point];
-      unsigned char* row = rows.add();
-      put_i64(row, f_id, static_cast<std::int64_t>(id));
-      put_i64(row, f_point, static_cast<std::int64_t>(k.point));
-      put_u64(row, f_seed, spec.seeds[k.seed_index]);
-      put_str(row, f_sched, spec.schedulers[k.scheduler_index]);
-      for (std::size_t j = 0; j < spec.columns.size(); ++j) {
-        const Field& f = sl.fields[4 + j];
-        if (spec.columns[j].numeric)
-          put_f64(row, f, j < pt.numeric.size() ? pt.numeric[j] : std::numeric_limits<double>::quiet_NaN());
-        else
-          put_str(row, f, j < pt.text.size() ? toml_text_value(pt.text[j]) : std::string());
-      }
-      if (rows.n >= kScenarioChunk) {
-        write_rows(nw.scen.get(), nw.stype.get(), nw.s_rows, rows, 0, rows.n, path, "scenarios");
-        rows.clear();
-      }
-    }
-    write_rows(nw.scen.get(), nw.stype.get(), nw.s_rows, rows, 0, rows.n, path, "scenarios");
+    write_scenarios(nw, sl, spec, plan, path);
     m.num_scenarios = nw.s_rows;
     finish_new(nw, m, /*swmr=*/true, path);
     return nw;
