@@ -291,48 +291,48 @@ std::vector<SrcTable> tables_of(const std::vector<Input>& ins, Hid Input::*dset,
   return srcs;
 }
 
-/// /metrics: rows with status 1 of a scenario of the file. Marks cov.ok and cov.done; returns
-/// the number of rows written.
-std::uint64_t copy_metrics(const std::vector<Input>& ins, Writer& w, const std::string& shown, Coverage& cov) {
-  const Field& mid = metrics_layout().at("id");
-  const Field& mst = metrics_layout().at("status");
+/// Copies the rows of `srcs` (layout `l`) whose id is a scenario of the file and keep(row),
+/// sorted by id, one per id, to `dset` (`dset_rows` rows so far); calls mark(id) for each row
+/// written. Returns the number of rows written.
+template <class KeepFn, class MarkFn>
+std::uint64_t copy_by_id(const std::vector<SrcTable>& srcs, const Layout& l, hid_t dset, hid_t type,
+                         hsize_t& dset_rows, const char* name, const std::string& shown, const Coverage& cov,
+                         KeepFn keep, MarkFn mark) {
+  const Field& fid = l.at("id");
   std::uint64_t rows = 0;
   sorted_copy(
-      tables_of(ins, &Input::metrics, &Input::n_metrics, "metrics"), metrics_layout(), w.mtype.get(), cov.total,
-      [&](const unsigned char* r) { return Key(get_i64(r, mid), 0); },
+      srcs, l, type, cov.total, [&](const unsigned char* r) { return Key(get_i64(r, fid), 0); },
       [&](const unsigned char* r) {
-        const std::int64_t id = get_i64(r, mid);
-        return cov.in_range(id) && get_i64(r, mst) == 1 && cov.scen.test(static_cast<std::uint64_t>(id));
+        const std::int64_t id = get_i64(r, fid);
+        return cov.in_range(id) && keep(r) && cov.scen.test(static_cast<std::uint64_t>(id));
       },
       [&](const Rows& sorted) {
-        for (std::size_t i = 0; i < sorted.n; ++i) {
-          cov.ok.set(static_cast<std::uint64_t>(get_i64(sorted.row(i), mid)));
-          cov.done.set(static_cast<std::uint64_t>(get_i64(sorted.row(i), mid)));
-        }
-        write_rows(w.metrics.get(), w.mtype.get(), w.m_rows, sorted, 0, sorted.n, shown, "metrics");
+        for (std::size_t i = 0; i < sorted.n; ++i) mark(static_cast<std::uint64_t>(get_i64(sorted.row(i), fid)));
+        write_rows(dset, type, dset_rows, sorted, 0, sorted.n, shown, name);
         rows += sorted.n;
       });
   return rows;
 }
 
+/// /metrics: rows with status 1 of a scenario of the file. Marks cov.ok and cov.done; returns
+/// the number of rows written.
+std::uint64_t copy_metrics(const std::vector<Input>& ins, Writer& w, const std::string& shown, Coverage& cov) {
+  const Field& mst = metrics_layout().at("status");
+  return copy_by_id(
+      tables_of(ins, &Input::metrics, &Input::n_metrics, "metrics"), metrics_layout(), w.metrics.get(),
+      w.mtype.get(), w.m_rows, "metrics", shown, cov, [&](const unsigned char* r) { return get_i64(r, mst) == 1; },
+      [&](std::uint64_t id) {
+        cov.ok.set(id);
+        cov.done.set(id);
+      });
+}
+
 /// /errors: rows of a scenario of the file. Marks cov.done; returns the number of rows written.
 std::uint64_t copy_errors(const std::vector<Input>& ins, Writer& w, const std::string& shown, Coverage& cov) {
-  const Field& eid = errors_layout().at("id");
-  std::uint64_t rows = 0;
-  sorted_copy(
-      tables_of(ins, &Input::errors, &Input::n_errors, "errors"), errors_layout(), w.etype.get(), cov.total,
-      [&](const unsigned char* r) { return Key(get_i64(r, eid), 0); },
-      [&](const unsigned char* r) {
-        const std::int64_t id = get_i64(r, eid);
-        return cov.in_range(id) && cov.scen.test(static_cast<std::uint64_t>(id));
-      },
-      [&](const Rows& sorted) {
-        for (std::size_t i = 0; i < sorted.n; ++i)
-          cov.done.set(static_cast<std::uint64_t>(get_i64(sorted.row(i), eid)));
-        write_rows(w.errors.get(), w.etype.get(), w.e_rows, sorted, 0, sorted.n, shown, "errors");
-        rows += sorted.n;
-      });
-  return rows;
+  return copy_by_id(
+      tables_of(ins, &Input::errors, &Input::n_errors, "errors"), errors_layout(), w.errors.get(), w.etype.get(),
+      w.e_rows, "errors", shown, cov, [](const unsigned char*) { return true; },
+      [&](std::uint64_t id) { cov.done.set(id); });
 }
 
 /// /jobs: rows of a scenario with a metrics row (cov.ok), sorted by (scenario_id, job_id).
