@@ -35,6 +35,7 @@ constexpr std::size_t kErrorsBatch = 256;
 constexpr std::size_t kJobsBatch = 8192;
 
 /// Strips the quotes of a TOML string value ("a\"b" -> a"b, 'x' -> x); other values unchanged.
+/// (Kept here, beside its only users, until config::toml_unquote replaces it.)
 std::string toml_text_value(const std::string& t) {
   if (t.size() >= 2 && t.front() == '\'' && t.back() == '\'') return t.substr(1, t.size() - 2);
   if (t.size() >= 2 && t.front() == '"' && t.back() == '"') {
