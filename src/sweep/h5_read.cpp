@@ -1,0 +1,67 @@
+// read_joined() of the result store (sweep/h5store.h): the whole file as columns, for
+// `geopipe summarize`.
+#include <cstring>
+
+#include "sweep/h5_file.h"
+#include "sweep/h5_table.h"
+#include "sweep/h5store.h"
+
+namespace geopipe::sweep {
+
+using namespace h5;
+
+Table read_joined(const std::string& path) {
+  Lock lock;
+  Hid file = open_for_read(path);
+  (void)read_meta(file.get(), path);
+  Hid scen = open_table(file.get(), "scenarios", path);
+  Hid met = open_table(file.get(), "metrics", path);
+  const Layout sl = layout_of(scen.get(), path, "scenarios");
+  const Layout ml = layout_of(met.get(), path, "metrics");
+  const Field* sid = sl.find("id");
+  const Field* mid = ml.find("id");
+  const Field* mst = ml.find("status");
+  if (!sid || !mid || !mst) not_geopipe(path, "/scenarios or /metrics lacks the id/status columns");
+  const Rows srows = sorted_unique(read_table(scen.get(), sl, path, "scenarios"),
+                                   [&](const unsigned char* r) { return get_i64(r, *sid); });
+  Rows mvalid(ml.size);
+  {
+    const Rows raw = read_table(met.get(), ml, path, "metrics");
+    for (std::size_t i = 0; i < raw.n; ++i)
+      if (get_i64(raw.row(i), *mid) >= 0 && get_i64(raw.row(i), *mst) == 1)
+        std::memcpy(mvalid.add(), raw.row(i), raw.row_size);
+  }
+  const Rows mrows = sorted_unique(mvalid, [&](const unsigned char* r) { return get_i64(r, *mid); });
+
+  Table t;
+  std::vector<const Field*> snum, stext, mnum;
+  for (const auto& f : sl.fields) {
+    if (f.kind == Kind::Str) {
+      stext.push_back(&f);
+      t.text_names.push_back(f.name);
+    } else {
+      snum.push_back(&f);
+      t.names.push_back(f.name);
+    }
+  }
+  for (const auto& f : ml.fields) {
+    if (&f == mid || &f == mst || f.kind == Kind::Str) continue;
+    mnum.push_back(&f);
+    t.names.push_back(f.name);
+  }
+  t.numeric.assign(t.names.size(), {});
+  t.text.assign(t.text_names.size(), {});
+  std::size_t m = 0;
+  for (std::size_t i = 0; i < srows.n; ++i) {
+    const std::int64_t id = get_i64(srows.row(i), *sid);
+    while (m < mrows.n && get_i64(mrows.row(m), *mid) < id) ++m;
+    if (m >= mrows.n || get_i64(mrows.row(m), *mid) != id) continue;
+    std::size_t c = 0;
+    for (const Field* f : snum) t.numeric[c++].push_back(get_f64(srows.row(i), *f));
+    for (const Field* f : mnum) t.numeric[c++].push_back(get_f64(mrows.row(m), *f));
+    for (std::size_t k = 0; k < stext.size(); ++k) t.text[k].push_back(get_str(srows.row(i), *stext[k]));
+  }
+  return t;
+}
+
+}  // namespace geopipe::sweep

@@ -1,0 +1,420 @@
+// Rebuilding result files from their valid rows (see h5_rebuild.h), and merge_stores().
+#include "sweep/h5_rebuild.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <utility>
+
+#include "util/input_error.h"
+#include "util/system.h"
+
+namespace geopipe::sweep {
+namespace h5 {
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Bounded-memory copying (resume, finalize, merge must not need memory proportional to the
+// number of rows: a sweep can have millions of scenarios)
+// ---------------------------------------------------------------------------------------------
+
+constexpr std::size_t kSortBudgetBytes = 8u << 20;        ///< rows held for one sort pass
+constexpr unsigned kBucketShift = 10;                     ///< id histogram: 1024 ids per bucket
+
+/// One bit per scenario id.
+class Bits {
+ public:
+  explicit Bits(std::uint64_t n = 0) : w_((n + 63) / 64, 0), n_(n) {}
+  void set(std::uint64_t i) { w_[i / 64] |= std::uint64_t{1} << (i % 64); }
+  bool test(std::uint64_t i) const { return i < n_ && (w_[i / 64] >> (i % 64)) & 1u; }
+  std::uint64_t count() const {
+    std::uint64_t c = 0;
+    for (auto x : w_) c += static_cast<std::uint64_t>(__builtin_popcountll(x));
+    return c;
+  }
+
+ private:
+  std::vector<std::uint64_t> w_;
+  std::uint64_t n_;
+};
+
+struct SrcTable {
+  hid_t dset;
+  hsize_t rows;
+  const std::string* path;
+  const char* name;
+};
+
+using Key = std::pair<std::int64_t, std::int64_t>;
+
+/// The work of one sorted_copy() call (see there).
+template <class KeyFn, class ValidFn, class SinkFn>
+class SortedCopy {
+ public:
+  SortedCopy(const std::vector<SrcTable>& srcs, const Layout& l, hid_t memtype, std::uint64_t id_limit,
+             KeyFn key, ValidFn valid, SinkFn sink)
+      : srcs_(srcs), l_(l), memtype_(memtype), key_(key), valid_(valid), sink_(sink),
+        budget_rows_(std::max<std::size_t>(kSortBudgetBytes / l.size, kBlockRows)),
+        hist_((id_limit >> kBucketShift) + 1, 0), buf_(l.size), acc_(l.size), out_(l.size) {}
+
+  void run() {
+    scan();
+    if (!spilled_) {
+      emit();
+      return;
+    }
+    for (std::size_t b0 = 0; b0 < hist_.size();) {
+      std::size_t b1 = b0;
+      std::uint64_t n = 0;
+      while (b1 < hist_.size() && (b1 == b0 || n + hist_[b1] <= budget_rows_)) n += hist_[b1++];
+      const auto lo = static_cast<std::int64_t>(b0 << kBucketShift);
+      const auto hi = static_cast<std::int64_t>(b1 << kBucketShift);
+      if (n > 0) {
+        collect(lo, hi, n);
+        emit();
+      }
+      b0 = b1;
+    }
+  }
+
+ private:
+  struct Block {
+    std::size_t src;
+    hsize_t start, count;
+    std::int64_t lo, hi;
+  };
+
+  void read(const Block& b) {
+    read_block(srcs_[b.src].dset, memtype_, l_.size, b.start, b.count, buf_, *srcs_[b.src].path,
+               srcs_[b.src].name);
+  }
+
+  /// Reads every block once: notes the id range of its valid rows and counts their ids in the
+  /// histogram; keeps the valid rows in acc_ until they exceed the budget (then spilled_).
+  void scan() {
+    hsize_t total_rows = 0;
+    for (const auto& src : srcs_) total_rows += src.rows;
+    acc_.data.reserve(static_cast<std::size_t>(std::min<hsize_t>(total_rows, budget_rows_ + 1)) * l_.size);
+    for (std::size_t s = 0; s < srcs_.size(); ++s)
+      for (hsize_t start = 0; start < srcs_[s].rows; start += kBlockRows) {
+        const hsize_t count = std::min<hsize_t>(kBlockRows, srcs_[s].rows - start);
+        Block b{s, start, count, std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::min()};
+        read(b);
+        for (std::size_t i = 0; i < buf_.n; ++i) {
+          const unsigned char* row = buf_.row(i);
+          if (!valid_(row)) continue;
+          const std::int64_t k = key_(row).first;
+          b.lo = std::min(b.lo, k);
+          b.hi = std::max(b.hi, k);
+          ++hist_[static_cast<std::uint64_t>(k) >> kBucketShift];
+          if (!spilled_) {
+            std::memcpy(acc_.add(), row, l_.size);
+            if (acc_.n > budget_rows_) {
+              spilled_ = true;
+              acc_ = Rows(l_.size);
+            }
+          }
+        }
+        if (b.lo <= b.hi) blocks_.push_back(b);
+      }
+  }
+
+  /// Collects in acc_ the `n` valid rows whose id is in [lo, hi), reading only the blocks whose
+  /// id range intersects it (the last block read is kept from one pass to the next).
+  void collect(std::int64_t lo, std::int64_t hi, std::uint64_t n) {
+    acc_.clear();
+    acc_.data.reserve(static_cast<std::size_t>(n) * l_.size);
+    for (std::size_t bi = 0; bi < blocks_.size(); ++bi) {
+      const Block& b = blocks_[bi];
+      if (b.hi < lo || b.lo >= hi) continue;
+      if (cached_ != bi) {
+        read(b);
+        cached_ = bi;
+      }
+      for (std::size_t i = 0; i < buf_.n; ++i) {
+        const unsigned char* row = buf_.row(i);
+        if (!valid_(row)) continue;
+        const std::int64_t k = key_(row).first;
+        if (k >= lo && k < hi) std::memcpy(acc_.add(), row, l_.size);
+      }
+    }
+  }
+
+  /// Sorts acc_ (stable, first row of each key kept) and hands it to sink_ in pieces.
+  void emit() {
+    idx_.resize(acc_.n);
+    std::iota(idx_.begin(), idx_.end(), std::size_t{0});
+    std::stable_sort(idx_.begin(), idx_.end(),
+                     [&](std::size_t a, std::size_t b) { return key_(acc_.row(a)) < key_(acc_.row(b)); });
+    out_.clear();
+    for (std::size_t j = 0; j < idx_.size(); ++j) {
+      if (j > 0 && key_(acc_.row(idx_[j])) == key_(acc_.row(idx_[j - 1]))) continue;
+      std::memcpy(out_.add(), acc_.row(idx_[j]), l_.size);
+      if (out_.n >= kBlockRows) {
+        sink_(static_cast<const Rows&>(out_));
+        out_.clear();
+      }
+    }
+    if (out_.n > 0) sink_(static_cast<const Rows&>(out_));
+    out_.clear();
+  }
+
+  const std::vector<SrcTable>& srcs_;
+  const Layout& l_;
+  hid_t memtype_;
+  KeyFn key_;
+  ValidFn valid_;
+  SinkFn sink_;
+  std::size_t budget_rows_;
+  std::vector<std::uint64_t> hist_;  ///< valid rows per id bucket
+  Rows buf_, acc_, out_;             ///< block read, rows to sort, sorted piece for sink_
+  std::vector<Block> blocks_;        ///< blocks with valid rows
+  std::vector<std::size_t> idx_;
+  bool spilled_ = false;
+  std::size_t cached_ = std::numeric_limits<std::size_t>::max();  ///< block in buf_
+};
+
+/// Copies the valid rows of `srcs` (in that order) sorted by key, keeping the first row of
+/// each key, to sink(const Rows&) (called with consecutive sorted runs). key(row).first must
+/// be in [0, id_limit) for valid rows. Rows are collected in passes over id ranges of at most
+/// ~kSortBudgetBytes; a pass reads only the blocks whose id range intersects it, so nearly
+/// sorted tables (the usual case) are read about twice. Small tables: one read, one sort.
+template <class KeyFn, class ValidFn, class SinkFn>
+void sorted_copy(const std::vector<SrcTable>& srcs, const Layout& l, hid_t memtype, std::uint64_t id_limit,
+                 KeyFn key, ValidFn valid, SinkFn sink) {
+  SortedCopy<KeyFn, ValidFn, SinkFn>(srcs, l, memtype, id_limit, key, valid, sink).run();
+}
+
+// ---------------------------------------------------------------------------------------------
+// The steps of rebuild()
+// ---------------------------------------------------------------------------------------------
+
+/// Which scenario ids of [0, total) the new file has: in /scenarios (scen), with a valid
+/// metrics row (ok), with a metrics or errors row (done).
+struct Coverage {
+  explicit Coverage(std::uint64_t n) : total(n), scen(n), ok(n), done(n) {}
+  bool in_range(std::int64_t id) const { return id >= 0 && static_cast<std::uint64_t>(id) < total; }
+
+  std::uint64_t total;
+  Bits scen, ok, done;
+};
+
+/// Opens every input; all must be shards of one sweep with the same /scenarios columns.
+std::vector<Input> open_inputs(const std::vector<std::string>& inputs) {
+  std::vector<Input> ins;
+  ins.reserve(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    ins.push_back(open_input(inputs[i]));
+    const Input& in = ins.back();
+    const Input& first = ins.front();
+    if (in.meta.sweep_hash != first.meta.sweep_hash)
+      throw InputError(in.path, 0, 0,
+                       "sweep_hash " + in.meta.sweep_hash + " differs from " + first.meta.sweep_hash + " of '" +
+                           first.path + "': not shards of the same sweep");
+    if (!in.scen_layout.same_as(first.scen_layout) || in.meta.total_scenarios != first.meta.total_scenarios)
+      throw InputError(in.path, 0, 0,
+                       "/scenarios columns [" + in.scen_layout.describe() + "] or total_scenarios differ from '" +
+                           first.path + "'");
+  }
+  return ins;
+}
+
+/// A read position in one input's /scenarios.
+struct Cursor {
+  Rows buf;
+  std::size_t pos = 0;
+  hsize_t next = 0;
+  std::int64_t last = -1;
+};
+
+/// The row of `in`'s /scenarios at `c` (read block by block), nullptr past the end.
+const unsigned char* current_row(Cursor& c, const Input& in, hid_t memtype, std::size_t row_size) {
+  if (c.pos >= c.buf.n) {
+    if (c.next >= in.n_scen) return nullptr;
+    const hsize_t count = std::min<hsize_t>(kBlockRows, in.n_scen - c.next);
+    read_block(in.scen.get(), memtype, row_size, c.next, count, c.buf, in.path, "scenarios");
+    c.next += count;
+    c.pos = 0;
+  }
+  return c.buf.row(c.pos);
+}
+
+/// /scenarios: k-way merge of the inputs' sorted tables, streamed. Marks cov.scen.
+void merge_scenarios(const std::vector<Input>& ins, Writer& w, const std::string& shown, Coverage& cov) {
+  const Layout& sl = ins.front().scen_layout;
+  const Field sid = sl.at("id");
+  const std::uint64_t total = cov.total;
+  std::vector<Cursor> cur(ins.size());
+  Rows out(sl.size);
+  for (;;) {
+    std::size_t best = ins.size();
+    std::int64_t best_id = 0;
+    for (std::size_t i = 0; i < ins.size(); ++i) {
+      const unsigned char* r = current_row(cur[i], ins[i], w.stype.get(), sl.size);
+      if (!r) continue;
+      const std::int64_t id = get_i64(r, sid);
+      if (id <= cur[i].last)
+        throw InputError(ins[i].path, 0, 0, "/scenarios is not sorted by id or repeats id " + std::to_string(id));
+      if (id < 0 || static_cast<std::uint64_t>(id) >= total)
+        throw InputError(ins[i].path, 0, 0,
+                         "/scenarios has id " + std::to_string(id) + " outside [0, total_scenarios = " +
+                             std::to_string(total) + ")");
+      if (best < ins.size() && id == best_id)
+        throw InputError(ins[i].path, 0, 0,
+                         "scenario id " + std::to_string(id) + " is also in '" + ins[best].path +
+                             "': overlapping shards (was a file given twice?)");
+      if (best == ins.size() || id < best_id) {
+        best = i;
+        best_id = id;
+      }
+    }
+    if (best == ins.size()) break;
+    std::memcpy(out.add(), cur[best].buf.row(cur[best].pos), sl.size);
+    cur[best].last = best_id;
+    ++cur[best].pos;
+    cov.scen.set(static_cast<std::uint64_t>(best_id));
+    if (out.n >= kScenarioChunk) {
+      write_rows(w.scen.get(), w.stype.get(), w.s_rows, out, 0, out.n, shown, "scenarios");
+      out.clear();
+    }
+  }
+  write_rows(w.scen.get(), w.stype.get(), w.s_rows, out, 0, out.n, shown, "scenarios");
+}
+
+/// The table `dset` (with `rows` rows) of every input that has it, for sorted_copy.
+std::vector<SrcTable> tables_of(const std::vector<Input>& ins, Hid Input::*dset, hsize_t Input::*rows,
+                                const char* name) {
+  std::vector<SrcTable> srcs;
+  for (const Input& in : ins)
+    if ((in.*dset).valid()) srcs.push_back({(in.*dset).get(), in.*rows, &in.path, name});
+  return srcs;
+}
+
+/// Copies the rows of `srcs` (layout `l`) whose id is a scenario of the file and keep(row),
+/// sorted by id, one per id, to `dset` (`dset_rows` rows so far); calls mark(id) for each row
+/// written. Returns the number of rows written.
+template <class KeepFn, class MarkFn>
+std::uint64_t copy_by_id(const std::vector<SrcTable>& srcs, const Layout& l, hid_t dset, hid_t type,
+                         hsize_t& dset_rows, const char* name, const std::string& shown, const Coverage& cov,
+                         KeepFn keep, MarkFn mark) {
+  const Field& fid = l.at("id");
+  std::uint64_t rows = 0;
+  sorted_copy(
+      srcs, l, type, cov.total, [&](const unsigned char* r) { return Key(get_i64(r, fid), 0); },
+      [&](const unsigned char* r) {
+        const std::int64_t id = get_i64(r, fid);
+        return cov.in_range(id) && keep(r) && cov.scen.test(static_cast<std::uint64_t>(id));
+      },
+      [&](const Rows& sorted) {
+        for (std::size_t i = 0; i < sorted.n; ++i) mark(static_cast<std::uint64_t>(get_i64(sorted.row(i), fid)));
+        write_rows(dset, type, dset_rows, sorted, 0, sorted.n, shown, name);
+        rows += sorted.n;
+      });
+  return rows;
+}
+
+/// /metrics: rows with status 1 of a scenario of the file. Marks cov.ok and cov.done; returns
+/// the number of rows written.
+std::uint64_t copy_metrics(const std::vector<Input>& ins, Writer& w, const std::string& shown, Coverage& cov) {
+  const Field& mst = metrics_layout().at("status");
+  return copy_by_id(
+      tables_of(ins, &Input::metrics, &Input::n_metrics, "metrics"), metrics_layout(), w.metrics.get(),
+      w.mtype.get(), w.m_rows, "metrics", shown, cov, [&](const unsigned char* r) { return get_i64(r, mst) == 1; },
+      [&](std::uint64_t id) {
+        cov.ok.set(id);
+        cov.done.set(id);
+      });
+}
+
+/// /errors: rows of a scenario of the file. Marks cov.done; returns the number of rows written.
+std::uint64_t copy_errors(const std::vector<Input>& ins, Writer& w, const std::string& shown, Coverage& cov) {
+  return copy_by_id(
+      tables_of(ins, &Input::errors, &Input::n_errors, "errors"), errors_layout(), w.errors.get(), w.etype.get(),
+      w.e_rows, "errors", shown, cov, [](const unsigned char*) { return true; },
+      [&](std::uint64_t id) { cov.done.set(id); });
+}
+
+/// /jobs: rows of a scenario with a metrics row (cov.ok), sorted by (scenario_id, job_id).
+void copy_jobs(const std::vector<Input>& ins, Writer& w, const std::string& shown, const Coverage& cov) {
+  const Field& js = jobs_layout().at("scenario_id");
+  const Field& jj = jobs_layout().at("job_id");
+  sorted_copy(
+      tables_of(ins, &Input::jobs, &Input::n_jobs, "jobs"), jobs_layout(), w.jtype.get(), cov.total,
+      [&](const unsigned char* r) { return Key(get_i64(r, js), get_i64(r, jj)); },
+      [&](const unsigned char* r) {
+        const std::int64_t s = get_i64(r, js);
+        return cov.in_range(s) && cov.ok.test(static_cast<std::uint64_t>(s));
+      },
+      [&](const Rows& sorted) {
+        write_rows(w.jobs.get(), w.jtype.get(), w.j_rows, sorted, 0, sorted.n, shown, "jobs");
+      });
+}
+
+/// The new file's metadata: `meta` (the first input's) with this format_version, the number
+/// of scenarios written, and layout, shard and complete as `mode` wants (see Rebuild).
+StoreMeta final_meta(StoreMeta meta, Rebuild mode, const std::string& layout, hsize_t num_scenarios,
+                     const Coverage& cov) {
+  const std::uint64_t total = cov.total;
+  meta.format_version = static_cast<int>(kFormatVersion);
+  meta.num_scenarios = num_scenarios;
+  switch (mode) {
+    case Rebuild::Resume:
+      meta.layout = layout;
+      meta.complete = false;
+      break;
+    case Rebuild::Finalize: {
+      // complete = every scenario of this file has a metrics or errors row.
+      std::uint64_t covered = 0;
+      for (std::uint64_t id = 0; id < total; ++id)
+        if (cov.scen.test(id) && cov.done.test(id)) ++covered;
+      meta.complete = covered == cov.scen.count();
+      break;
+    }
+    case Rebuild::Merge:
+      meta.shard = "";
+      meta.complete = total > 0 && cov.done.count() == total;
+      break;
+  }
+  return meta;
+}
+
+}  // namespace
+
+Writer rebuild(const std::vector<std::string>& inputs, const std::string& tmp, const std::string& shown,
+               Rebuild mode, const std::string& layout, std::uint64_t* rows_out) {
+  std::vector<Input> ins = open_inputs(inputs);
+  bool has_jobs = false;
+  std::uint64_t scen_rows = 0;
+  for (const Input& in : ins) {
+    has_jobs = has_jobs || in.jobs.valid();
+    scen_rows += in.n_scen;
+  }
+  StoreMeta meta = ins.front().meta;
+  Coverage cov(meta.total_scenarios);
+
+  Writer w = open_new(tmp, shown, ins.front().scen_layout, scen_rows, has_jobs);
+  merge_scenarios(ins, w, shown, cov);
+  std::uint64_t rows = copy_metrics(ins, w, shown, cov);
+  rows += copy_errors(ins, w, shown, cov);
+  if (has_jobs) copy_jobs(ins, w, shown, cov);
+  ins.clear();  // close the inputs (resume and finalize replace one of them)
+
+  finish_new(w, final_meta(std::move(meta), mode, layout, w.s_rows, cov), mode == Rebuild::Resume, shown);
+  if (rows_out) *rows_out = rows;
+  return w;
+}
+
+}  // namespace h5
+
+void merge_stores(const std::vector<std::string>& inputs, const std::string& output) {
+  using namespace h5;
+  Lock lock;
+  if (inputs.empty()) throw InputError(output, 0, 0, "merge: no input files");
+  if (util::path_exists(output)) throw InputError(output, 0, 0, "output file exists (remove it first)");
+  for (const auto& in : inputs) (void)open_input(in);  // every input problem before creating anything
+  produce(output + ".merge-tmp", output, /*must_not_exist=*/true, /*keep_open=*/false,
+          [&](const std::string& tmp) { return rebuild(inputs, tmp, output, Rebuild::Merge, "", nullptr); });
+}
+
+}  // namespace geopipe::sweep

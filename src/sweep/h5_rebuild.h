@@ -1,0 +1,33 @@
+// Rebuilding result files from their valid rows: what ResultStore::resume(), finalize() and
+// merge_stores() (sweep/h5store.h) write. Internal to src/sweep: only the h5*.cpp files of
+// the store include it.
+//
+// Owns: copying the valid rows of one or more existing files into a new one, sorted by id and
+// with bounded memory (a sweep can have millions of scenarios), and the metadata the new file
+// gets in each mode. The caller owns the lock and the tmp+rename around it (produce() of
+// h5_file.h); merge_stores() is defined in h5_rebuild.cpp.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sweep/h5_file.h"
+
+namespace geopipe::sweep::h5 {
+
+/// What a rebuild is for: the metadata of the new file depends on it.
+///   Resume:   new `layout`, complete = 0, left in SWMR-write mode for appending
+///   Finalize: complete = every scenario of the file has a metrics or errors row
+///   Merge:    shard = "", complete = every scenario of the sweep has a row
+enum class Rebuild { Resume, Finalize, Merge };
+
+/// Writes at `tmp` a new file with the metadata of inputs[0] and every valid row of the inputs:
+/// /scenarios merged by id (each input's is sorted; an id in two inputs is an error), /metrics
+/// (status 1, id a scenario of the file), /errors (id a scenario) and /jobs (scenario with a
+/// metrics row) sorted by id / (scenario_id, job_id), one row per key. Memory stays bounded.
+/// `rows_out` = metrics + errors rows written. The inputs are closed before it returns.
+Writer rebuild(const std::vector<std::string>& inputs, const std::string& tmp, const std::string& shown,
+               Rebuild mode, const std::string& layout, std::uint64_t* rows_out);
+
+}  // namespace geopipe::sweep::h5

@@ -1,0 +1,153 @@
+// Tables of the result store (sweep/h5store.h): row layouts, packed rows and the dataset
+// I/O on them. Internal to src/sweep: only the h5*.cpp files of the store include it.
+//
+// Owns: the in-memory/in-file row format (a Layout is a packed compound type, identical in
+// memory and in the file; Rows holds rows packed that way; put_*/get_* convert one field),
+// the fixed /metrics, /errors and /jobs layouts with their string widths, the chunk sizes,
+// and creating, appending to, reading and sorting one table. Files, attributes and metadata
+// are in h5_file.h; HDF5 errors and handles in h5_error.h.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sweep/h5_error.h"
+
+namespace geopipe::sweep::h5 {
+
+// Fixed string widths (bytes). Scheduler and text-axis columns grow if a value is longer.
+constexpr std::size_t kSchedulerWidth = 32;
+constexpr std::size_t kTextWidth = 64;
+constexpr std::size_t kErrorWidth = 480;
+constexpr std::size_t kModelWidth = 32;
+constexpr std::size_t kRegionsWidth = 128;
+
+// Chunk sizes (rows).
+constexpr hsize_t kScenarioChunk = 4096;
+constexpr hsize_t kMetricsChunk = 1024;
+constexpr hsize_t kErrorsChunk = 256;
+constexpr hsize_t kJobsChunk = 2048;
+constexpr unsigned kDeflateLevel = 1;
+
+/// Rows per read when a table is read block by block.
+constexpr hsize_t kBlockRows = 4096;
+
+// ---------------------------------------------------------------------------------------------
+// Row layouts: packed compound types, identical in memory and in the file
+// ---------------------------------------------------------------------------------------------
+
+enum class Kind { I8, I32, I64, U64, F64, Str };
+
+struct Field {
+  std::string name;
+  Kind kind;
+  std::size_t size;
+  std::size_t off;
+};
+
+struct Layout {
+  std::vector<Field> fields;
+  std::size_t size = 0;
+
+  /// Appends a column (8 bytes unless I8, I32 or Str of `str_size` bytes).
+  Layout& add(std::string name, Kind k, std::size_t str_size = 0);
+  const Field* find(std::string_view name) const;
+  const Field& at(std::string_view name) const;  ///< throws std::logic_error if absent
+  bool same_as(const Layout& o) const;           ///< same names, order, kinds and sizes
+  std::string describe() const;                  ///< "id, status, ..."
+};
+
+/// Fixed-length UTF-8 string type, NUL padded.
+Hid string_type(std::size_t size, const std::string& path);
+/// The compound type of a layout (failures are write errors).
+Hid make_type(const Layout& l, const std::string& path);
+/// The layout of a dataset's compound type as stored (names, order, kinds, string sizes).
+Layout layout_of(hid_t dset, const std::string& path, const std::string& name);
+
+/// Rows of one table, packed as in the layout.
+struct Rows {
+  std::size_t row_size = 0;
+  std::size_t n = 0;
+  std::vector<unsigned char> data;
+
+  Rows() = default;
+  explicit Rows(std::size_t rs) : row_size(rs) {}
+  unsigned char* add() {
+    data.resize((n + 1) * row_size);
+    return data.data() + (n++) * row_size;
+  }
+  unsigned char* row(std::size_t i) { return data.data() + i * row_size; }
+  const unsigned char* row(std::size_t i) const { return data.data() + i * row_size; }
+  void clear() {
+    n = 0;
+    data.clear();
+  }
+};
+
+// One field of a packed row, converted to/from the field's kind.
+void put_i64(unsigned char* row, const Field& f, std::int64_t v);
+void put_u64(unsigned char* row, const Field& f, std::uint64_t v);
+void put_f64(unsigned char* row, const Field& f, double v);
+/// Copies at most f.size bytes, cut at a UTF-8 character boundary; the rest is NUL padding.
+void put_str(unsigned char* row, const Field& f, const std::string& s);
+std::int64_t get_i64(const unsigned char* row, const Field& f);
+double get_f64(const unsigned char* row, const Field& f);  ///< NaN for a string field
+std::string get_str(const unsigned char* row, const Field& f);
+
+/// A row of fill values: NaN for floats, -1 for "id"/"scenario_id"/"job_id", 0 otherwise.
+Rows fill_row(const Layout& l);
+
+// The fixed tables.
+const Layout& metrics_layout();
+const Layout& errors_layout();
+const Layout& jobs_layout();
+
+// ---------------------------------------------------------------------------------------------
+// Datasets
+// ---------------------------------------------------------------------------------------------
+
+/// An empty, extendible, chunked, shuffled+deflated table with fill_row(l) as fill value.
+Hid create_table(hid_t file, const char* name, hid_t type, const Layout& l, hsize_t chunk,
+                 const std::string& path);
+
+/// Appends rows [first, first + n) of `rows` at the end of the dataset (`in_file` rows so far).
+void write_rows(hid_t dset, hid_t type, hsize_t& in_file, const Rows& rows, std::size_t first,
+                std::size_t n, const std::string& path, const std::string& name);
+
+/// The number of rows of a one-dimensional dataset.
+hsize_t table_rows(hid_t dset, const std::string& path, const std::string& name);
+
+/// Reads every row of a dataset with the given layout (converted by column name).
+Rows read_table(hid_t dset, const Layout& l, const std::string& path, const std::string& name);
+
+/// Reads rows [start, start + count) into `out` (resized) with the given memory type.
+void read_block(hid_t dset, hid_t memtype, std::size_t row_size, hsize_t start, hsize_t count, Rows& out,
+                const std::string& path, const std::string& name);
+
+/// Stable sort by key(row), then drop rows whose key equals the previous one.
+template <class Key>
+Rows sorted_unique(const Rows& in, Key key) {
+  std::vector<std::size_t> idx(in.n);
+  std::iota(idx.begin(), idx.end(), std::size_t{0});
+  std::stable_sort(idx.begin(), idx.end(),
+                   [&](std::size_t a, std::size_t b) { return key(in.row(a)) < key(in.row(b)); });
+  Rows out(in.row_size);
+  out.data.reserve(in.n * in.row_size);
+  bool have_prev = false;
+  decltype(key(in.row(0))) prev{};
+  for (std::size_t i : idx) {
+    const auto k = key(in.row(i));
+    if (have_prev && k == prev) continue;
+    have_prev = true;
+    prev = k;
+    std::memcpy(out.add(), in.row(i), in.row_size);
+  }
+  return out;
+}
+
+}  // namespace geopipe::sweep::h5
