@@ -354,6 +354,12 @@ Input open_input(const std::string& path) {
   in.path = path;
   in.file = open_for_read(path);
   in.meta = read_meta(in.file.get(), path);
+  if (in.meta.format_version < kFormatVersion)
+    throw InputError(path, 0, 0,
+                     "was written in format version " + std::to_string(in.meta.format_version) + " by geopipe " +
+                         in.meta.geopipe_version + "; this build writes version " + std::to_string(kFormatVersion) +
+                         " and can only read it (expected the geopipe that wrote it to resume or merge it, or "
+                         "a new file; docs/hdf5-format.md, \"Format versions\")");
   in.scen = open_table(in.file.get(), "scenarios", path);
   in.scen_layout = layout_of(in.scen.get(), path, "scenarios");
   const Field* sid = in.scen_layout.find("id");

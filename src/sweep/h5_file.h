@@ -19,7 +19,11 @@
 
 namespace geopipe::sweep::h5 {
 
-constexpr std::int64_t kFormatVersion = 1;
+/// Version of the layout this build writes (docs/hdf5-format.md, "Format versions"). Files of
+/// older versions can be read (summarize, Python) but not resumed or merged.
+/// 1: the first release; 2: /metrics gains sched_truncated_searches, /jobs gains
+/// first_iteration_s, carbon_g and cross_region_bytes.
+constexpr std::int64_t kFormatVersion = 2;
 
 // ---------------------------------------------------------------------------------------------
 // Metadata (root attributes)

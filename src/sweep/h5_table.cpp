@@ -3,6 +3,7 @@
 
 #include <limits>
 #include <stdexcept>
+#include <type_traits>
 
 #include "sim/metrics.h"
 
@@ -246,14 +247,34 @@ const Layout& errors_layout() {
 const Layout& jobs_layout() {
   static const Layout l = [] {
     Layout x;
-    x.add("scenario_id", Kind::I64).add("job_id", Kind::I32).add("model", Kind::Str, kModelWidth);
-    x.add("stages", Kind::I32).add("gpus_per_stage", Kind::I32).add("regions", Kind::Str, kRegionsWidth);
-    for (const char* n : {"arrival_s", "start_s", "finish_s", "iterations", "mean_iteration_s",
-                          "energy_j", "cost_usd"})
-      x.add(n, Kind::F64);
+    x.add("scenario_id", Kind::I64);
+    const JobRow columns{};
+    for_each_job_column(columns, [&](const char* name, const auto& v) {
+      using T = std::decay_t<decltype(v)>;
+      if constexpr (std::is_same_v<T, std::string>) {
+        const std::string_view n = name;
+        x.add(name, Kind::Str, n == "regions" ? kRegionsWidth : n == "model" ? kModelWidth : kTextWidth);
+      } else if constexpr (std::is_same_v<T, double>) {
+        x.add(name, Kind::F64);
+      } else {
+        static_assert(std::is_same_v<T, std::int32_t>, "job columns are int32, double or text");
+        x.add(name, Kind::I32);
+      }
+    });
     return x;
   }();
   return l;
+}
+
+void put_job_row(unsigned char* row, const Layout& l, std::int64_t scenario_id, const JobRow& j) {
+  std::size_t k = 0;
+  put_i64(row, l.fields[k++], scenario_id);
+  for_each_job_column(j, [&](const char*, const auto& v) {
+    using T = std::decay_t<decltype(v)>;
+    if constexpr (std::is_same_v<T, std::string>) put_str(row, l.fields[k++], v);
+    else if constexpr (std::is_same_v<T, double>) put_f64(row, l.fields[k++], v);
+    else put_i64(row, l.fields[k++], v);
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

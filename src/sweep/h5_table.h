@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/job_row.h"
 #include "sweep/h5_error.h"
 
 namespace geopipe::sweep::h5 {
@@ -102,10 +103,13 @@ std::string get_str(const unsigned char* row, const Field& f);
 /// A row of fill values: NaN for floats, -1 for "id"/"scenario_id"/"job_id", 0 otherwise.
 Rows fill_row(const Layout& l);
 
-// The fixed tables.
+// The fixed tables. /metrics: id, status, then every metric of sim/metrics.h as float64;
+// /jobs: scenario_id, then the columns of sim/job_row.h (int32, float64, fixed-width text).
 const Layout& metrics_layout();
 const Layout& errors_layout();
 const Layout& jobs_layout();
+/// Packs one /jobs row (jobs_layout()) of scenario `scenario_id`.
+void put_job_row(unsigned char* row, const Layout& jobs, std::int64_t scenario_id, const JobRow& job);
 
 // ---------------------------------------------------------------------------------------------
 // Datasets

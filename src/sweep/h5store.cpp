@@ -341,20 +341,7 @@ void ResultStore::append(const ScenarioResult& r) {
     for (std::size_t i = 0; i < fields.size() && i + 2 < ml.fields.size(); ++i)
       put_f64(row, ml.fields[i + 2], fields[i].value);
     if (s.has_jobs) {
-      const Layout& jl = jobs_layout();
-      for (const JobRow& j : r.jobs) {
-        unsigned char* jr = s.jbuf.add();
-        std::size_t k = 0;
-        put_i64(jr, jl.fields[k++], r.id);
-        put_i64(jr, jl.fields[k++], j.job_id);
-        put_str(jr, jl.fields[k++], j.model);
-        put_i64(jr, jl.fields[k++], j.stages);
-        put_i64(jr, jl.fields[k++], j.gpus_per_stage);
-        put_str(jr, jl.fields[k++], j.regions);
-        for (double v : {j.arrival_s, j.start_s, j.finish_s, j.iterations, j.mean_iteration_s, j.energy_j,
-                         j.cost_usd})
-          put_f64(jr, jl.fields[k++], v);
-      }
+      for (const JobRow& j : r.jobs) put_job_row(s.jbuf.add(), jobs_layout(), r.id, j);
     }
   } else {
     const Layout& el = errors_layout();

@@ -1,4 +1,5 @@
-// The HDF5 result file of a sweep (DESIGN.md §5; layout in docs/hdf5-format.md).
+// The HDF5 result file of a sweep (layout, crash safety and format versions in
+// docs/hdf5-format.md).
 //
 //  /            attributes: format_version, geopipe_version, created_utc, sweep_name,
 //               sweep_toml, base_toml, sweep_hash (16 hex digits), layout ("ranks=R threads=T"),
@@ -7,10 +8,9 @@
 //  /scenarios   one row per scenario of this file: id, point, seed, scheduler, one column per
 //               axis (float64 for numeric axes, fixed string otherwise). Written at creation.
 //  /metrics     one row per finished scenario: id, status (1 = ok), then every metric of
-//               sim/metrics.h metric_fields() as float64, named as there.
+//               sim/metrics.h (GEOPIPE_SCENARIO_METRICS) as float64, named as there.
 //  /errors      id, message (fixed-length string, truncated to 480 bytes).
-//  /jobs        (only with --save-jobs) scenario_id, job_id, model, stages, gpus_per_stage,
-//               regions, arrival_s, start_s, finish_s, iterations, mean_iteration_s, energy_j, cost_usd.
+//  /jobs        (only with --save-jobs) scenario_id, then the per-job row of sim/job_row.h.
 // All datasets are chunked, extendible and deflate-compressed; /metrics, /errors and /jobs
 // are appended in batches by one writer.
 //
@@ -36,7 +36,7 @@
 namespace geopipe::sweep {
 
 struct StoreMeta {
-  int format_version = 1;
+  int format_version = 2;         ///< what the file says; this build writes h5_file.h kFormatVersion
   std::string geopipe_version;
   std::string created_utc;        ///< ISO 8601
   std::string sweep_name;

@@ -282,7 +282,7 @@ TEST(H5Store, RoundTripSortedWithErrorsJobsAndAttributes) {
   const StoreContents c = ResultStore::read(path);
   EXPECT_EQ(c.done_ids, (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
   EXPECT_TRUE(c.meta.complete);
-  EXPECT_EQ(c.meta.format_version, 1);
+  EXPECT_EQ(c.meta.format_version, 2);
   EXPECT_EQ(c.meta.sweep_hash, "abcdef0123456789");
   EXPECT_EQ(c.meta.sweep_toml, small_spec().text);
   EXPECT_EQ(c.meta.base_toml, small_spec().base_text);
@@ -586,6 +586,38 @@ TEST(H5StoreCrash, FailedResumeLeavesTheOldFileUntouched) {
   EXPECT_THROW(ResultStore::resume(path, c, "ranks=1 threads=1"), InputError);
   EXPECT_EQ(slurp(path), before);
   EXPECT_EQ(ResultStore::read(path).done_ids, (std::vector<std::int64_t>{2}));
+}
+
+TEST(H5StoreVersions, OlderFormatIsReadableButNotResumedOrMerged) {
+  TempDir dir;
+  const std::string path = dir.file("v1.h5");
+  {
+    auto store = create_small(path, false);
+    store->append(small_result(0, false));
+    store->finalize();
+  }
+  {  // Make it a version-1 file, as an older geopipe wrote it.
+    const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    ASSERT_GE(f, 0);
+    const hid_t a = H5Aopen(f, "format_version", H5P_DEFAULT);
+    const std::int64_t one = 1;
+    ASSERT_GE(H5Awrite(a, H5T_NATIVE_INT64, &one), 0);
+    H5Aclose(a);
+    H5Fclose(f);
+  }
+  const StoreContents c = ResultStore::read(path);
+  EXPECT_EQ(c.meta.format_version, 1);
+  EXPECT_EQ(read_joined(path).numeric[0], (std::vector<double>{0}));
+  const std::string before = slurp(path);
+  try {
+    ResultStore::resume(path, c, "ranks=1 threads=1");
+    ADD_FAILURE() << "resumed a version-1 file";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("format version 1"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(merge_stores({path}, dir.file("m.h5")), InputError);
+  EXPECT_EQ(slurp(path), before);
+  EXPECT_FALSE(fs::exists(dir.file("m.h5")));
 }
 
 // ---- merge -------------------------------------------------------------------------------------------
