@@ -7,7 +7,7 @@
 #include "cli/commands.h"
 #include "config/scenario_loader.h"
 #include "util/input_error.h"
-#include "sweep/h5store.h"
+#include "sweep/output.h"
 #include "sweep/runner.h"
 #include "sweep/summarize.h"
 
@@ -58,16 +58,13 @@ void add_sweep_command(CLI::App& app, int& rc) {
   cmd->add_flag("--no-mpi", a->no_mpi, "Do not initialise MPI even when launched by mpirun/srun");
   cmd->add_flag("--null-scenarios", a->o.null_scenarios, "Benchmark only: scenarios return zero metrics at once")->group("");
   cmd->callback([a, &rc] {
-    try {
+    rc = guarded([&] {
       for (const auto& s : a->sets) a->o.sets.push_back(config::parse_override(s));
       if (!a->shard.empty()) parse_shard(a->shard, a->o.shard, a->o.shards);
       if (a->no_mpi) a->o.mpi = 0;
       a->o.version = GEOPIPE_VERSION;
-      rc = sweep::run_sweep(a->o);
-    } catch (const InputError& e) {
-      std::cerr << "geopipe: error: " << e.what() << "\n";
-      rc = kExitInput;
-    }
+      return sweep::run_sweep(a->o);
+    });
   });
 }
 
@@ -82,7 +79,7 @@ void add_merge_command(CLI::App& app, int& rc) {
   cmd->add_option("-o,--output", a->output, "Merged output file (must not exist)")->required();
   cmd->callback([a, &rc] {
     rc = guarded([&] {
-      sweep::merge_stores(a->inputs, a->output);
+      sweep::merge_results(a->inputs, a->output);
       std::cerr << "geopipe: merged " << a->inputs.size() << " files -> " << a->output << "\n";
       return kExitOk;
     });

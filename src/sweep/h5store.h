@@ -32,6 +32,8 @@
 #include "config/sweep_loader.h"
 #include "sweep/plan.h"
 #include "sweep/result.h"
+#include "sweep/result_sink.h"
+#include "sweep/result_table.h"
 
 namespace geopipe::sweep {
 
@@ -58,7 +60,7 @@ struct StoreContents {
   std::vector<std::int64_t> done_ids;   ///< ids with a valid /metrics or /errors row, sorted, unique
 };
 
-class ResultStore {
+class ResultStore final : public ResultSink {
  public:
   /// Creates `path` (must not exist: callers check and report). Writes the root attributes and
   /// the /scenarios rows of every id of `plan` that is in its shard (ascending), generated and
@@ -76,11 +78,11 @@ class ResultStore {
   static std::unique_ptr<ResultStore> resume(const std::string& path, const StoreContents& contents,
                                              const std::string& layout);
 
-  ~ResultStore();  ///< flushes and closes (without finalize: the file stays resumable)
+  ~ResultStore() override;  ///< flushes and closes (without finalize: the file stays resumable)
 
-  void append(const ScenarioResult& r);  ///< buffered; written when a batch fills
-  void flush();                          ///< writes buffered rows, H5Fflush(GLOBAL)
-  void finalize();                       ///< flush, sort by id, complete = 1, close
+  void append(const ScenarioResult& r) override;  ///< buffered; written when a batch fills
+  void flush() override;                          ///< writes buffered rows, H5Fflush(GLOBAL)
+  void finalize() override;                       ///< flush, sort by id, complete = 1, close
   std::uint64_t rows_written() const;    ///< metrics + errors rows in the file incl. buffered
 
  private:
@@ -94,13 +96,6 @@ class ResultStore {
 /// is the union of the inputs'; `complete` = 1 iff every scenario of the sweep has a row.
 void merge_stores(const std::vector<std::string>& inputs, const std::string& output);
 
-/// The whole file as columns, for `geopipe summarize`.
-struct Table {
-  std::vector<std::string> names;
-  std::vector<std::vector<double>> numeric;       ///< per numeric column (NaN where absent)
-  std::vector<std::string> text_names;
-  std::vector<std::vector<std::string>> text;     ///< per text column
-};
 /// /scenarios joined with /metrics on id (only scenarios with metrics rows), sorted by id.
 /// Numeric columns: id, point, seed, numeric axes, every metric; text columns: scheduler and
 /// text axes.

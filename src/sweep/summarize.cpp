@@ -11,7 +11,7 @@
 #include "config/error.h"
 #include "util/input_error.h"
 #include "sim/metrics.h"
-#include "sweep/h5store.h"
+#include "sweep/output.h"
 #include "sweep/stats.h"
 
 namespace geopipe::sweep {
@@ -32,7 +32,7 @@ std::string fmt_value(const MetricDef& metric, double v) {
 }  // namespace
 
 void summarize(const SummarizeOptions& opt, std::ostream& os) {
-  const Table t = read_joined(opt.file);
+  const Table t = read_results(opt.file);
   const int c_id = find(t.names, "id"), c_point = find(t.names, "point"), c_seed = find(t.names, "seed");
   const int c_sched = find(t.text_names, "scheduler");
   if (c_id < 0 || c_point < 0 || c_seed < 0 || c_sched < 0) throw InputError(opt.file, 0, 0, "not a geopipe result file (missing columns)");

@@ -4,6 +4,7 @@
 
 #include <exception>
 #include <iostream>
+#include <string_view>
 
 #include "util/input_error.h"
 
@@ -15,18 +16,30 @@ inline constexpr int kExitInput = 2;         ///< bad input; nothing was run or 
 inline constexpr int kExitFailures = 3;      ///< sweep finished, but some scenarios failed (see /errors)
 inline constexpr int kExitInterrupted = 75;  ///< sweep stopped by a signal; file closed, rerun with --resume
 
+/// How guarded() reports what it caught.
+struct Report {
+  bool print = true;      ///< false: only map to a code (MPI ranks > 0 fail like rank 0, which reports)
+  std::string_view where; ///< "" or e.g. "rank 3": "geopipe: error (rank 3): ..."
+};
+
 /// Runs `body` (returning an exit code) and maps what it throws: InputError ("file:line:col:
 /// what") -> kExitInput, any other std::exception -> kExitInternal; the message goes to stderr
 /// as "geopipe: error: <what>".
 template <class Body>
-int guarded(Body&& body) {
+int guarded(Body&& body, Report report = {}) {
+  auto say = [&](const char* what) {
+    if (!report.print) return;
+    std::cerr << "geopipe: error";
+    if (!report.where.empty()) std::cerr << " (" << report.where << ")";
+    std::cerr << ": " << what << "\n";
+  };
   try {
     return body();
   } catch (const InputError& e) {
-    std::cerr << "geopipe: error: " << e.what() << "\n";
+    say(e.what());
     return kExitInput;
   } catch (const std::exception& e) {
-    std::cerr << "geopipe: error: " << e.what() << "\n";
+    say(e.what());
     return kExitInternal;
   }
 }

@@ -1,0 +1,31 @@
+// Rank 0 of a sweep: dispatches batches of ids to the MPI workers and to its own local
+// executor (dynamic self-scheduling, sweep/dispatch.h), hands results to the output in id
+// order, flushes it periodically, prints progress, and stops cleanly on a stop request.
+// Internal to src/sweep.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sweep/executor.h"
+#include "sweep/result_sink.h"
+#include "sweep/runner.h"
+
+namespace geopipe::sweep {
+
+struct MasterOutcome {
+  int exit_code = 0;             ///< util/exit_codes.h: ok, failures, or interrupted
+  bool abandoned_workers = false;  ///< workers did not return their batch after a stop: abort them
+};
+
+/// Runs the sweep's remaining scenarios (all of the plan's shard but `done`, sorted) with
+/// `ranks` − 1 MPI workers (if `mpi`) and the local executor of `threads` threads. Finalizes
+/// the output when every scenario came back; otherwise flushes it and reports interrupted.
+MasterOutcome run_master(const SweepOptions& opt, const ExecContext& cx, ResultSink& sink,
+                         const std::vector<std::int64_t>& done, int ranks, int threads, bool mpi);
+
+/// A worker rank: asks for batches, runs them, returns the results, until told to stop or
+/// signalled. Returns the exit code.
+int run_worker(const ExecContext& cx);
+
+}  // namespace geopipe::sweep

@@ -1,0 +1,104 @@
+#include "sweep/output.h"
+
+#include <cstdio>
+#include <string_view>
+
+#include "sweep/h5store.h"
+#include "util/hash.h"
+#include "util/input_error.h"
+#include "util/system.h"
+
+namespace geopipe::sweep {
+namespace {
+
+// ---- HDF5 (sweep/h5store.h) ------------------------------------------------------------------
+
+OpenedOutput open_hdf5(const OutputRequest& rq, const config::SweepSpec& spec, const Plan& plan) {
+  OpenedOutput out;
+  const std::string hash = util::hex16(spec.hash);
+  const std::string shard =
+      plan.shards() > 1 ? std::to_string(plan.shard()) + "/" + std::to_string(plan.shards()) : "";
+  if (util::path_exists(rq.path) && rq.resume) {
+    StoreContents c = ResultStore::read(rq.path);
+    if (c.meta.sweep_hash != hash && !rq.force)
+      throw InputError(rq.path, 0, 0,
+                       "was written by a different sweep (hash " + c.meta.sweep_hash + ", now " + hash +
+                           "): the sweep file, its base scenario or --set changed (expected the same sweep; use "
+                           "--force with --resume to continue anyway)");
+    if (c.meta.shard != shard)
+      throw InputError(rq.path, 0, 0, "holds shard '" + c.meta.shard + "' (expected '" + shard + "')");
+    out.done = std::move(c.done_ids);
+    out.sink = ResultStore::resume(rq.path, c, rq.layout);
+    return out;
+  }
+  if (util::path_exists(rq.path)) {
+    if (!rq.force)
+      throw InputError(rq.path, 0, 0,
+                       "output file exists (expected a new file; use --resume to continue it or --force to overwrite "
+                       "it)");
+    if (std::remove(rq.path.c_str()) != 0)
+      throw InputError(rq.path, 0, 0, "cannot remove the existing file for --force");
+  }
+  StoreMeta meta;
+  meta.geopipe_version = rq.version;
+  meta.created_utc = util::utc_now_iso8601();
+  meta.sweep_name = spec.name;
+  meta.sweep_toml = spec.text;
+  meta.base_toml = spec.base_text;
+  meta.sweep_hash = hash;
+  meta.layout = rq.layout;
+  meta.num_scenarios = plan.shard_total();
+  meta.total_scenarios = plan.total();
+  meta.shard = shard;
+  meta.schedulers = spec.schedulers;
+  for (const auto& c : spec.columns) meta.axes.push_back(c.param);
+  out.sink = ResultStore::create(rq.path, meta, spec, plan, rq.save_jobs);
+  return out;
+}
+
+// ---- the formats -------------------------------------------------------------------------------
+
+struct OutputFormat {
+  const char* name;
+  /// File name endings that select this format ("" entries: none; the first format is the
+  /// default for every other path).
+  std::vector<std::string_view> endings;
+  OpenedOutput (*open)(const OutputRequest&, const config::SweepSpec&, const Plan&);
+  Table (*read)(const std::string& path);
+  void (*merge)(const std::vector<std::string>& inputs, const std::string& output);
+};
+
+const std::vector<OutputFormat>& formats() {
+  static const std::vector<OutputFormat> all = {
+      {"hdf5", {".h5", ".hdf5"}, open_hdf5, read_joined, merge_stores},
+  };
+  return all;
+}
+
+const OutputFormat& format_for(const std::string& path) {
+  for (const OutputFormat& f : formats())
+    for (std::string_view e : f.endings)
+      if (path.size() >= e.size() && std::string_view(path).substr(path.size() - e.size()) == e) return f;
+  return formats().front();
+}
+
+}  // namespace
+
+OpenedOutput open_output(const OutputRequest& request, const config::SweepSpec& spec, const Plan& plan) {
+  return format_for(request.path).open(request, spec, plan);
+}
+
+Table read_results(const std::string& path) { return format_for(path).read(path); }
+
+void merge_results(const std::vector<std::string>& inputs, const std::string& output) {
+  const OutputFormat& f = format_for(output);
+  for (const std::string& in : inputs)
+    if (&format_for(in) != &f)
+      throw InputError(in, 0, 0,
+                       std::string("is not a ") + f.name + " file like the output (expected inputs of one format)");
+  f.merge(inputs, output);
+}
+
+std::string output_format_name(const std::string& path) { return format_for(path).name; }
+
+}  // namespace geopipe::sweep

@@ -1,0 +1,49 @@
+// The outputs of sweeps, by format: the only place that knows which formats exist. The runner
+// opens its ResultSink here, `geopipe merge` joins files here and `geopipe summarize` reads
+// them here. A format is a table entry in output.cpp (today: HDF5, the default for every
+// path); docs/design.md, "Add an output format", walks through adding one.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config/sweep_loader.h"
+#include "sweep/plan.h"
+#include "sweep/result_sink.h"
+#include "sweep/result_table.h"
+
+namespace geopipe::sweep {
+
+/// What the command line asks of the output of one sweep run.
+struct OutputRequest {
+  std::string path;       ///< -o
+  bool resume = false;    ///< continue the output if it exists (else create it)
+  bool force = false;     ///< replace an existing output; with resume: accept a changed sweep
+  bool save_jobs = false; ///< store per-job rows
+  std::string layout;     ///< "ranks=R threads=T" of this run
+  std::string version;    ///< geopipe version of this build
+};
+
+struct OpenedOutput {
+  std::unique_ptr<ResultSink> sink;
+  std::vector<std::int64_t> done;  ///< scenario ids the output already holds (resume), sorted
+};
+
+/// Creates the output of `spec`'s scenarios in `plan` (this shard), or resumes it. The rules
+/// (docs/sweep-runner.md, "Reliability"): an existing output is refused unless resume or force;
+/// resume refuses an output of another sweep (hash) or shard unless force. Throws InputError;
+/// nothing is created or changed then.
+OpenedOutput open_output(const OutputRequest& request, const config::SweepSpec& spec, const Plan& plan);
+
+/// A result file as columns (for `geopipe summarize`). Throws InputError if unreadable.
+Table read_results(const std::string& path);
+
+/// Joins result files of one sweep (shards) into `output`, which must not exist.
+void merge_results(const std::vector<std::string>& inputs, const std::string& output);
+
+/// Name of the format used for `path` ("hdf5").
+std::string output_format_name(const std::string& path);
+
+}  // namespace geopipe::sweep
