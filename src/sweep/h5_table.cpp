@@ -115,40 +115,38 @@ Layout layout_of(hid_t dset, const std::string& path, const std::string& name) {
   return l;
 }
 
+namespace {
+/// A value of type T at the field's offset (rows are packed: no alignment).
+template <class T>
+T load(const unsigned char* row, const Field& f) {
+  T x;
+  std::memcpy(&x, row + f.off, sizeof x);
+  return x;
+}
+template <class T>
+void store(unsigned char* row, const Field& f, T x) {
+  std::memcpy(row + f.off, &x, sizeof x);
+}
+}  // namespace
+
 void put_i64(unsigned char* row, const Field& f, std::int64_t v) {
   switch (f.kind) {
-    case Kind::I8: {
-      const auto x = static_cast<std::int8_t>(v);
-      std::memcpy(row + f.off, &x, 1);
-      break;
-    }
-    case Kind::I32: {
-      const auto x = static_cast<std::int32_t>(v);
-      std::memcpy(row + f.off, &x, 4);
-      break;
-    }
-    case Kind::I64: std::memcpy(row + f.off, &v, 8); break;
-    case Kind::U64: {
-      const auto x = static_cast<std::uint64_t>(v);
-      std::memcpy(row + f.off, &x, 8);
-      break;
-    }
-    case Kind::F64: {
-      const auto x = static_cast<double>(v);
-      std::memcpy(row + f.off, &x, 8);
-      break;
-    }
+    case Kind::I8: store(row, f, static_cast<std::int8_t>(v)); break;
+    case Kind::I32: store(row, f, static_cast<std::int32_t>(v)); break;
+    case Kind::I64: store(row, f, v); break;
+    case Kind::U64: store(row, f, static_cast<std::uint64_t>(v)); break;
+    case Kind::F64: store(row, f, static_cast<double>(v)); break;
     case Kind::Str: break;
   }
 }
 
 void put_u64(unsigned char* row, const Field& f, std::uint64_t v) {
-  if (f.kind == Kind::U64) std::memcpy(row + f.off, &v, 8);
+  if (f.kind == Kind::U64) store(row, f, v);
   else put_i64(row, f, static_cast<std::int64_t>(v));
 }
 
 void put_f64(unsigned char* row, const Field& f, double v) {
-  if (f.kind == Kind::F64) std::memcpy(row + f.off, &v, 8);
+  if (f.kind == Kind::F64) store(row, f, v);
   else put_i64(row, f, static_cast<std::int64_t>(v));
 }
 
@@ -163,47 +161,19 @@ void put_str(unsigned char* row, const Field& f, const std::string& s) {
 
 std::int64_t get_i64(const unsigned char* row, const Field& f) {
   switch (f.kind) {
-    case Kind::I8: {
-      std::int8_t x;
-      std::memcpy(&x, row + f.off, 1);
-      return x;
-    }
-    case Kind::I32: {
-      std::int32_t x;
-      std::memcpy(&x, row + f.off, 4);
-      return x;
-    }
-    case Kind::I64: {
-      std::int64_t x;
-      std::memcpy(&x, row + f.off, 8);
-      return x;
-    }
-    case Kind::U64: {
-      std::uint64_t x;
-      std::memcpy(&x, row + f.off, 8);
-      return static_cast<std::int64_t>(x);
-    }
-    case Kind::F64: {
-      double x;
-      std::memcpy(&x, row + f.off, 8);
-      return static_cast<std::int64_t>(x);
-    }
+    case Kind::I8: return load<std::int8_t>(row, f);
+    case Kind::I32: return load<std::int32_t>(row, f);
+    case Kind::I64: return load<std::int64_t>(row, f);
+    case Kind::U64: return static_cast<std::int64_t>(load<std::uint64_t>(row, f));
+    case Kind::F64: return static_cast<std::int64_t>(load<double>(row, f));
     case Kind::Str: break;
   }
   return 0;
 }
 
 double get_f64(const unsigned char* row, const Field& f) {
-  if (f.kind == Kind::F64) {
-    double x;
-    std::memcpy(&x, row + f.off, 8);
-    return x;
-  }
-  if (f.kind == Kind::U64) {
-    std::uint64_t x;
-    std::memcpy(&x, row + f.off, 8);
-    return static_cast<double>(x);
-  }
+  if (f.kind == Kind::F64) return load<double>(row, f);
+  if (f.kind == Kind::U64) return static_cast<double>(load<std::uint64_t>(row, f));
   if (f.kind == Kind::Str) return std::numeric_limits<double>::quiet_NaN();
   return static_cast<double>(get_i64(row, f));
 }
