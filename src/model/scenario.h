@@ -1,5 +1,6 @@
 // A fully validated scenario: everything one simulation run needs, in SI units.
-// Produced by src/config (from TOML) or built directly in tests. The core never reads files.
+// Produced by src/config (from TOML, with any trace file already read and parsed) or built
+// directly in tests. The core (src/model, src/sim, src/sched) reads no files.
 #pragma once
 
 #include <cstdint>

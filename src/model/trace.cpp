@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
-#include <fstream>
 #include <sstream>
 
 #include "util/input_error.h"
@@ -118,14 +117,6 @@ std::vector<Job> parse_trace_csv(const std::string& text, const std::string& fil
   std::stable_sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.arrival_s < b.arrival_s; });
   for (size_t i = 0; i < jobs.size(); ++i) jobs[i].id = static_cast<int>(i);
   return jobs;
-}
-
-std::vector<Job> load_trace_csv(const std::string& path, const std::vector<LlmSpec>& llms, const Topology& topo) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw InputError(path, 0, 0, "cannot open trace file");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return parse_trace_csv(ss.str(), path, llms, topo);
 }
 
 }  // namespace geopipe

@@ -1,4 +1,5 @@
-// Replay of a job trace from CSV.
+// Replay of a job trace from CSV text (the config layer reads the file: the core reads no
+// files).
 //
 // Format: a header line naming the columns (any order), then one job per line:
 //   arrival_s,model,stages,gpus_per_stage,micro_batch_size,micro_batches,iterations
@@ -19,9 +20,5 @@ namespace geopipe {
 /// malformed field, unknown model or out-of-range value.
 std::vector<Job> parse_trace_csv(const std::string& text, const std::string& file,
                                  const std::vector<LlmSpec>& llms, const Topology& topo);
-
-/// Reads and parses a file; a missing file is an InputError too.
-std::vector<Job> load_trace_csv(const std::string& path, const std::vector<LlmSpec>& llms,
-                                const Topology& topo);
 
 }  // namespace geopipe
