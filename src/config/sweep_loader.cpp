@@ -212,11 +212,7 @@ struct Prepared {
 /// Slow and exact: a freshly parsed base, so every error points at the right place.
 Scenario make_fresh(const std::string& base_text, const std::string& base_path, const std::vector<Override>& fixed,
                     const std::vector<Override>& point) {
-  toml::table doc = parse_toml(base_text, base_path);
-  if (doc.empty())
-    throw InputError(base_path, 1, 1,
-                     "empty scenario (expected at least [scenario] with name, [cluster] with [[cluster.region]] "
-                     "entries, and [workload] with [[workload.mix]] entries)");
+  toml::table doc = parse_scenario_toml(base_text, base_path);
   apply_overrides(doc, fixed);
   apply_overrides(doc, point);
   return build_scenario(doc, base_path, dir_of(base_path));
