@@ -8,7 +8,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
+
+#include "config/error.h"  // format_number
 
 namespace geopipe::config::schema {
 
@@ -43,7 +46,7 @@ struct Field {
   std::size_t length = 0;         ///< arrays: exact element count (0 = any)
   std::size_t min_entries = 0;    ///< table arrays: minimum entries when present
   std::size_t max_entries = 0;    ///< table arrays: maximum entries (0 = unbounded)
-  std::string default_text;       ///< for docs ("" = none / required)
+  std::string default_text;       ///< as documented ("" = none / required); see def()
   std::string unit;               ///< unit as written in the file
   std::string doc;
   const TableSpec* table = nullptr;  ///< kTable / kTableArray: the nested schema
@@ -63,6 +66,10 @@ struct Field {
   Field len(std::size_t n) const { Field f = *this; f.length = n; return f; }
   Field entries(std::size_t lo_n, std::size_t hi_n) const { Field f = *this; f.min_entries = lo_n; f.max_entries = hi_n; return f; }
   Field def(std::string t) const { Field f = *this; f.default_text = std::move(t); return f; }
+  /// A numeric default, as format_number() prints it ("0.4", "1", "200").
+  template <class T>
+    requires std::is_arithmetic_v<T>
+  Field def(T v) const { return def(format_number(static_cast<double>(v))); }
   Field in(std::string u) const { Field f = *this; f.unit = std::move(u); return f; }
   Field says(std::string d) const { Field f = *this; f.doc = std::move(d); return f; }
 };

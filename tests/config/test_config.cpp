@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -16,8 +17,8 @@
 #include "config/error.h"
 #include "config/overrides.h"
 #include "config/scenario_loader.h"
+#include "config/schema.h"
 #include "config/toml_error.h"
-#include "config/toml_text.h"
 #include "model/gpu.h"
 #include "util/input_error.h"
 #include "model/llm.h"
@@ -243,6 +244,106 @@ TEST(GoodScenario, Defaults) {
   EXPECT_EQ(sc.topology.gpu_types.size(), builtin_gpus().size());
 }
 
+/// Every optional key and table omitted, custom GPU / model / link entries with required keys only.
+const char* kOnlyRequired = R"(
+[scenario]
+name = "only-required"
+[cluster]
+[[cluster.region]]
+name = "a"
+gpu = "my-gpu"
+gpus = 2
+price_usd_per_kwh = 0.1
+[[cluster.region]]
+name = "b"
+gpu = "A100-80GB"
+gpus = 2
+price_profile_usd_per_kwh = [0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1,
+                             0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1]
+[[network.link]]
+regions = ["a", "b"]
+bandwidth_gbps = 8
+latency_ms = 5
+[[gpu]]
+name = "my-gpu"
+peak_tflops = 100
+memory_gb = 40
+busy_power_w = 300
+idle_power_w = 50
+[[model]]
+name = "tiny"
+layers = 2
+hidden = 64
+vocab = 100
+seq_len = 16
+[workload]
+[[workload.mix]]
+model = "tiny"
+)";
+
+// The defaults live in the model structs' initialisers; before that, the loader had its own
+// literals. Every absent key must still load bit for bit as the old literal did (EXPECT_EQ on
+// doubles, not EXPECT_DOUBLE_EQ).
+TEST(GoodScenario, DefaultsAreTheOldLiteralsBitForBit) {
+  const Scenario sc = load_scenario_string(kOnlyRequired, "only-required.toml");
+  EXPECT_EQ(sc.seed, 1u);
+  EXPECT_EQ(sc.compute.mfu, 0.4);
+  EXPECT_EQ(sc.compute.tp_efficiency, 0.9);
+  EXPECT_EQ(sc.compute.optimizer_step_s, 0.0);
+  EXPECT_EQ(sc.bandwidth_scale, 1.0);
+  EXPECT_EQ(sc.capacity_scale, 1.0);
+  // Old: units::gbps_to_bytes_per_s(100.0) and units::ms_to_s(0.01) in the loader, 100e9 / 8
+  // and 1e-5 in Topology's initialisers: all the same doubles.
+  EXPECT_EQ(sc.topology.intra_bandwidth_bytes_per_s, 100.0 * 1e9 / 8.0);
+  EXPECT_EQ(sc.topology.intra_bandwidth_bytes_per_s, 100e9 / 8);
+  EXPECT_EQ(sc.topology.intra_latency_s, 0.01 * 1e-3);
+  EXPECT_EQ(sc.topology.intra_latency_s, 1e-5);
+  EXPECT_EQ(Topology{}.intra_latency_s, 1e-5);
+  EXPECT_EQ(Topology{}.intra_bandwidth_bytes_per_s, 100e9 / 8);
+
+  ASSERT_EQ(sc.topology.regions.size(), 2u);
+  for (const Region& r : sc.topology.regions) {
+    EXPECT_EQ(r.utc_offset_h, 0.0) << r.name;
+    EXPECT_EQ(r.pue, 1.0) << r.name;
+    EXPECT_EQ(r.carbon_g_per_kwh, 0.0) << r.name;
+  }
+  const Link& ab = sc.topology.link(0, 1);
+  const Link& ba = sc.topology.link(1, 0);
+  EXPECT_EQ(ab.capacity_bytes_per_s, 8.0 * 1e9 / 8.0);
+  EXPECT_EQ(ba.capacity_bytes_per_s, ab.capacity_bytes_per_s);  // reverse_bandwidth_gbps = bandwidth_gbps
+  EXPECT_EQ(ab.latency_s, 5 * 1e-3);
+
+  const LlmSpec& tiny = sc.llms.back();
+  EXPECT_EQ(tiny.name, "tiny");
+  EXPECT_EQ(tiny.bytes_per_elem, 2);
+
+  const WorkloadOptions& w = sc.workload;
+  EXPECT_EQ(w.num_jobs, 200);
+  EXPECT_EQ(w.arrival_rate_per_hour, 4.0);
+  EXPECT_EQ(w.load_scale, 1.0);
+  EXPECT_EQ(w.duration_min_h, 0.5);
+  EXPECT_EQ(w.duration_max_h, 72.0);
+  EXPECT_EQ(w.duration_pareto_alpha, 1.1);
+  EXPECT_EQ(w.reference_gpu, "A100-80GB");
+  EXPECT_TRUE(sc.trace_jobs.empty());
+  ASSERT_EQ(w.mix.size(), 1u);
+  EXPECT_EQ(w.mix[0].weight, 1.0);
+  EXPECT_EQ(w.mix[0].gpus_per_stage, 1);
+  EXPECT_EQ(w.mix[0].micro_batch_size, 1);
+  EXPECT_EQ(w.mix[0].micro_batches, 16);
+  EXPECT_EQ(w.mix[0].stage_multiplier, 1.0);
+
+  const SchedulerParams& s = sc.scheduler;
+  EXPECT_EQ(s.preset, "bace-pipe");
+  EXPECT_EQ(s.max_region_switches, 3);
+  EXPECT_EQ(s.epsilon, 0.1);
+  EXPECT_EQ(s.priority_runtime_weight, 1.0);
+  EXPECT_EQ(s.priority_network_weight, 1.0);
+  EXPECT_EQ(s.priority_aging, 1.0);
+  EXPECT_EQ(s.view_staleness_s, 0.0);
+  EXPECT_EQ(s.view_noise_sigma, 0.0);
+}
+
 TEST(GoodScenario, TraceReplayRelativeToScenarioFile) {
   const Scenario sc = load_scenario_file(kDir + "/good/trace.toml");
   ASSERT_EQ(sc.trace_jobs.size(), 2u);
@@ -457,6 +558,94 @@ TEST(Paths, EveryPathIsDocumented) {
   for (const auto& p : scenario_paths()) EXPECT_NE(doc.find("`" + p + "`"), std::string::npos) << p;
 }
 
+namespace {
+
+std::string without_backticks(std::string s) {
+  s.erase(std::remove(s.begin(), s.end(), '`'), s.end());
+  return s;
+}
+
+/// Cells of a markdown table row "| a | b |" (trimmed), or {} if the line is not a row.
+std::vector<std::string> row_cells(const std::string& line) {
+  std::vector<std::string> cells;
+  if (line.size() < 2 || line.front() != '|') return cells;
+  std::string cell;
+  for (std::size_t i = 1; i < line.size(); ++i) {
+    if (line[i] != '|') {
+      cell += line[i];
+      continue;
+    }
+    const auto a = cell.find_first_not_of(' '), b = cell.find_last_not_of(' ');
+    cells.push_back(a == std::string::npos ? "" : cell.substr(a, b - a + 1));
+    cell.clear();
+  }
+  return cells;
+}
+
+/// docs/scenario-format.md "Tables and keys": for each "### `[x.y]`" or "### `[[x.y]]`" section,
+/// its key table as key -> default cell (backticks removed: they are markup).
+std::map<std::string, std::map<std::string, std::string>> documented_defaults(const std::string& doc) {
+  std::map<std::string, std::map<std::string, std::string>> out;
+  std::istringstream in(doc);
+  std::string line, section;
+  std::size_t default_col = 0;
+  while (std::getline(in, line)) {
+    if (line.rfind("## ", 0) == 0) section.clear();
+    if (line.rfind("### `[", 0) == 0) {
+      const auto a = line.find_first_not_of("[", 5), b = line.find(']', 5);
+      section = line.substr(a, b - a);
+      default_col = 0;
+      continue;
+    }
+    const std::vector<std::string> cells = row_cells(line);
+    if (section.empty() || cells.empty()) continue;
+    if (cells[0] == "key") {
+      default_col = static_cast<std::size_t>(std::find(cells.begin(), cells.end(), "default") - cells.begin());
+    } else if (cells[0].rfind("---", 0) != 0 && default_col < cells.size()) {
+      out[section][without_backticks(cells[0])] = without_backticks(cells[default_col]);
+    }
+  }
+  return out;
+}
+
+/// The schema of table `path` ("network.link"), or nullptr.
+const schema::TableSpec* spec_at(const std::string& path) {
+  const schema::TableSpec* t = &schema::scenario_root();
+  std::istringstream parts(path);
+  std::string part;
+  while (t && std::getline(parts, part, '.')) {
+    const schema::Field* f = t->find(part);
+    t = f ? f->table : nullptr;
+  }
+  return t;
+}
+
+}  // namespace
+
+// The default column of every key table in docs/scenario-format.md is the schema's default text
+// (which the schema derives from the model structs), "**required**" or "—".
+TEST(Paths, DocumentedDefaultsAreTheSchemas) {
+  const auto documented = documented_defaults(read_file(std::string(GEOPIPE_SOURCE_DIR) + "/docs/scenario-format.md"));
+  ASSERT_EQ(documented.size(), 11u) << "sections with a key table";
+  for (const auto& [section, rows] : documented) {
+    const schema::TableSpec* spec = spec_at(section);
+    ASSERT_NE(spec, nullptr) << section;
+    std::size_t leaves = 0;
+    for (const schema::Field& f : spec->fields) {
+      if (!f.is_leaf()) continue;
+      ++leaves;
+      const auto it = rows.find(f.name);
+      if (it == rows.end()) {
+        ADD_FAILURE() << section << "." << f.name << " has no row";
+        continue;
+      }
+      const std::string want = !f.default_text.empty() ? f.default_text : f.required ? "**required**" : "—";
+      EXPECT_EQ(it->second, want) << section << "." << f.name;
+    }
+    EXPECT_EQ(rows.size(), leaves) << section << ": rows for keys the schema does not have";
+  }
+}
+
 TEST(DidYouMean, Levenshtein) {
   EXPECT_EQ(edit_distance("", ""), 0u);
   EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
@@ -468,67 +657,6 @@ TEST(DidYouMean, Levenshtein) {
   EXPECT_EQ(did_you_mean("zzzzzzzzzz", keys), std::nullopt);
   EXPECT_EQ(suggestion_suffix("bace_pipe", {"bace-pipe", "cost-first"}), " (did you mean 'bace-pipe'?)");
   EXPECT_EQ(suggestion_suffix("qqq", {"bace-pipe"}), "");
-}
-
-// ============================================================================================
-// TOML string text (config/toml_text.h)
-// ============================================================================================
-
-TEST(TomlText, QuoteEscapes) {
-  EXPECT_EQ(toml_quote(""), "\"\"");
-  EXPECT_EQ(toml_quote("cost-first"), "\"cost-first\"");
-  EXPECT_EQ(toml_quote("a\"b\\c"), "\"a\\\"b\\\\c\"");
-  EXPECT_EQ(toml_quote(std::string("t\tn\n\x01\x7f", 6)), "\"t\\u0009n\\u000a\\u0001\\u007f\"");
-}
-
-TEST(TomlText, UnquoteBasicEscapes) {
-  EXPECT_EQ(toml_unquote("\"\""), "");
-  EXPECT_EQ(toml_unquote("\"bace-pipe\""), "bace-pipe");
-  EXPECT_EQ(toml_unquote(R"("a\"b")"), "a\"b");
-  EXPECT_EQ(toml_unquote(R"("back\\slash")"), "back\\slash");
-  EXPECT_EQ(toml_unquote(R"("n\nt\tr\r")"), "n\nt\tr\r");
-}
-
-TEST(TomlText, UnquoteUnicodeEscapesToUtf8) {
-  EXPECT_EQ(toml_unquote(R"("\u0041")"), "A");
-  EXPECT_EQ(toml_unquote(R"("\u00e9")"), "\xc3\xa9");                // U+00E9, 2 bytes
-  EXPECT_EQ(toml_unquote(R"("\u20AC")"), "\xe2\x82\xac");            // U+20AC, 3 bytes (hex case-insensitive)
-  EXPECT_EQ(toml_unquote(R"("\U0001F600")"), "\xf0\x9f\x98\x80");    // U+1F600, 4 bytes
-  EXPECT_EQ(toml_unquote(R"("\U00000041x")"), "Ax");
-  EXPECT_EQ(toml_unquote(R"("x\u0000y")"), std::string("x\0y", 3));
-}
-
-TEST(TomlText, UnquoteKeepsInvalidOrShortEscapesVerbatim) {
-  EXPECT_EQ(toml_unquote(R"("\b\f\x")"), R"(\b\f\x)");            // escapes not resolved
-  EXPECT_EQ(toml_unquote(R"("\u12")"), R"(\u12)");                // too few digits before the quote
-  EXPECT_EQ(toml_unquote(R"("\u12g4")"), R"(\u12g4)");            // not a hex digit
-  EXPECT_EQ(toml_unquote(R"("\U00110000")"), R"(\U00110000)");    // above U+10FFFF
-  EXPECT_EQ(toml_unquote(R"("\U0041")"), R"(\U0041)");            // \U needs 8 digits
-  EXPECT_EQ(toml_unquote(R"("end\")"), R"(end\)");                // backslash before the closing quote
-  EXPECT_EQ(toml_unquote(R"("\")"), R"(\)");
-}
-
-TEST(TomlText, UnquoteLiteralStrings) {
-  EXPECT_EQ(toml_unquote("'C:\\path\\n'"), "C:\\path\\n");  // no escapes in literal strings
-  EXPECT_EQ(toml_unquote("''"), "");
-  EXPECT_EQ(toml_unquote("'say \"hi\"'"), "say \"hi\"");
-}
-
-TEST(TomlText, UnquoteLeavesOtherTextUnchanged) {
-  for (const char* t : {"", "1.5", "-3", "true", "[1, 2]", "{ a = 1 }", "bare", "\"", "'", "\"open", "'open",
-                        "close\"", "'mixed\"", "\"mixed'"})
-    EXPECT_EQ(toml_unquote(t), t) << t;
-}
-
-TEST(TomlText, UnquoteUndoesQuote) {
-  std::string every_byte;
-  for (int c = 0; c < 256; ++c) every_byte += static_cast<char>(c);
-  for (const std::string& s :
-       {std::string(), std::string("plain"), std::string("\"quoted\""), std::string("'single'"),
-        std::string("back\\slash\\"), std::string("\\u0041 stays text"), std::string("tab\tnewline\ncr\r"),
-        std::string("nul\0inside", 10), std::string("del\x7f"), std::string("utf-8 \xc3\xa9\xe2\x82\xac"),
-        std::string("\\"), std::string("\"\\\""), every_byte})
-    EXPECT_EQ(toml_unquote(toml_quote(s)), s) << toml_quote(s);
 }
 
 TEST(Errors, MissingFile) {
