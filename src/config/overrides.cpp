@@ -347,7 +347,7 @@ class OverrideWalk {
 
 std::vector<std::string> scenario_paths() {
   std::vector<std::string> out;
-  collect_paths(schema::scenario_root(), nullptr, "", out);
+  for (const schema::Parameter& p : schema::parameters()) out.push_back(p.path);
   return out;
 }
 

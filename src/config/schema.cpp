@@ -210,16 +210,51 @@ std::string bound_text(const Bound& b, bool lower) {
 bool violates_lo(const Bound& b, double v) { return b.inclusive ? !(v >= b.value) : !(v > b.value); }
 bool violates_hi(const Bound& b, double v) { return b.inclusive ? !(v <= b.value) : !(v < b.value); }
 
-std::string range_text(const Field& f) {
+std::string range_text(const Field& f) { return (f.lo && f.hi ? "in " : "") + range_phrase(f); }
+
+void collect_parameters(const TableSpec& spec, const std::string& prefix, std::vector<Parameter>& out) {
+  for (const auto& f : spec.fields) {
+    const std::string p = prefix.empty() ? f.name : prefix + "." + f.name;
+    if (f.is_leaf()) {
+      out.push_back({p, &f});
+    } else if (f.kind == Kind::kTable) {
+      collect_parameters(*f.table, p, out);
+    } else {
+      collect_parameters(*f.table, p + "." + address_placeholder(f), out);
+    }
+  }
+}
+}  // namespace
+
+std::vector<Parameter> parameters() {
+  std::vector<Parameter> out;
+  collect_parameters(scenario_root(), "", out);
+  return out;
+}
+
+std::string type_name(const Field& f) {
+  const std::string n = f.length ? std::to_string(f.length) + " " : std::string();
+  switch (f.kind) {
+    case Kind::kInt: return "integer";
+    case Kind::kFloat: return "number";
+    case Kind::kString: return "string";
+    case Kind::kFloatArray: return "array of " + n + "numbers";
+    case Kind::kStringArray: return "array of " + n + "strings";
+    case Kind::kTable: return "table";
+    case Kind::kTableArray: return "array of tables";
+  }
+  return "value";
+}
+
+std::string range_phrase(const Field& f) {
   if (f.lo && f.hi) {
-    return std::string("in ") + (f.lo->inclusive ? "[" : "(") + format_number(f.lo->value) + ", " +
+    return std::string(f.lo->inclusive ? "[" : "(") + format_number(f.lo->value) + ", " +
            format_number(f.hi->value) + (f.hi->inclusive ? "]" : ")");
   }
   if (f.lo) return bound_text(*f.lo, true);
   if (f.hi) return bound_text(*f.hi, false);
   return "";
 }
-}  // namespace
 
 std::string bound_phrase(const Field& f, double v) {
   if (!std::isfinite(v)) return "must be a finite number";

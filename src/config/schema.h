@@ -96,6 +96,21 @@ const TableSpec& scenario_root();
 /// "<name>" for cluster.region, "<model>" for workload.mix, "<a>/<b>" for network.link.
 std::string address_placeholder(const Field& table_array);
 
+/// A settable parameter: its path as listed by scenario_paths() and its field.
+struct Parameter {
+  std::string path;  ///< e.g. "network.bandwidth_scale", "cluster.region.<name>.gpus"
+  const Field* field = nullptr;
+};
+
+/// Every leaf of the schema in schema order; entries of arrays of tables appear with their
+/// address_placeholder() segment. config::scenario_paths() is the list of their paths.
+std::vector<Parameter> parameters();
+
+/// "integer", "number", "string", "array of 24 numbers", "array of 2 strings", "table", ...
+std::string type_name(const Field& f);
+/// The bounds as an interval or a single bound: "(0, 1]", "[1, 1000000]", ">= 0"; "" if none.
+std::string range_phrase(const Field& f);
+
 /// "must be > 0", "must be <= 1", ... for the bound the value violates (or the full range).
 std::string bound_phrase(const Field& f, double value);
 /// "an integer >= 1", "a number in (0, 1]", "a string", "24 numbers > 0", ...

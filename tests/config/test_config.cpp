@@ -6,6 +6,8 @@
 #include "expectations.h"
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -282,66 +284,69 @@ model = "tiny"
 )";
 
 // The defaults live in the model structs' initialisers; before that, the loader had its own
-// literals. Every absent key must still load bit for bit as the old literal did (EXPECT_EQ on
-// doubles, not EXPECT_DOUBLE_EQ).
+// literals. Every absent key must still load exactly the double the old literal gave: the bit
+// patterns are compared (so even -0.0 against 0.0 would fail).
 TEST(GoodScenario, DefaultsAreTheOldLiteralsBitForBit) {
   const Scenario sc = load_scenario_string(kOnlyRequired, "only-required.toml");
-  EXPECT_EQ(sc.seed, 1u);
-  EXPECT_EQ(sc.compute.mfu, 0.4);
-  EXPECT_EQ(sc.compute.tp_efficiency, 0.9);
-  EXPECT_EQ(sc.compute.optimizer_step_s, 0.0);
-  EXPECT_EQ(sc.bandwidth_scale, 1.0);
-  EXPECT_EQ(sc.capacity_scale, 1.0);
-  // Old: units::gbps_to_bytes_per_s(100.0) and units::ms_to_s(0.01) in the loader, 100e9 / 8
-  // and 1e-5 in Topology's initialisers: all the same doubles.
-  EXPECT_EQ(sc.topology.intra_bandwidth_bytes_per_s, 100.0 * 1e9 / 8.0);
-  EXPECT_EQ(sc.topology.intra_bandwidth_bytes_per_s, 100e9 / 8);
-  EXPECT_EQ(sc.topology.intra_latency_s, 0.01 * 1e-3);
-  EXPECT_EQ(sc.topology.intra_latency_s, 1e-5);
-  EXPECT_EQ(Topology{}.intra_latency_s, 1e-5);
-  EXPECT_EQ(Topology{}.intra_bandwidth_bytes_per_s, 100e9 / 8);
-
   ASSERT_EQ(sc.topology.regions.size(), 2u);
-  for (const Region& r : sc.topology.regions) {
-    EXPECT_EQ(r.utc_offset_h, 0.0) << r.name;
-    EXPECT_EQ(r.pue, 1.0) << r.name;
-    EXPECT_EQ(r.carbon_g_per_kwh, 0.0) << r.name;
-  }
+  ASSERT_EQ(sc.workload.mix.size(), 1u);
+  const Region& ra = sc.topology.regions[0];
+  const Region& rb = sc.topology.regions[1];
   const Link& ab = sc.topology.link(0, 1);
   const Link& ba = sc.topology.link(1, 0);
-  EXPECT_EQ(ab.capacity_bytes_per_s, 8.0 * 1e9 / 8.0);
-  EXPECT_EQ(ba.capacity_bytes_per_s, ab.capacity_bytes_per_s);  // reverse_bandwidth_gbps = bandwidth_gbps
-  EXPECT_EQ(ab.latency_s, 5 * 1e-3);
-
-  const LlmSpec& tiny = sc.llms.back();
-  EXPECT_EQ(tiny.name, "tiny");
-  EXPECT_EQ(tiny.bytes_per_elem, 2);
-
+  const ModelMixEntry& mix = sc.workload.mix[0];
   const WorkloadOptions& w = sc.workload;
-  EXPECT_EQ(w.num_jobs, 200);
-  EXPECT_EQ(w.arrival_rate_per_hour, 4.0);
-  EXPECT_EQ(w.load_scale, 1.0);
-  EXPECT_EQ(w.duration_min_h, 0.5);
-  EXPECT_EQ(w.duration_max_h, 72.0);
-  EXPECT_EQ(w.duration_pareto_alpha, 1.1);
-  EXPECT_EQ(w.reference_gpu, "A100-80GB");
-  EXPECT_TRUE(sc.trace_jobs.empty());
-  ASSERT_EQ(w.mix.size(), 1u);
-  EXPECT_EQ(w.mix[0].weight, 1.0);
-  EXPECT_EQ(w.mix[0].gpus_per_stage, 1);
-  EXPECT_EQ(w.mix[0].micro_batch_size, 1);
-  EXPECT_EQ(w.mix[0].micro_batches, 16);
-  EXPECT_EQ(w.mix[0].stage_multiplier, 1.0);
-
   const SchedulerParams& s = sc.scheduler;
+  struct Loaded {
+    const char* key;
+    double value;  // as loaded (integers converted exactly)
+    double old;    // the old loader's literal (expression)
+  };
+  const Loaded loaded[] = {
+      {"scenario.seed", static_cast<double>(sc.seed), 1},
+      {"sim.mfu", sc.compute.mfu, 0.4},
+      {"sim.tp_efficiency", sc.compute.tp_efficiency, 0.9},
+      {"sim.optimizer_step_s", sc.compute.optimizer_step_s, 0.0},
+      {"network.bandwidth_scale", sc.bandwidth_scale, 1.0},
+      {"network.intra_bandwidth_gbps", sc.topology.intra_bandwidth_bytes_per_s, 100.0 * 1e9 / 8.0},  // gbps_to_bytes_per_s(100.0)
+      {"network.intra_latency_ms", sc.topology.intra_latency_s, 0.01 * 1e-3},                        // ms_to_s(0.01)
+      {"Topology{}.intra_bandwidth_bytes_per_s", Topology{}.intra_bandwidth_bytes_per_s, 100e9 / 8},
+      {"Topology{}.intra_latency_s", Topology{}.intra_latency_s, 1e-5},
+      {"network.link.a/b.reverse_bandwidth_gbps", ba.capacity_bytes_per_s, ab.capacity_bytes_per_s},
+      {"cluster.capacity_scale", sc.capacity_scale, 1.0},
+      {"cluster.region.a.utc_offset_h", ra.utc_offset_h, 0.0},
+      {"cluster.region.a.pue", ra.pue, 1.0},
+      {"cluster.region.a.carbon_g_per_kwh", ra.carbon_g_per_kwh, 0.0},
+      {"cluster.region.b.utc_offset_h", rb.utc_offset_h, 0.0},
+      {"cluster.region.b.pue", rb.pue, 1.0},
+      {"cluster.region.b.carbon_g_per_kwh", rb.carbon_g_per_kwh, 0.0},
+      {"model.tiny.bytes_per_elem", static_cast<double>(sc.llms.back().bytes_per_elem), 2},
+      {"workload.num_jobs", static_cast<double>(w.num_jobs), 200},
+      {"workload.arrival_rate_per_hour", w.arrival_rate_per_hour, 4.0},
+      {"workload.load_scale", w.load_scale, 1.0},
+      {"workload.duration_min_h", w.duration_min_h, 0.5},
+      {"workload.duration_max_h", w.duration_max_h, 72.0},
+      {"workload.duration_pareto_alpha", w.duration_pareto_alpha, 1.1},
+      {"workload.mix.tiny.weight", mix.weight, 1.0},
+      {"workload.mix.tiny.gpus_per_stage", static_cast<double>(mix.gpus_per_stage), 1},
+      {"workload.mix.tiny.micro_batch_size", static_cast<double>(mix.micro_batch_size), 1},
+      {"workload.mix.tiny.micro_batches", static_cast<double>(mix.micro_batches), 16},
+      {"workload.mix.tiny.stage_multiplier", mix.stage_multiplier, 1.0},
+      {"scheduler.max_region_switches", static_cast<double>(s.max_region_switches), 3},
+      {"scheduler.epsilon", s.epsilon, 0.1},
+      {"scheduler.priority_runtime_weight", s.priority_runtime_weight, 1.0},
+      {"scheduler.priority_network_weight", s.priority_network_weight, 1.0},
+      {"scheduler.priority_aging", s.priority_aging, 1.0},
+      {"scheduler.view_staleness_s", s.view_staleness_s, 0.0},
+      {"scheduler.view_noise_sigma", s.view_noise_sigma, 0.0},
+  };
+  for (const Loaded& l : loaded)
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(l.value), std::bit_cast<std::uint64_t>(l.old))
+        << l.key << ": " << format_number(l.value) << " vs " << format_number(l.old);
+  EXPECT_EQ(sc.llms.back().name, "tiny");
+  EXPECT_EQ(w.reference_gpu, "A100-80GB");
   EXPECT_EQ(s.preset, "bace-pipe");
-  EXPECT_EQ(s.max_region_switches, 3);
-  EXPECT_EQ(s.epsilon, 0.1);
-  EXPECT_EQ(s.priority_runtime_weight, 1.0);
-  EXPECT_EQ(s.priority_network_weight, 1.0);
-  EXPECT_EQ(s.priority_aging, 1.0);
-  EXPECT_EQ(s.view_staleness_s, 0.0);
-  EXPECT_EQ(s.view_noise_sigma, 0.0);
+  EXPECT_TRUE(sc.trace_jobs.empty());
 }
 
 TEST(GoodScenario, TraceReplayRelativeToScenarioFile) {
@@ -550,6 +555,29 @@ TEST(Paths, ScenarioPathsCoverTheSchema) {
                         "workload.mix.<model>.weight", "scheduler.epsilon", "scheduler.view_noise_sigma"})
     EXPECT_NE(std::find(paths.begin(), paths.end(), p), paths.end()) << p;
   EXPECT_EQ(paths.size(), 54u);
+}
+
+// What `geopipe list params` prints: the same paths, with each field's type and range.
+TEST(Paths, ParametersDescribeEachPath) {
+  const auto params = schema::parameters();
+  const auto paths = scenario_paths();
+  ASSERT_EQ(params.size(), paths.size());
+  for (std::size_t i = 0; i < params.size(); ++i) EXPECT_EQ(params[i].path, paths[i]);
+  auto field = [&](const std::string& path) -> const schema::Field& {
+    for (const auto& p : params)
+      if (p.path == path) return *p.field;
+    ADD_FAILURE() << "no parameter " << path;
+    return *params.front().field;
+  };
+  EXPECT_EQ(schema::type_name(field("sim.mfu")), "number");
+  EXPECT_EQ(schema::range_phrase(field("sim.mfu")), "(0, 1]");
+  EXPECT_EQ(field("sim.mfu").default_text, "0.4");
+  EXPECT_EQ(schema::type_name(field("cluster.region.<name>.price_profile_usd_per_kwh")), "array of 24 numbers");
+  EXPECT_EQ(schema::range_phrase(field("cluster.region.<name>.gpus")), "[1, 1000000]");
+  EXPECT_EQ(schema::range_phrase(field("scheduler.epsilon")), ">= 0");
+  EXPECT_EQ(schema::range_phrase(field("scenario.name")), "");
+  EXPECT_EQ(field("network.intra_latency_ms").default_text, "0.01");
+  EXPECT_EQ(field("scheduler.preset").default_text, "\"bace-pipe\"");
 }
 
 TEST(Paths, EveryPathIsDocumented) {
