@@ -1,5 +1,6 @@
-// Scenario TOML -> geopipe::Scenario: generic schema validation (config/schema.h), then the
-// cross-field and semantic rules, unit conversion (model/units.h) and the job-fit checks.
+// Scenario TOML -> geopipe::Scenario: generic schema validation (config/schema_check.h), then
+// the cross-field and semantic rules, unit conversion (model/units.h) and the job-fit checks.
+// Absent keys keep the initialisers of the model structs (model/*.h): the one source of defaults.
 #include "config/scenario_loader.h"
 
 #include <algorithm>
@@ -30,7 +31,6 @@
 
 namespace geopipe::config {
 namespace {
-
 
 using schema::kMaxGpusPerRegion;
 
@@ -107,6 +107,7 @@ class Builder {
   void build_cluster(Scenario& sc);
   void build_network(Scenario& sc);
   void build_workload(Scenario& sc);
+  void build_mix(Scenario& sc, const toml::table& workload);
   void build_scheduler(Scenario& sc);
   void check_mix_fits(const Scenario& sc);
   void load_trace(Scenario& sc);
@@ -335,7 +336,11 @@ void Builder::build_workload(Scenario& sc) {
                                        suggestion_suffix(w.reference_gpu, names) + " (expected one of " +
                                        quoted_list(names) + ")");
   }
+  build_mix(sc, t);
+}
 
+void Builder::build_mix(Scenario& sc, const toml::table& t) {
+  WorkloadOptions& w = sc.workload;
   std::vector<std::string> model_names;
   for (const auto& m : sc.llms) model_names.push_back(m.name);
   const auto list = entries(&t, "mix");
