@@ -6,8 +6,9 @@
 //
 // The grid design (sweep_grid.cpp: cartesian product of [[axis]] and [[zip]], then explicit
 // [[point]] entries) is the only one today. Another design (Latin hypercube, Sobol', Morris,
-// one-at-a-time, points read from a CSV) is one more unit implementing SweepDesign, plus its
-// top-level keys and parse function here; it needs no change to the other units.
+// one-at-a-time, points read from a CSV) is one more unit implementing SweepDesign, with its
+// top-level keys and parse function declared here and chosen in Loader::load (sweep_loader.cpp);
+// the members, validation and factory units do not change.
 #pragma once
 
 #include <cstdint>
