@@ -1,20 +1,52 @@
-// geopipe list presets|models|gpus
+// geopipe list presets|models|gpus|params
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
+#include "config/schema.h"
 #include "model/gpu.h"
 #include "model/llm.h"
 #include "model/units.h"
 #include "sched/registry.h"
 
 namespace geopipe::cli {
+namespace {
+
+/// Every scenario parameter (the paths --set and sweep axes take) with its type, default, unit,
+/// range and meaning, from the schema (config/schema.h).
+void print_params() {
+  using Row = std::array<std::string, 6>;
+  std::vector<Row> rows = {{"parameter", "type", "default", "unit", "range", "meaning"}};
+  for (const config::schema::Parameter& p : config::schema::parameters()) {
+    const config::schema::Field& f = *p.field;
+    std::string range = config::schema::range_phrase(f);
+    if (!range.empty() && f.kind == config::schema::Kind::kFloatArray) range += " each";
+    rows.push_back({p.path, config::schema::type_name(f),
+                    !f.default_text.empty() ? f.default_text : f.required ? "required" : "-", f.unit, range, f.doc});
+  }
+  std::array<std::size_t, 5> width{};
+  for (const Row& r : rows)
+    for (std::size_t c = 0; c < width.size(); ++c) width[c] = std::max(width[c], r[c].size());
+  for (const Row& r : rows) {
+    std::string line;
+    for (std::size_t c = 0; c < width.size(); ++c) line += fmt::format("{:<{}}  ", r[c], width[c]);
+    fmt::print("{}{}\n", line, r[5]);
+  }
+}
+
+}  // namespace
 
 void add_list_command(CLI::App& app, int& rc) {
   auto what = std::make_shared<std::string>();
-  CLI::App* cmd = app.add_subcommand("list", "List built-in scheduler presets, LLMs or GPU types");
-  cmd->add_option("what", *what, "presets | models | gpus")->required()->check(CLI::IsMember({"presets", "models", "gpus"}));
+  CLI::App* cmd = app.add_subcommand("list", "List built-in scheduler presets, LLMs, GPU types or scenario parameters");
+  cmd->add_option("what", *what, "presets | models | gpus | params")
+      ->required()
+      ->check(CLI::IsMember({"presets", "models", "gpus", "params"}));
   cmd->callback([what, &rc] {
     if (*what == "presets") {
       for (const auto& p : presets()) fmt::print("{:<20} {}\n", p.name, p.description);
@@ -23,6 +55,8 @@ void add_list_command(CLI::App& app, int& rc) {
       for (const auto& m : builtin_llms())
         fmt::print("{:<12} {:>7} {:>7} {:>7} {:>7} {:>9.2f}\n", m.name, m.layers, m.hidden, m.vocab, m.seq_len,
                    m.total_params() / 1e9);
+    } else if (*what == "params") {
+      print_params();
     } else {
       fmt::print("{:<10} {:>8} {:>7} {:>7} {:>7}\n", "gpu", "TFLOP/s", "mem_GB", "busy_W", "idle_W");
       for (const auto& g : builtin_gpus())

@@ -81,7 +81,7 @@ void add_run_command(CLI::App& app, int& rc) {
   cmd->add_option("-s,--scheduler", args->scheduler,
                   "Preset name, comma-separated names, or 'all' (default: the scenario's [scheduler].preset)");
   cmd->add_option("--seed", args->seed, "Workload seed (default: [scenario].seed)");
-  cmd->add_option("--set", args->sets, "Override a scenario parameter, e.g. --set network.bandwidth_scale=0.5")
+  cmd->add_option("--set", args->sets, "Override a scenario parameter, e.g. --set network.bandwidth_scale=0.5 (`geopipe list params` lists them)")
       ->take_all();
   cmd->add_flag("--json", args->json, "Print the metrics as JSON instead of a table");
   cmd->add_option("--jobs-csv", args->jobs_csv, "Write one row per job (and scheduler) to this CSV file");

@@ -51,7 +51,7 @@ void add_sweep_command(CLI::App& app, int& rc) {
   cmd->add_flag("--dry-run", a->o.dry_run, "Print the scenario count and the first points, run nothing");
   cmd->add_flag("-q,--quiet", a->o.quiet, "No progress output");
   cmd->add_option("--shard", a->shard, "Run only slice K of N (by point and seed): K/N");
-  cmd->add_option("--set", a->sets, "Override a scenario parameter at every point (part of the sweep hash)")->take_all();
+  cmd->add_option("--set", a->sets, "Override a scenario parameter at every point (part of the sweep hash; `geopipe list params` lists them)")->take_all();
   cmd->add_option("--progress-interval", a->o.progress_interval_s, "Seconds between progress lines when stderr is not a terminal")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--flush-interval", a->o.flush_interval_s, "Seconds between HDF5 flushes")->check(CLI::PositiveNumber);

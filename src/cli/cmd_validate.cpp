@@ -18,7 +18,7 @@ void add_validate_command(CLI::App& app, int& rc) {
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("validate", "Check a scenario file and print a short summary (runs nothing)");
   cmd->add_option("file", args->file, "Scenario file (TOML)")->required();
-  cmd->add_option("--set", args->sets, "Override a parameter before validating")->take_all();
+  cmd->add_option("--set", args->sets, "Override a scenario parameter before validating (`geopipe list params` lists them)")->take_all();
   cmd->callback([args, &rc] {
     rc = guarded([&] {
       std::vector<config::Override> ov;

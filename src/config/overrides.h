@@ -13,6 +13,7 @@
 #include <toml++/toml.h>
 
 #include "config/scenario_loader.h"
+#include "config/toml_text.h"  // toml_quote(), used with overrides
 
 namespace geopipe::config {
 
@@ -25,10 +26,6 @@ void apply_override(toml::table& root, const Override& o);
 
 /// Applies overrides in order (a later one wins over an earlier one for the same path).
 void apply_overrides(toml::table& root, const std::vector<Override>& overrides);
-
-/// `s` as a TOML basic string literal (quoted, with escapes): the value text of an override
-/// that must be a string.
-std::string toml_quote(const std::string& s);
 
 /// Every settable path of this document with array entries expanded by name
 /// ("cluster.region.us-east.gpus", ...), plus the schema's non-array paths. Used for

@@ -1,5 +1,6 @@
-// Scenario TOML -> geopipe::Scenario: generic schema validation (config/schema.h), then the
-// cross-field and semantic rules, unit conversion (model/units.h) and the job-fit checks.
+// Scenario TOML -> geopipe::Scenario: generic schema validation (config/schema_check.h), then
+// the cross-field and semantic rules, unit conversion (model/units.h) and the job-fit checks.
+// Absent keys keep the initialisers of the model structs (model/*.h): the one source of defaults.
 #include "config/scenario_loader.h"
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include "config/error.h"
 #include "config/overrides.h"
 #include "config/schema.h"
+#include "config/schema_check.h"
 #include "config/toml_error.h"
 #include "config/toml_scenario.h"
 #include "model/gpu.h"
@@ -30,28 +32,7 @@
 namespace geopipe::config {
 namespace {
 
-using schema::Field;
-using schema::Kind;
-using schema::TableSpec;
-
-constexpr int kMaxGpusPerRegion = 1'000'000;
-
-std::string join_path(const std::string& prefix, std::string_view key) {
-  return prefix.empty() ? std::string(key) : prefix + "." + std::string(key);
-}
-
-double number_of(const toml::node& n) {
-  if (const auto* i = n.as_integer()) return static_cast<double>(i->get());
-  if (const auto* f = n.as_floating_point()) return f->get();
-  return std::nan("");
-}
-
-std::string value_text(const toml::node& n) {
-  if (n.is_number()) return format_number(number_of(n));
-  if (const auto* s = n.as_string()) return "\"" + s->get() + "\"";
-  if (const auto* b = n.as_boolean()) return b->get() ? "true" : "false";
-  return "";
-}
+using schema::kMaxGpusPerRegion;
 
 std::string gb(double bytes) {
   std::ostringstream os;
@@ -78,39 +59,33 @@ class Builder {
   std::string base_dir_;
 
   [[noreturn]] void fail(const toml::source_region& r, const std::string& msg) const { throw error_at(r, file_, msg); }
-  [[noreturn]] void fail(const toml::node& n, const std::string& msg) const { fail(region_of(n), msg); }
+  [[noreturn]] void fail(const toml::node& n, const std::string& msg) const { fail(region_of(n, file_), msg); }
 
-  /// Source region of a node; the root table (which has none) is 1:1 of the file.
-  toml::source_region region_of(const toml::node& n) const {
-    toml::source_region r = n.source();
-    if (r.begin.line == 0) {
-      r.begin = {1, 1};
-      if (!r.path) r.path = std::make_shared<const std::string>(file_);
-    }
-    return r;
-  }
-
-  // ---- generic schema validation ----
-  void check_table(const toml::table& t, const TableSpec& spec, const std::string& path, bool entry);
-  void check_leaf(const toml::node& n, const Field& f, const std::string& path);
-  void check_number(const toml::node& n, const Field& f, const std::string& path, bool integer);
-
-  // ---- readers for validated tables ----
+  // ---- readers for schema-checked tables ----
+  // read(t, key, out) overwrites `out` only if the key is present: the defaults of absent keys
+  // are the initialisers of the model structs (model/*.h), and nowhere else.
   static const toml::node* get(const toml::table& t, std::string_view k) { return t.get(k); }
-  static double num(const toml::table& t, std::string_view k, double def) {
-    const toml::node* n = t.get(k);
-    return n ? number_of(*n) : def;
+  static void read(const toml::table& t, std::string_view k, double& out) {
+    if (const toml::node* n = t.get(k)) out = number_of(*n);
   }
-  static std::int64_t integer(const toml::table& t, std::string_view k, std::int64_t def) {
-    const toml::node* n = t.get(k);
-    return n ? n->as_integer()->get() : def;
+  static void read(const toml::table& t, std::string_view k, std::int64_t& out) {
+    if (const toml::node* n = t.get(k)) out = n->as_integer()->get();
   }
-  static int int32(const toml::table& t, std::string_view k, int def) {
-    return static_cast<int>(integer(t, k, def));  // schema bounds keep it inside int
+  static void read(const toml::table& t, std::string_view k, std::uint64_t& out) {
+    if (const toml::node* n = t.get(k)) out = static_cast<std::uint64_t>(n->as_integer()->get());
   }
-  static std::string str(const toml::table& t, std::string_view k, const std::string& def) {
-    const toml::node* n = t.get(k);
-    return n ? n->as_string()->get() : def;
+  static void read(const toml::table& t, std::string_view k, int& out) {
+    if (const toml::node* n = t.get(k)) out = static_cast<int>(n->as_integer()->get());  // schema bounds keep it inside int
+  }
+  static void read(const toml::table& t, std::string_view k, std::string& out) {
+    if (const toml::node* n = t.get(k)) out = n->as_string()->get();
+  }
+  /// Value of a key the schema requires (so it is present).
+  template <class T>
+  static T required(const toml::table& t, std::string_view k) {
+    T v{};
+    read(t, k, v);
+    return v;
   }
   static const toml::table* table(const toml::table& t, std::string_view k) { return t.get_as<toml::table>(k); }
   static std::vector<const toml::table*> entries(const toml::table* t, std::string_view k) {
@@ -132,132 +107,13 @@ class Builder {
   void build_cluster(Scenario& sc);
   void build_network(Scenario& sc);
   void build_workload(Scenario& sc);
+  void build_mix(Scenario& sc, const toml::table& workload);
   void build_scheduler(Scenario& sc);
   void check_mix_fits(const Scenario& sc);
   void load_trace(Scenario& sc);
 
   std::string unfit_details(const JobProfile& p, const Topology& topo) const;
 };
-
-// ============================================================================================
-// Generic validation
-// ============================================================================================
-
-void Builder::check_number(const toml::node& n, const Field& f, const std::string& path, bool int_only) {
-  if (int_only) {
-    if (!n.is_integer()) {
-      std::string got = type_phrase(n.type());
-      if (n.is_floating_point()) got += " (" + value_text(n) + ")";
-      fail(n, path + ": expected an integer, got " + got);
-    }
-  } else if (!n.is_number()) {
-    fail(n, path + ": expected a number, got " + type_phrase(n.type()));
-  }
-  const double v = number_of(n);
-  const bool bad = !std::isfinite(v) || (f.lo && (f.lo->inclusive ? !(v >= f.lo->value) : !(v > f.lo->value))) ||
-                   (f.hi && (f.hi->inclusive ? !(v <= f.hi->value) : !(v < f.hi->value)));
-  if (bad) fail(n, path + " " + schema::bound_phrase(f, v) + " (got " + value_text(n) + ")");
-}
-
-void Builder::check_leaf(const toml::node& n, const Field& f, const std::string& path) {
-  switch (f.kind) {
-    case Kind::kInt: check_number(n, f, path, true); return;
-    case Kind::kFloat: check_number(n, f, path, false); return;
-    case Kind::kString:
-      if (!n.is_string()) fail(n, path + ": expected a string, got " + type_phrase(n.type()));
-      return;
-    case Kind::kFloatArray:
-    case Kind::kStringArray: {
-      const toml::array* a = n.as_array();
-      if (!a) fail(n, path + ": expected " + schema::expectation_phrase(f) + ", got " + type_phrase(n.type()));
-      if (f.length && a->size() != f.length) {
-        fail(n, path + ": expected " + schema::expectation_phrase(f) + ", got " + std::to_string(a->size()) +
-                    (a->size() == 1 ? " value" : " values"));
-      }
-      for (std::size_t i = 0; i < a->size(); ++i) {
-        const toml::node& e = *a->get(i);
-        const std::string ep = path + "[" + std::to_string(i) + "]";
-        if (f.kind == Kind::kFloatArray) {
-          check_number(e, f, ep, false);
-        } else if (!e.is_string()) {
-          fail(e, ep + ": expected a string, got " + type_phrase(e.type()));
-        }
-      }
-      return;
-    }
-    case Kind::kTable:
-    case Kind::kTableArray: break;
-  }
-}
-
-void Builder::check_table(const toml::table& t, const TableSpec& spec, const std::string& path, bool entry) {
-  const std::string where = path.empty() ? "at the top level" : entry ? "in " + path : "in [" + path + "]";
-  const std::string noun = path.empty() ? "the scenario" : entry ? path : "[" + path + "]";
-
-  // Keys in file order (toml::table iterates alphabetically).
-  std::vector<std::pair<const toml::key*, const toml::node*>> keys;
-  for (const auto& [k, v] : t) keys.emplace_back(&k, &v);
-  std::stable_sort(keys.begin(), keys.end(), [](const auto& a, const auto& b) {
-    const auto& ra = a.first->source().begin;
-    const auto& rb = b.first->source().begin;
-    return ra.line != rb.line ? ra.line < rb.line : ra.column < rb.column;
-  });
-
-  for (const auto& [k, v] : keys) {
-    if (spec.find(k->str())) continue;
-    std::string msg = "unknown key '" + std::string(k->str()) + "' " + where;
-    const std::vector<std::string> names = spec.names();
-    if (auto s = did_you_mean(k->str(), names)) {
-      msg += " (did you mean '" + *s + "'?)";
-    } else {
-      msg += " (expected one of " + quoted_list(names) + ")";
-    }
-    toml::source_region r = k->source();
-    if (r.begin.line == 0) r = region_of(*v);
-    fail(r, msg);
-  }
-
-  for (const auto& [k, v] : keys) {
-    const Field& f = *spec.find(k->str());
-    const std::string p = join_path(path, f.name);
-    if (f.kind == Kind::kTable) {
-      const toml::table* sub = v->as_table();
-      if (!sub) fail(*v, p + ": expected a table [" + p + "], got " + type_phrase(v->type()));
-      check_table(*sub, *f.table, p, false);
-    } else if (f.kind == Kind::kTableArray) {
-      const toml::array* a = v->as_array();
-      if (!a) {
-        fail(*v, p + ": expected an array of tables [[" + p + "]], got " + type_phrase(v->type()) +
-                     (v->is_table() ? " (write [[" + p + "]], not [" + p + "])" : ""));
-      }
-      if (a->size() < f.min_entries)
-        fail(*v, p + ": expected at least " + std::to_string(f.min_entries) + " [[" + p + "]] entries, got " +
-                     std::to_string(a->size()));
-      if (f.max_entries && a->size() > f.max_entries)
-        fail(*v, p + ": expected at most " + std::to_string(f.max_entries) + " [[" + p + "]] entries, got " +
-                     std::to_string(a->size()));
-      for (std::size_t i = 0; i < a->size(); ++i) {
-        const toml::node& e = *a->get(i);
-        const std::string ep = p + "[" + std::to_string(i) + "]";
-        if (!e.is_table()) fail(e, ep + ": expected a table, got " + type_phrase(e.type()));
-        check_table(*e.as_table(), *f.table, ep, true);
-      }
-    } else {
-      check_leaf(*v, f, p);
-    }
-  }
-
-  for (const auto& f : spec.fields) {
-    if (!f.required || t.contains(f.name)) continue;
-    const std::string p = join_path(path, f.name);
-    if (f.kind == Kind::kTable) fail(region_of(t), "missing required table [" + p + "]");
-    if (f.kind == Kind::kTableArray)
-      fail(region_of(t), noun + " is missing required [[" + p + "]] entries (expected at least " +
-                             std::to_string(std::max<std::size_t>(1, f.min_entries)) + ")");
-    fail(region_of(t), noun + " is missing required key '" + f.name + "' (expected " +
-                           schema::expectation_phrase(f) + ")");
-  }
-}
 
 // ============================================================================================
 // Sections
@@ -271,7 +127,7 @@ void Builder::build_gpus(Scenario& sc) {
     const toml::table& t = *list[i];
     const std::string p = "gpu[" + std::to_string(i) + "]";
     require_nonempty(t, "name", p + ".name");
-    const std::string name = str(t, "name", "");
+    const std::string name = required<std::string>(t, "name");
     const toml::node& nn = *get(t, "name");
     if (find_builtin_gpu(name)) fail(nn, p + ".name: '" + name + "' is a built-in GPU type (expected a new name)");
     if (auto it = seen.find(name); it != seen.end())
@@ -279,10 +135,10 @@ void Builder::build_gpus(Scenario& sc) {
     seen[name] = &nn;
     GpuType g;
     g.name = name;
-    g.peak_flops = units::tflops_to_flops(num(t, "peak_tflops", 0));
-    g.memory_bytes = units::gb_to_bytes(num(t, "memory_gb", 0));
-    g.busy_power_w = num(t, "busy_power_w", 0);
-    g.idle_power_w = num(t, "idle_power_w", 0);
+    g.peak_flops = units::tflops_to_flops(required<double>(t, "peak_tflops"));
+    g.memory_bytes = units::gb_to_bytes(required<double>(t, "memory_gb"));
+    read(t, "busy_power_w", g.busy_power_w);
+    read(t, "idle_power_w", g.idle_power_w);
     if (g.idle_power_w > g.busy_power_w)
       fail(*get(t, "idle_power_w"), p + ".idle_power_w must be <= busy_power_w (got " +
                                         format_number(g.idle_power_w) + " > " + format_number(g.busy_power_w) + ")");
@@ -298,7 +154,7 @@ void Builder::build_models(Scenario& sc) {
     const toml::table& t = *list[i];
     const std::string p = "model[" + std::to_string(i) + "]";
     require_nonempty(t, "name", p + ".name");
-    const std::string name = str(t, "name", "");
+    const std::string name = required<std::string>(t, "name");
     const toml::node& nn = *get(t, "name");
     if (find_builtin_llm(name)) fail(nn, p + ".name: '" + name + "' is a built-in model (expected a new name)");
     if (auto it = seen.find(name); it != seen.end())
@@ -306,18 +162,18 @@ void Builder::build_models(Scenario& sc) {
     seen[name] = &nn;
     LlmSpec m;
     m.name = name;
-    m.layers = int32(t, "layers", 1);
-    m.hidden = int32(t, "hidden", 1);
-    m.vocab = int32(t, "vocab", 1);
-    m.seq_len = int32(t, "seq_len", 1);
-    m.bytes_per_elem = int32(t, "bytes_per_elem", 2);
+    read(t, "layers", m.layers);
+    read(t, "hidden", m.hidden);
+    read(t, "vocab", m.vocab);
+    read(t, "seq_len", m.seq_len);
+    read(t, "bytes_per_elem", m.bytes_per_elem);
     sc.llms.push_back(m);
   }
 }
 
 void Builder::build_cluster(Scenario& sc) {
   const toml::table& ct = *table(root_, "cluster");
-  sc.capacity_scale = num(ct, "capacity_scale", 1.0);
+  read(ct, "capacity_scale", sc.capacity_scale);
   std::vector<std::string> gpu_names;
   for (const auto& g : sc.topology.gpu_types) gpu_names.push_back(g.name);
 
@@ -328,13 +184,13 @@ void Builder::build_cluster(Scenario& sc) {
     const std::string p = "cluster.region[" + std::to_string(i) + "]";
     require_nonempty(t, "name", p + ".name");
     Region r;
-    r.name = str(t, "name", "");
+    read(t, "name", r.name);
     const toml::node& nn = *get(t, "name");
     if (auto it = seen.find(r.name); it != seen.end())
       fail(nn, p + ".name: duplicate region '" + r.name + "' (first defined" + line_note(*it->second) + ")");
     seen[r.name] = &nn;
 
-    const std::string gname = str(t, "gpu", "");
+    const std::string gname = required<std::string>(t, "gpu");
     const auto git = std::find(gpu_names.begin(), gpu_names.end(), gname);
     if (git == gpu_names.end()) {
       fail(*get(t, "gpu"), p + ".gpu: unknown GPU type '" + gname + "'" + suggestion_suffix(gname, gpu_names) +
@@ -342,7 +198,7 @@ void Builder::build_cluster(Scenario& sc) {
     }
     r.gpu_type = static_cast<int>(git - gpu_names.begin());
 
-    const std::int64_t gpus = integer(t, "gpus", 1);
+    const auto gpus = required<std::int64_t>(t, "gpus");
     const double scaled = std::max(0.0, std::round(static_cast<double>(gpus) * sc.capacity_scale));
     if (scaled > kMaxGpusPerRegion) {
       const toml::node* at = get(ct, "capacity_scale");
@@ -355,7 +211,7 @@ void Builder::build_cluster(Scenario& sc) {
 
     const toml::node* flat = get(t, "price_usd_per_kwh");
     const toml::node* prof = get(t, "price_profile_usd_per_kwh");
-    r.utc_offset_h = num(t, "utc_offset_h", 0.0);
+    read(t, "utc_offset_h", r.utc_offset_h);
     if (flat && prof) {
       const toml::node& later = (prof->source().begin.line > flat->source().begin.line) ? *prof : *flat;
       fail(later, p + ": give exactly one of price_usd_per_kwh and price_profile_usd_per_kwh, not both");
@@ -371,8 +227,8 @@ void Builder::build_cluster(Scenario& sc) {
       for (std::size_t h = 0; h < 24; ++h) hourly[h] = number_of(*a.get(h));
       r.price = PriceProfile::hourly(hourly, r.utc_offset_h);
     }
-    r.pue = num(t, "pue", 1.0);
-    r.carbon_g_per_kwh = num(t, "carbon_g_per_kwh", 0.0);
+    read(t, "pue", r.pue);
+    read(t, "carbon_g_per_kwh", r.carbon_g_per_kwh);
     sc.topology.regions.push_back(std::move(r));
   }
   if (sc.topology.total_gpus() <= 0) {
@@ -389,9 +245,10 @@ void Builder::build_network(Scenario& sc) {
   const toml::table* nt = table(root_, "network");
   const toml::table empty;
   const toml::table& t = nt ? *nt : empty;
-  sc.bandwidth_scale = num(t, "bandwidth_scale", 1.0);
-  topo.intra_bandwidth_bytes_per_s = units::gbps_to_bytes_per_s(num(t, "intra_bandwidth_gbps", 100.0));
-  topo.intra_latency_s = units::ms_to_s(num(t, "intra_latency_ms", 0.01));
+  read(t, "bandwidth_scale", sc.bandwidth_scale);
+  if (const toml::node* n = get(t, "intra_bandwidth_gbps"))
+    topo.intra_bandwidth_bytes_per_s = units::gbps_to_bytes_per_s(number_of(*n));
+  if (const toml::node* n = get(t, "intra_latency_ms")) topo.intra_latency_s = units::ms_to_s(number_of(*n));
   if (!std::isfinite(topo.intra_bandwidth_bytes_per_s))
     fail(*get(t, "intra_bandwidth_gbps"), "network.intra_bandwidth_gbps is too large (expected a finite bandwidth)");
 
@@ -423,9 +280,10 @@ void Builder::build_network(Scenario& sc) {
                    std::to_string(it->second) + "]" + line_note(*list[it->second]) + ")");
     seen[key] = i;
 
-    const double fwd = num(lt, "bandwidth_gbps", 0);
-    const double rev = num(lt, "reverse_bandwidth_gbps", fwd);
-    const double lat = units::ms_to_s(num(lt, "latency_ms", 0));
+    const auto fwd = required<double>(lt, "bandwidth_gbps");
+    double rev = fwd;  // reverse_bandwidth_gbps defaults to bandwidth_gbps
+    read(lt, "reverse_bandwidth_gbps", rev);
+    const double lat = units::ms_to_s(required<double>(lt, "latency_ms"));
     Link& ab = topo.link(idx[0], idx[1]);
     Link& ba = topo.link(idx[1], idx[0]);
     ab.capacity_bytes_per_s = units::gbps_to_bytes_per_s(fwd) * sc.bandwidth_scale;
@@ -440,13 +298,13 @@ void Builder::build_network(Scenario& sc) {
 void Builder::build_workload(Scenario& sc) {
   const toml::table& t = *table(root_, "workload");
   WorkloadOptions& w = sc.workload;
-  w.num_jobs = int32(t, "num_jobs", 200);
-  w.arrival_rate_per_hour = num(t, "arrival_rate_per_hour", 4.0);
-  w.load_scale = num(t, "load_scale", 1.0);
-  w.duration_min_h = num(t, "duration_min_h", 0.5);
-  w.duration_max_h = num(t, "duration_max_h", 72.0);
-  w.duration_pareto_alpha = num(t, "duration_pareto_alpha", 1.1);
-  w.reference_gpu = str(t, "reference_gpu", "A100-80GB");
+  read(t, "num_jobs", w.num_jobs);
+  read(t, "arrival_rate_per_hour", w.arrival_rate_per_hour);
+  read(t, "load_scale", w.load_scale);
+  read(t, "duration_min_h", w.duration_min_h);
+  read(t, "duration_max_h", w.duration_max_h);
+  read(t, "duration_pareto_alpha", w.duration_pareto_alpha);
+  read(t, "reference_gpu", w.reference_gpu);
 
   const double rate = w.arrival_rate_per_hour * w.load_scale / units::kSecondsPerHour;
   if (!std::isfinite(rate) || !(rate > 0)) {
@@ -478,7 +336,11 @@ void Builder::build_workload(Scenario& sc) {
                                        suggestion_suffix(w.reference_gpu, names) + " (expected one of " +
                                        quoted_list(names) + ")");
   }
+  build_mix(sc, t);
+}
 
+void Builder::build_mix(Scenario& sc, const toml::table& t) {
+  WorkloadOptions& w = sc.workload;
   std::vector<std::string> model_names;
   for (const auto& m : sc.llms) model_names.push_back(m.name);
   const auto list = entries(&t, "mix");
@@ -486,17 +348,17 @@ void Builder::build_workload(Scenario& sc) {
     const toml::table& mt = *list[i];
     const std::string p = "workload.mix[" + std::to_string(i) + "]";
     ModelMixEntry e;
-    const std::string model = str(mt, "model", "");
+    const std::string model = required<std::string>(mt, "model");
     const auto it = std::find(model_names.begin(), model_names.end(), model);
     if (it == model_names.end())
       fail(*get(mt, "model"), p + ".model: unknown model '" + model + "'" + suggestion_suffix(model, model_names) +
                                   " (expected one of " + quoted_list(model_names) + ", or a [[model]] defined in the file)");
     e.model = static_cast<int>(it - model_names.begin());
-    e.weight = num(mt, "weight", 1.0);
-    e.gpus_per_stage = int32(mt, "gpus_per_stage", 1);
-    e.micro_batch_size = int32(mt, "micro_batch_size", 1);
-    e.micro_batches = int32(mt, "micro_batches", 16);
-    e.stage_multiplier = num(mt, "stage_multiplier", 1.0);
+    read(mt, "weight", e.weight);
+    read(mt, "gpus_per_stage", e.gpus_per_stage);
+    read(mt, "micro_batch_size", e.micro_batch_size);
+    read(mt, "micro_batches", e.micro_batches);
+    read(mt, "stage_multiplier", e.stage_multiplier);
     w.mix.push_back(e);
   }
   double total_w = 0;
@@ -520,19 +382,19 @@ void Builder::build_scheduler(Scenario& sc) {
   const toml::table* st = table(root_, "scheduler");
   if (!st) return;
   SchedulerParams& s = sc.scheduler;
-  s.preset = str(*st, "preset", s.preset);
+  read(*st, "preset", s.preset);
   if (const toml::node* pn = get(*st, "preset"); pn && !find_preset(s.preset)) {
     const std::vector<std::string> names = preset_names();
     fail(*pn, "scheduler.preset: unknown preset '" + s.preset + "'" + suggestion_suffix(s.preset, names) +
                   " (expected one of " + quoted_list(names) + ")");
   }
-  s.max_region_switches = int32(*st, "max_region_switches", s.max_region_switches);
-  s.epsilon = num(*st, "epsilon", s.epsilon);
-  s.priority_runtime_weight = num(*st, "priority_runtime_weight", s.priority_runtime_weight);
-  s.priority_network_weight = num(*st, "priority_network_weight", s.priority_network_weight);
-  s.priority_aging = num(*st, "priority_aging", s.priority_aging);
-  s.view_staleness_s = num(*st, "view_staleness_s", s.view_staleness_s);
-  s.view_noise_sigma = num(*st, "view_noise_sigma", s.view_noise_sigma);
+  read(*st, "max_region_switches", s.max_region_switches);
+  read(*st, "epsilon", s.epsilon);
+  read(*st, "priority_runtime_weight", s.priority_runtime_weight);
+  read(*st, "priority_network_weight", s.priority_network_weight);
+  read(*st, "priority_aging", s.priority_aging);
+  read(*st, "view_staleness_s", s.view_staleness_s);
+  read(*st, "view_noise_sigma", s.view_noise_sigma);
 }
 
 std::string Builder::unfit_details(const JobProfile& p, const Topology& topo) const {
@@ -669,21 +531,20 @@ void Builder::load_trace(Scenario& sc) {
 
 Scenario Builder::build() {
   if (root_.empty())
-    fail(region_of(root_), "empty scenario (expected at least [scenario] with name, [cluster] with [[cluster.region]] "
-                           "entries, and [workload] with [[workload.mix]] entries)");
-  check_table(root_, schema::scenario_root(), "", false);
+    fail(region_of(root_, file_), kEmptyScenarioMessage);
+  check_schema(root_, file_);
 
   Scenario sc;
   sc.source_path = file_;
   const toml::table& st = *table(root_, "scenario");
   require_nonempty(st, "name", "scenario.name");
-  sc.name = str(st, "name", "");
-  sc.seed = static_cast<std::uint64_t>(integer(st, "seed", 1));
+  read(st, "name", sc.name);
+  read(st, "seed", sc.seed);
 
   if (const toml::table* sim = table(root_, "sim")) {
-    sc.compute.mfu = num(*sim, "mfu", sc.compute.mfu);
-    sc.compute.tp_efficiency = num(*sim, "tp_efficiency", sc.compute.tp_efficiency);
-    sc.compute.optimizer_step_s = num(*sim, "optimizer_step_s", sc.compute.optimizer_step_s);
+    read(*sim, "mfu", sc.compute.mfu);
+    read(*sim, "tp_efficiency", sc.compute.tp_efficiency);
+    read(*sim, "optimizer_step_s", sc.compute.optimizer_step_s);
   }
   build_gpus(sc);
   build_models(sc);
@@ -715,6 +576,12 @@ Scenario guarded(const std::string& file, F&& f) {
 
 }  // namespace
 
+toml::table parse_scenario_toml(std::string_view text, const std::string& file) {
+  toml::table root = parse_toml(text, file);
+  if (root.empty()) throw InputError(file, 1, 1, kEmptyScenarioMessage);
+  return root;
+}
+
 Scenario build_scenario(const toml::table& root, const std::string& file, const std::string& base_dir) {
   return guarded(file, [&] { return Builder(root, file, base_dir).build(); });
 }
@@ -722,11 +589,7 @@ Scenario build_scenario(const toml::table& root, const std::string& file, const 
 Scenario load_scenario_string(const std::string& toml_text, const std::string& file_for_messages,
                               const std::vector<Override>& overrides, const std::string& base_dir) {
   return guarded(file_for_messages, [&] {
-    toml::table root = parse_toml(toml_text, file_for_messages);
-    if (root.empty())
-      throw InputError(file_for_messages, 1, 1,
-                       "empty scenario (expected at least [scenario] with name, [cluster] with [[cluster.region]] "
-                       "entries, and [workload] with [[workload.mix]] entries)");
+    toml::table root = parse_scenario_toml(toml_text, file_for_messages);
     apply_overrides(root, overrides);
     return Builder(root, file_for_messages, base_dir).build();
   });

@@ -8,9 +8,18 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
+#include "config/error.h"  // format_number
+
 namespace geopipe::config::schema {
+
+// Safety limits (keep every integer inside int and every loop bounded).
+/// The pathfinder keeps the set of used regions in a 64-bit mask (src/sched/pathfinder.cpp).
+inline constexpr int kMaxRegions = 64;
+/// Upper bound of cluster.region.<name>.gpus, and of a region's count after capacity_scale.
+inline constexpr int kMaxGpusPerRegion = 1'000'000;
 
 enum class Kind {
   kInt,          ///< TOML integer
@@ -37,7 +46,7 @@ struct Field {
   std::size_t length = 0;         ///< arrays: exact element count (0 = any)
   std::size_t min_entries = 0;    ///< table arrays: minimum entries when present
   std::size_t max_entries = 0;    ///< table arrays: maximum entries (0 = unbounded)
-  std::string default_text;       ///< for docs ("" = none / required)
+  std::string default_text;       ///< as documented ("" = none / required); see def()
   std::string unit;               ///< unit as written in the file
   std::string doc;
   const TableSpec* table = nullptr;  ///< kTable / kTableArray: the nested schema
@@ -57,6 +66,10 @@ struct Field {
   Field len(std::size_t n) const { Field f = *this; f.length = n; return f; }
   Field entries(std::size_t lo_n, std::size_t hi_n) const { Field f = *this; f.min_entries = lo_n; f.max_entries = hi_n; return f; }
   Field def(std::string t) const { Field f = *this; f.default_text = std::move(t); return f; }
+  /// A numeric default, as format_number() prints it ("0.4", "1", "200").
+  template <class T>
+    requires std::is_arithmetic_v<T>
+  Field def(T v) const { return def(format_number(static_cast<double>(v))); }
   Field in(std::string u) const { Field f = *this; f.unit = std::move(u); return f; }
   Field says(std::string d) const { Field f = *this; f.doc = std::move(d); return f; }
 };
@@ -82,6 +95,21 @@ const TableSpec& scenario_root();
 /// Placeholder used in scenario_paths() for the entry-name segment of a table array, e.g.
 /// "<name>" for cluster.region, "<model>" for workload.mix, "<a>/<b>" for network.link.
 std::string address_placeholder(const Field& table_array);
+
+/// A settable parameter: its path as listed by scenario_paths() and its field.
+struct Parameter {
+  std::string path;  ///< e.g. "network.bandwidth_scale", "cluster.region.<name>.gpus"
+  const Field* field = nullptr;
+};
+
+/// Every leaf of the schema in schema order; entries of arrays of tables appear with their
+/// address_placeholder() segment. config::scenario_paths() is the list of their paths.
+std::vector<Parameter> parameters();
+
+/// "integer", "number", "string", "array of 24 numbers", "array of 2 strings", "table", ...
+std::string type_name(const Field& f);
+/// The bounds as an interval or a single bound: "(0, 1]", "[1, 1000000]", ">= 0"; "" if none.
+std::string range_phrase(const Field& f);
 
 /// "must be > 0", "must be <= 1", ... for the bound the value violates (or the full range).
 std::string bound_phrase(const Field& f, double value);

@@ -1,5 +1,5 @@
 // toml-level entry points of the scenario loader (internal to src/config and src/sweep).
-// load_scenario_string() = parse_toml() + apply_overrides() + build_scenario().
+// load_scenario_string() = parse_scenario_toml() + apply_overrides() + build_scenario().
 #pragma once
 
 #include <string>
@@ -9,6 +9,14 @@
 #include "config/scenario_loader.h"
 
 namespace geopipe::config {
+
+/// Message for a document without any table or key.
+inline constexpr const char kEmptyScenarioMessage[] =
+    "empty scenario (expected at least [scenario] with name, [cluster] with [[cluster.region]] entries, and "
+    "[workload] with [[workload.mix]] entries)";
+
+/// parse_toml() of a scenario file's text; an empty document is an InputError at file:1:1.
+toml::table parse_scenario_toml(std::string_view text, const std::string& file);
 
 /// Validates a parsed scenario document against the schema and the semantic rules and
 /// converts it (units once, here) into a Scenario. `file` is used in messages for nodes

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "model/gpu.h"
+#include "model/units.h"
 
 namespace geopipe {
 
@@ -64,8 +65,12 @@ struct Topology {
   std::vector<Region> regions;
   /// links[a * n + b]: direction a -> b. Diagonal entries unused (see intra_*).
   std::vector<Link> links;
-  double intra_bandwidth_bytes_per_s = 100e9 / 8;  ///< same-region hops (not contended)
-  double intra_latency_s = 1e-5;                   ///< same-region hops, one way
+  /// Defaults in the scenario file's units (network.intra_bandwidth_gbps / intra_latency_ms).
+  static constexpr double kDefaultIntraBandwidthGbps = 100;
+  static constexpr double kDefaultIntraLatencyMs = 0.01;
+  /// same-region hops (not contended)
+  double intra_bandwidth_bytes_per_s = units::gbps_to_bytes_per_s(kDefaultIntraBandwidthGbps);
+  double intra_latency_s = units::ms_to_s(kDefaultIntraLatencyMs);  ///< same-region hops, one way
 
   int num_regions() const { return static_cast<int>(regions.size()); }
   const Link& link(int from, int to) const { return links[static_cast<size_t>(from * num_regions() + to)]; }

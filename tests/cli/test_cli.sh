@@ -74,8 +74,12 @@ expect_rc 2 "bad set keeps csv" -- "$BIN" run "$BASE" --set cluster.capacity_sca
 
 # --- validate, list, help
 expect_rc 0 "validate base" -- "$BIN" validate "$BASE"
-for what in presets models gpus; do expect_rc 0 "list $what" -- "$BIN" list "$what"; done
+for what in presets models gpus params; do expect_rc 0 "list $what" -- "$BIN" list "$what"; done
 grep -q "H100-SXM" <("$BIN" list gpus) && ok || bad "list gpus lacks H100"
+# list params: every parameter path with its type and default (from the schema)
+grep -Eq '^network\.bandwidth_scale +number +1 ' <("$BIN" list params) && ok || bad "list params lacks network.bandwidth_scale with default 1"
+grep -Eq '^workload\.mix\.<model>\.micro_batches +integer +16 ' <("$BIN" list params) && ok || bad "list params lacks workload.mix.<model>.micro_batches with default 16"
+[ "$("$BIN" list params | wc -l)" -eq 55 ] && ok || bad "list params: expected a header and 54 parameters"
 expect_rc 2 "list unknown" -- "$BIN" list nonsense
 for sub in "" run validate list; do expect_rc 0 "help $sub" -- "$BIN" $sub --help; done
 

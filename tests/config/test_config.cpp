@@ -6,9 +6,12 @@
 #include "expectations.h"
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -16,6 +19,7 @@
 #include "config/error.h"
 #include "config/overrides.h"
 #include "config/scenario_loader.h"
+#include "config/schema.h"
 #include "config/toml_error.h"
 #include "model/gpu.h"
 #include "util/input_error.h"
@@ -242,6 +246,109 @@ TEST(GoodScenario, Defaults) {
   EXPECT_EQ(sc.topology.gpu_types.size(), builtin_gpus().size());
 }
 
+/// Every optional key and table omitted, custom GPU / model / link entries with required keys only.
+const char* kOnlyRequired = R"(
+[scenario]
+name = "only-required"
+[cluster]
+[[cluster.region]]
+name = "a"
+gpu = "my-gpu"
+gpus = 2
+price_usd_per_kwh = 0.1
+[[cluster.region]]
+name = "b"
+gpu = "A100-80GB"
+gpus = 2
+price_profile_usd_per_kwh = [0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1,
+                             0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1]
+[[network.link]]
+regions = ["a", "b"]
+bandwidth_gbps = 8
+latency_ms = 5
+[[gpu]]
+name = "my-gpu"
+peak_tflops = 100
+memory_gb = 40
+busy_power_w = 300
+idle_power_w = 50
+[[model]]
+name = "tiny"
+layers = 2
+hidden = 64
+vocab = 100
+seq_len = 16
+[workload]
+[[workload.mix]]
+model = "tiny"
+)";
+
+// The defaults live in the model structs' initialisers; before that, the loader had its own
+// literals. Every absent key must still load exactly the double the old literal gave: the bit
+// patterns are compared (so even -0.0 against 0.0 would fail).
+TEST(GoodScenario, DefaultsAreTheOldLiteralsBitForBit) {
+  const Scenario sc = load_scenario_string(kOnlyRequired, "only-required.toml");
+  ASSERT_EQ(sc.topology.regions.size(), 2u);
+  ASSERT_EQ(sc.workload.mix.size(), 1u);
+  const Region& ra = sc.topology.regions[0];
+  const Region& rb = sc.topology.regions[1];
+  const Link& ab = sc.topology.link(0, 1);
+  const Link& ba = sc.topology.link(1, 0);
+  const ModelMixEntry& mix = sc.workload.mix[0];
+  const WorkloadOptions& w = sc.workload;
+  const SchedulerParams& s = sc.scheduler;
+  struct Loaded {
+    const char* key;
+    double value;  // as loaded (integers converted exactly)
+    double old;    // the old loader's literal (expression)
+  };
+  const Loaded loaded[] = {
+      {"scenario.seed", static_cast<double>(sc.seed), 1},
+      {"sim.mfu", sc.compute.mfu, 0.4},
+      {"sim.tp_efficiency", sc.compute.tp_efficiency, 0.9},
+      {"sim.optimizer_step_s", sc.compute.optimizer_step_s, 0.0},
+      {"network.bandwidth_scale", sc.bandwidth_scale, 1.0},
+      {"network.intra_bandwidth_gbps", sc.topology.intra_bandwidth_bytes_per_s, 100.0 * 1e9 / 8.0},  // gbps_to_bytes_per_s(100.0)
+      {"network.intra_latency_ms", sc.topology.intra_latency_s, 0.01 * 1e-3},                        // ms_to_s(0.01)
+      {"Topology{}.intra_bandwidth_bytes_per_s", Topology{}.intra_bandwidth_bytes_per_s, 100e9 / 8},
+      {"Topology{}.intra_latency_s", Topology{}.intra_latency_s, 1e-5},
+      {"network.link.a/b.reverse_bandwidth_gbps", ba.capacity_bytes_per_s, ab.capacity_bytes_per_s},
+      {"cluster.capacity_scale", sc.capacity_scale, 1.0},
+      {"cluster.region.a.utc_offset_h", ra.utc_offset_h, 0.0},
+      {"cluster.region.a.pue", ra.pue, 1.0},
+      {"cluster.region.a.carbon_g_per_kwh", ra.carbon_g_per_kwh, 0.0},
+      {"cluster.region.b.utc_offset_h", rb.utc_offset_h, 0.0},
+      {"cluster.region.b.pue", rb.pue, 1.0},
+      {"cluster.region.b.carbon_g_per_kwh", rb.carbon_g_per_kwh, 0.0},
+      {"model.tiny.bytes_per_elem", static_cast<double>(sc.llms.back().bytes_per_elem), 2},
+      {"workload.num_jobs", static_cast<double>(w.num_jobs), 200},
+      {"workload.arrival_rate_per_hour", w.arrival_rate_per_hour, 4.0},
+      {"workload.load_scale", w.load_scale, 1.0},
+      {"workload.duration_min_h", w.duration_min_h, 0.5},
+      {"workload.duration_max_h", w.duration_max_h, 72.0},
+      {"workload.duration_pareto_alpha", w.duration_pareto_alpha, 1.1},
+      {"workload.mix.tiny.weight", mix.weight, 1.0},
+      {"workload.mix.tiny.gpus_per_stage", static_cast<double>(mix.gpus_per_stage), 1},
+      {"workload.mix.tiny.micro_batch_size", static_cast<double>(mix.micro_batch_size), 1},
+      {"workload.mix.tiny.micro_batches", static_cast<double>(mix.micro_batches), 16},
+      {"workload.mix.tiny.stage_multiplier", mix.stage_multiplier, 1.0},
+      {"scheduler.max_region_switches", static_cast<double>(s.max_region_switches), 3},
+      {"scheduler.epsilon", s.epsilon, 0.1},
+      {"scheduler.priority_runtime_weight", s.priority_runtime_weight, 1.0},
+      {"scheduler.priority_network_weight", s.priority_network_weight, 1.0},
+      {"scheduler.priority_aging", s.priority_aging, 1.0},
+      {"scheduler.view_staleness_s", s.view_staleness_s, 0.0},
+      {"scheduler.view_noise_sigma", s.view_noise_sigma, 0.0},
+  };
+  for (const Loaded& l : loaded)
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(l.value), std::bit_cast<std::uint64_t>(l.old))
+        << l.key << ": " << format_number(l.value) << " vs " << format_number(l.old);
+  EXPECT_EQ(sc.llms.back().name, "tiny");
+  EXPECT_EQ(w.reference_gpu, "A100-80GB");
+  EXPECT_EQ(s.preset, "bace-pipe");
+  EXPECT_TRUE(sc.trace_jobs.empty());
+}
+
 TEST(GoodScenario, TraceReplayRelativeToScenarioFile) {
   const Scenario sc = load_scenario_file(kDir + "/good/trace.toml");
   ASSERT_EQ(sc.trace_jobs.size(), 2u);
@@ -450,10 +557,121 @@ TEST(Paths, ScenarioPathsCoverTheSchema) {
   EXPECT_EQ(paths.size(), 54u);
 }
 
+// What `geopipe list params` prints: the same paths, with each field's type and range.
+TEST(Paths, ParametersDescribeEachPath) {
+  const auto params = schema::parameters();
+  const auto paths = scenario_paths();
+  ASSERT_EQ(params.size(), paths.size());
+  for (std::size_t i = 0; i < params.size(); ++i) EXPECT_EQ(params[i].path, paths[i]);
+  auto field = [&](const std::string& path) -> const schema::Field& {
+    for (const auto& p : params)
+      if (p.path == path) return *p.field;
+    ADD_FAILURE() << "no parameter " << path;
+    return *params.front().field;
+  };
+  EXPECT_EQ(schema::type_name(field("sim.mfu")), "number");
+  EXPECT_EQ(schema::range_phrase(field("sim.mfu")), "(0, 1]");
+  EXPECT_EQ(field("sim.mfu").default_text, "0.4");
+  EXPECT_EQ(schema::type_name(field("cluster.region.<name>.price_profile_usd_per_kwh")), "array of 24 numbers");
+  EXPECT_EQ(schema::range_phrase(field("cluster.region.<name>.gpus")), "[1, 1000000]");
+  EXPECT_EQ(schema::range_phrase(field("scheduler.epsilon")), ">= 0");
+  EXPECT_EQ(schema::range_phrase(field("scenario.name")), "");
+  EXPECT_EQ(field("network.intra_latency_ms").default_text, "0.01");
+  EXPECT_EQ(field("scheduler.preset").default_text, "\"bace-pipe\"");
+}
+
 TEST(Paths, EveryPathIsDocumented) {
   const std::string doc = read_file(std::string(GEOPIPE_SOURCE_DIR) + "/docs/scenario-format.md");
   ASSERT_FALSE(doc.empty());
   for (const auto& p : scenario_paths()) EXPECT_NE(doc.find("`" + p + "`"), std::string::npos) << p;
+}
+
+namespace {
+
+std::string without_backticks(std::string s) {
+  s.erase(std::remove(s.begin(), s.end(), '`'), s.end());
+  return s;
+}
+
+/// Cells of a markdown table row "| a | b |" (trimmed), or {} if the line is not a row.
+std::vector<std::string> row_cells(const std::string& line) {
+  std::vector<std::string> cells;
+  if (line.size() < 2 || line.front() != '|') return cells;
+  std::string cell;
+  for (std::size_t i = 1; i < line.size(); ++i) {
+    if (line[i] != '|') {
+      cell += line[i];
+      continue;
+    }
+    const auto a = cell.find_first_not_of(' '), b = cell.find_last_not_of(' ');
+    cells.push_back(a == std::string::npos ? "" : cell.substr(a, b - a + 1));
+    cell.clear();
+  }
+  return cells;
+}
+
+/// docs/scenario-format.md "Tables and keys": for each "### `[x.y]`" or "### `[[x.y]]`" section,
+/// its key table as key -> default cell (backticks removed: they are markup).
+std::map<std::string, std::map<std::string, std::string>> documented_defaults(const std::string& doc) {
+  std::map<std::string, std::map<std::string, std::string>> out;
+  std::istringstream in(doc);
+  std::string line, section;
+  std::size_t default_col = 0;
+  while (std::getline(in, line)) {
+    if (line.rfind("## ", 0) == 0) section.clear();
+    if (line.rfind("### `[", 0) == 0) {
+      const auto a = line.find_first_not_of("[", 5), b = line.find(']', 5);
+      section = line.substr(a, b - a);
+      default_col = 0;
+      continue;
+    }
+    const std::vector<std::string> cells = row_cells(line);
+    if (section.empty() || cells.empty()) continue;
+    if (cells[0] == "key") {
+      default_col = static_cast<std::size_t>(std::find(cells.begin(), cells.end(), "default") - cells.begin());
+    } else if (cells[0].rfind("---", 0) != 0 && default_col < cells.size()) {
+      out[section][without_backticks(cells[0])] = without_backticks(cells[default_col]);
+    }
+  }
+  return out;
+}
+
+/// The schema of table `path` ("network.link"), or nullptr.
+const schema::TableSpec* spec_at(const std::string& path) {
+  const schema::TableSpec* t = &schema::scenario_root();
+  std::istringstream parts(path);
+  std::string part;
+  while (t && std::getline(parts, part, '.')) {
+    const schema::Field* f = t->find(part);
+    t = f ? f->table : nullptr;
+  }
+  return t;
+}
+
+}  // namespace
+
+// The default column of every key table in docs/scenario-format.md is the schema's default text
+// (which the schema derives from the model structs), "**required**" or "—".
+TEST(Paths, DocumentedDefaultsAreTheSchemas) {
+  const auto documented = documented_defaults(read_file(std::string(GEOPIPE_SOURCE_DIR) + "/docs/scenario-format.md"));
+  ASSERT_EQ(documented.size(), 11u) << "sections with a key table";
+  for (const auto& [section, rows] : documented) {
+    const schema::TableSpec* spec = spec_at(section);
+    ASSERT_NE(spec, nullptr) << section;
+    std::size_t leaves = 0;
+    for (const schema::Field& f : spec->fields) {
+      if (!f.is_leaf()) continue;
+      ++leaves;
+      const auto it = rows.find(f.name);
+      if (it == rows.end()) {
+        ADD_FAILURE() << section << "." << f.name << " has no row";
+        continue;
+      }
+      const std::string want = !f.default_text.empty() ? f.default_text : f.required ? "**required**" : "—";
+      EXPECT_EQ(it->second, want) << section << "." << f.name;
+    }
+    EXPECT_EQ(rows.size(), leaves) << section << ": rows for keys the schema does not have";
+  }
 }
 
 TEST(DidYouMean, Levenshtein) {

@@ -1,0 +1,289 @@
+// The scenario schema as data (config/schema.h): every table and key with its type, range,
+// default and meaning, and the phrases that describe a key's bounds and expected value.
+#include "config/schema.h"
+
+#include <cmath>
+
+#include "config/error.h"
+#include "config/toml_text.h"
+#include "model/job.h"
+#include "model/llm.h"
+#include "model/scenario.h"
+#include "model/topology.h"
+#include "model/workload.h"
+
+namespace geopipe::config::schema {
+namespace {
+
+Field F(std::string name, Kind kind) {
+  Field f;
+  f.name = std::move(name);
+  f.kind = kind;
+  return f;
+}
+
+Field T(std::string name, const TableSpec* t, Kind kind = Kind::kTable) {
+  Field f = F(std::move(name), kind);
+  f.table = t;
+  return f;
+}
+
+Field TA(std::string name, const TableSpec* t, std::string address_key) {
+  Field f = T(std::move(name), t, Kind::kTableArray);
+  f.address_key = std::move(address_key);
+  return f;
+}
+
+using K = Kind;
+
+// One function per table. A default is the initialiser of the model struct the key is read
+// into (model/*.h), printed by Field::def; only defaults that are not a value stay text.
+
+const TableSpec& scenario_spec() {
+  static const TableSpec t{{
+      F("name", K::kString).req().says("scenario name, stored with the results"),
+      F("seed", K::kInt).ge(0).def(Scenario{}.seed).says("default seed of `geopipe run` (sweeps set their own)"),
+  }};
+  return t;
+}
+
+const TableSpec& sim_spec() {
+  static const TableSpec t{{
+      F("mfu", K::kFloat).gt(0).le(1).def(ComputeOptions{}.mfu).says("model FLOP utilisation: achieved / peak FLOP/s"),
+      F("tp_efficiency", K::kFloat).gt(0).le(1).def(ComputeOptions{}.tp_efficiency)
+          .says("speed factor of a tensor-parallel stage with gpus_per_stage > 1"),
+      F("optimizer_step_s", K::kFloat).ge(0).def(ComputeOptions{}.optimizer_step_s).in("s")
+          .says("constant added to every iteration"),
+  }};
+  return t;
+}
+
+const TableSpec& link_spec() {
+  static const TableSpec t{{
+      F("regions", K::kStringArray).req().len(2).says("the two (distinct, known) regions it connects"),
+      F("bandwidth_gbps", K::kFloat).req().gt(0).in("Gbit/s")
+          .says("capacity of direction regions[0] -> regions[1] (and back, unless reverse_bandwidth_gbps)"),
+      F("reverse_bandwidth_gbps", K::kFloat).gt(0).in("Gbit/s").def("= bandwidth_gbps")
+          .says("capacity of direction regions[1] -> regions[0]"),
+      F("latency_ms", K::kFloat).req().ge(0).in("ms").says("one-way latency, both directions"),
+  }};
+  return t;
+}
+
+const TableSpec& network_spec() {
+  static const TableSpec t{{
+      F("bandwidth_scale", K::kFloat).gt(0).def(Scenario{}.bandwidth_scale)
+          .says("multiplies every inter-region link capacity"),
+      F("intra_bandwidth_gbps", K::kFloat).gt(0).def(Topology::kDefaultIntraBandwidthGbps).in("Gbit/s")
+          .says("bandwidth of a same-region hop (not contended)"),
+      F("intra_latency_ms", K::kFloat).ge(0).def(Topology::kDefaultIntraLatencyMs).in("ms")
+          .says("one-way latency of a same-region hop"),
+      TA("link", &link_spec(), "regions").says("inter-region links; region pairs without one are not connected"),
+  }};
+  return t;
+}
+
+const TableSpec& region_spec() {
+  static const TableSpec t{{
+      F("name", K::kString).req().says("unique, non-empty"),
+      F("gpu", K::kString).req().says("GPU type: a built-in name or a [[gpu]] of this file"),
+      F("gpus", K::kInt).req().ge(1).le(kMaxGpusPerRegion).says("GPU count before cluster.capacity_scale"),
+      F("price_usd_per_kwh", K::kFloat).gt(0).in("USD/kWh")
+          .says("flat electricity price (exactly one of this and price_profile_usd_per_kwh)"),
+      F("price_profile_usd_per_kwh", K::kFloatArray).gt(0).len(24).in("USD/kWh")
+          .says("24 hourly prices indexed by local hour"),
+      F("utc_offset_h", K::kFloat).ge(-12).le(14).def(Region{}.utc_offset_h).in("h").says("local time = UTC + offset"),
+      F("pue", K::kFloat).ge(1).le(3).def(Region{}.pue).says("power usage effectiveness"),
+      F("carbon_g_per_kwh", K::kFloat).ge(0).def("0 (unknown)").in("gCO2/kWh").says("grid carbon intensity"),
+  }};
+  return t;
+}
+
+const TableSpec& cluster_spec() {
+  static const TableSpec t{{
+      F("capacity_scale", K::kFloat).gt(0).def(Scenario{}.capacity_scale)
+          .says("region GPU count = max(0, round(gpus * capacity_scale))"),
+      TA("region", &region_spec(), "name").req().entries(1, kMaxRegions).says("the regions"),
+  }};
+  return t;
+}
+
+const TableSpec& gpu_spec() {
+  static const TableSpec t{{
+      F("name", K::kString).req().says("unique; must not clash with a built-in GPU type"),
+      F("peak_tflops", K::kFloat).req().gt(0).in("TFLOP/s").says("peak dense bf16/fp16 tensor throughput"),
+      F("memory_gb", K::kFloat).req().gt(0).in("GB (1e9 bytes)").says("GPU memory"),
+      F("busy_power_w", K::kFloat).req().gt(0).in("W").says("board power while computing"),
+      F("idle_power_w", K::kFloat).req().gt(0).in("W").says("board power while idle (<= busy_power_w)"),
+  }};
+  return t;
+}
+
+const TableSpec& model_spec() {
+  static const TableSpec t{{
+      F("name", K::kString).req().says("unique; must not clash with a built-in model"),
+      F("layers", K::kInt).req().ge(1).le(1024).says("transformer blocks L"),
+      F("hidden", K::kInt).req().ge(1).le(1 << 20).says("model width h"),
+      F("vocab", K::kInt).req().ge(1).le(1 << 24).says("vocabulary size V"),
+      F("seq_len", K::kInt).req().ge(1).le(1 << 20).says("training sequence length s (tokens)"),
+      F("bytes_per_elem", K::kInt).ge(1).le(8).def(LlmSpec{}.bytes_per_elem).in("bytes")
+          .says("activation element size (2 = bf16)"),
+  }};
+  return t;
+}
+
+const TableSpec& mix_spec() {
+  const ModelMixEntry d{};
+  static const TableSpec t{{
+      F("model", K::kString).req().says("a built-in model or a [[model]] of this file"),
+      F("weight", K::kFloat).gt(0).def(d.weight).says("relative frequency"),
+      F("gpus_per_stage", K::kInt).ge(1).le(4096).def(d.gpus_per_stage).says("tensor-parallel width g of a stage"),
+      F("micro_batch_size", K::kInt).ge(1).le(1 << 20).def(d.micro_batch_size).says("sequences per micro-batch b"),
+      F("micro_batches", K::kInt).ge(1).le(1 << 20).def(d.micro_batches).says("micro-batches per iteration m"),
+      F("stage_multiplier", K::kFloat).ge(1).le(1024).def(d.stage_multiplier)
+          .says("S = ceil(minimum feasible S * multiplier), at most L"),
+  }};
+  return t;
+}
+
+const TableSpec& workload_spec() {
+  const WorkloadOptions d{};
+  static const TableSpec t{{
+      F("num_jobs", K::kInt).ge(1).le(10'000'000).def(d.num_jobs).says("jobs to generate"),
+      F("arrival_rate_per_hour", K::kFloat).gt(0).def(d.arrival_rate_per_hour).in("jobs/h").says("Poisson arrival rate"),
+      F("load_scale", K::kFloat).gt(0).def(d.load_scale).says("multiplies the arrival rate"),
+      F("duration_min_h", K::kFloat).gt(0).def(d.duration_min_h).in("h").says("shortest run length on reference_gpu"),
+      F("duration_max_h", K::kFloat).gt(0).def(d.duration_max_h).in("h").says("longest run length (> duration_min_h)"),
+      F("duration_pareto_alpha", K::kFloat).gt(0).def(d.duration_pareto_alpha)
+          .says("bounded-Pareto shape (smaller = heavier tail)"),
+      F("reference_gpu", K::kString).def(toml_quote(d.reference_gpu)).says("GPU type run lengths are measured on"),
+      F("trace", K::kString).def("none").says("CSV job trace (relative to this file) replayed instead of the generator"),
+      TA("mix", &mix_spec(), "model").says("model mix (at least one entry unless trace is given)"),
+  }};
+  return t;
+}
+
+const TableSpec& scheduler_spec() {
+  const SchedulerParams d{};
+  static const TableSpec t{{
+      F("preset", K::kString).def(toml_quote(d.preset)).says("scheduler preset of `geopipe run`"),
+      F("max_region_switches", K::kInt).ge(0).le(1024).def(d.max_region_switches)
+          .says("pathfinder: max cross-region hops"),
+      F("epsilon", K::kFloat).ge(0).def(d.epsilon).says("cost-min accepts estimated iteration time <= (1 + epsilon) * best"),
+      F("priority_runtime_weight", K::kFloat).ge(0).def(d.priority_runtime_weight)
+          .says("dynamic priority: weight of run time"),
+      F("priority_network_weight", K::kFloat).ge(0).def(d.priority_network_weight)
+          .says("dynamic priority: weight of network pressure"),
+      F("priority_aging", K::kFloat).ge(0).def(d.priority_aging).says("dynamic priority: score removed per second waited"),
+      F("view_staleness_s", K::kFloat).ge(0).def(d.view_staleness_s).in("s")
+          .says("scheduler's bandwidth view refresh period (0 = live)"),
+      F("view_noise_sigma", K::kFloat).ge(0).lt(1).def(d.view_noise_sigma).says("relative noise on the viewed bandwidth"),
+  }};
+  return t;
+}
+
+}  // namespace
+
+const TableSpec& scenario_root() {
+  static const TableSpec root{{
+      T("scenario", &scenario_spec()).req(),
+      T("sim", &sim_spec()),
+      T("network", &network_spec()),
+      T("cluster", &cluster_spec()).req(),
+      TA("gpu", &gpu_spec(), "name").says("custom GPU types"),
+      TA("model", &model_spec(), "name").says("custom LLMs"),
+      T("workload", &workload_spec()).req(),
+      T("scheduler", &scheduler_spec()),
+  }};
+  return root;
+}
+
+std::string address_placeholder(const Field& f) {
+  if (f.address_key == "regions") return "<a>/<b>";
+  return "<" + f.address_key + ">";
+}
+
+namespace {
+std::string bound_text(const Bound& b, bool lower) {
+  return std::string(lower ? (b.inclusive ? ">= " : "> ") : (b.inclusive ? "<= " : "< ")) + format_number(b.value);
+}
+bool violates_lo(const Bound& b, double v) { return b.inclusive ? !(v >= b.value) : !(v > b.value); }
+bool violates_hi(const Bound& b, double v) { return b.inclusive ? !(v <= b.value) : !(v < b.value); }
+
+std::string range_text(const Field& f) { return (f.lo && f.hi ? "in " : "") + range_phrase(f); }
+
+void collect_parameters(const TableSpec& spec, const std::string& prefix, std::vector<Parameter>& out) {
+  for (const auto& f : spec.fields) {
+    const std::string p = prefix.empty() ? f.name : prefix + "." + f.name;
+    if (f.is_leaf()) {
+      out.push_back({p, &f});
+    } else if (f.kind == Kind::kTable) {
+      collect_parameters(*f.table, p, out);
+    } else {
+      collect_parameters(*f.table, p + "." + address_placeholder(f), out);
+    }
+  }
+}
+}  // namespace
+
+std::vector<Parameter> parameters() {
+  std::vector<Parameter> out;
+  collect_parameters(scenario_root(), "", out);
+  return out;
+}
+
+std::string type_name(const Field& f) {
+  const std::string n = f.length ? std::to_string(f.length) + " " : std::string();
+  switch (f.kind) {
+    case Kind::kInt: return "integer";
+    case Kind::kFloat: return "number";
+    case Kind::kString: return "string";
+    case Kind::kFloatArray: return "array of " + n + "numbers";
+    case Kind::kStringArray: return "array of " + n + "strings";
+    case Kind::kTable: return "table";
+    case Kind::kTableArray: return "array of tables";
+  }
+  return "value";
+}
+
+std::string range_phrase(const Field& f) {
+  if (f.lo && f.hi) {
+    return std::string(f.lo->inclusive ? "[" : "(") + format_number(f.lo->value) + ", " +
+           format_number(f.hi->value) + (f.hi->inclusive ? "]" : ")");
+  }
+  if (f.lo) return bound_text(*f.lo, true);
+  if (f.hi) return bound_text(*f.hi, false);
+  return "";
+}
+
+std::string bound_phrase(const Field& f, double v) {
+  if (!std::isfinite(v)) return "must be a finite number";
+  if (f.lo && f.hi) {
+    // Natural intervals read best as intervals; guard-rail upper bounds as a single bound.
+    if (violates_lo(*f.lo, v)) return "must be " + bound_text(*f.lo, true);
+    if (violates_hi(*f.hi, v)) return "must be " + bound_text(*f.hi, false);
+    return "must be " + range_text(f);
+  }
+  if (f.lo && violates_lo(*f.lo, v)) return "must be " + bound_text(*f.lo, true);
+  if (f.hi && violates_hi(*f.hi, v)) return "must be " + bound_text(*f.hi, false);
+  return "is out of range";
+}
+
+std::string expectation_phrase(const Field& f) {
+  const std::string r = range_text(f);
+  const std::string rs = r.empty() ? "" : " " + r;
+  switch (f.kind) {
+    case Kind::kInt: return "an integer" + rs;
+    case Kind::kFloat: return "a number" + rs;
+    case Kind::kString: return "a string";
+    case Kind::kFloatArray:
+      return "an array of " + (f.length ? std::to_string(f.length) + " " : std::string()) + "numbers" + rs;
+    case Kind::kStringArray:
+      return "an array of " + (f.length ? std::to_string(f.length) + " " : std::string()) + "strings";
+    case Kind::kTable: return "a table";
+    case Kind::kTableArray: return "an array of tables";
+  }
+  return "a value";
+}
+
+}  // namespace geopipe::config::schema

@@ -1,0 +1,25 @@
+// Internal to src/config (includes toml++). Owns the generic validation of a parsed scenario
+// document against the schema data of config/schema.h: unknown keys (with did-you-mean), value
+// types, numeric ranges, array lengths, entry counts and missing required keys, with their
+// error messages. The cross-field and semantic rules are scenario_loader.cpp's.
+#pragma once
+
+#include <string>
+
+#include <toml++/toml.h>
+
+namespace geopipe::config {
+
+/// Source region of a node; the root table (which has none) is 1:1 of `file`.
+toml::source_region region_of(const toml::node& n, const std::string& file);
+
+/// Value of an integer or float node as a double; NaN for any other node.
+double number_of(const toml::node& n);
+
+/// Checks `root` against schema::scenario_root(). Keys are checked in file order: first every
+/// unknown key of a table, then each known key's value (recursing into tables), then the
+/// required keys. Throws InputError at the first problem (file/line/column of the node; `file`
+/// for nodes without a source path).
+void check_schema(const toml::table& root, const std::string& file);
+
+}  // namespace geopipe::config
