@@ -1,4 +1,5 @@
 // A sweep point's scenario (config/sweep_scenario.h) and ScenarioFactory (config/sweep_loader.h).
+#include <atomic>
 #include <filesystem>
 #include <stdexcept>
 #include <utility>
@@ -52,7 +53,10 @@ struct ScenarioFactory::Impl {
   }
 };
 
-ScenarioFactory::ScenarioFactory(const SweepSpec& spec) : impl_(std::make_unique<Impl>(spec)) {}
+ScenarioFactory::ScenarioFactory(const SweepSpec& spec) : impl_(std::make_unique<Impl>(spec)) {
+  static std::atomic<std::uint64_t> next_serial{1};
+  serial_ = next_serial.fetch_add(1, std::memory_order_relaxed);
+}
 ScenarioFactory::~ScenarioFactory() = default;
 
 Scenario ScenarioFactory::make(std::size_t point) const {

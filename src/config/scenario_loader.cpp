@@ -557,23 +557,6 @@ Scenario Builder::build() {
   return sc;
 }
 
-/// Runs `f`, turning any stray exception (a bug, not bad input) into an InputError so that no
-/// input can crash the program.
-template <class F>
-Scenario guarded(const std::string& file, F&& f) {
-  try {
-    return f();
-  } catch (const InputError&) {
-    throw;
-  } catch (const toml::parse_error& e) {
-    throw from_parse_error(e, file);
-  } catch (const std::bad_alloc&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw InputError(file, 0, 0, std::string("unexpected error while loading the scenario: ") + e.what());
-  }
-}
-
 }  // namespace
 
 toml::table parse_scenario_toml(std::string_view text, const std::string& file) {
@@ -583,12 +566,12 @@ toml::table parse_scenario_toml(std::string_view text, const std::string& file) 
 }
 
 Scenario build_scenario(const toml::table& root, const std::string& file, const std::string& base_dir) {
-  return guarded(file, [&] { return Builder(root, file, base_dir).build(); });
+  return as_input_errors(file, "the scenario", [&] { return Builder(root, file, base_dir).build(); });
 }
 
 Scenario load_scenario_string(const std::string& toml_text, const std::string& file_for_messages,
                               const std::vector<Override>& overrides, const std::string& base_dir) {
-  return guarded(file_for_messages, [&] {
+  return as_input_errors(file_for_messages, "the scenario", [&] {
     toml::table root = parse_scenario_toml(toml_text, file_for_messages);
     apply_overrides(root, overrides);
     return Builder(root, file_for_messages, base_dir).build();

@@ -306,17 +306,7 @@ void Loader::parse_seeds(const toml::node& n) {
 }  // namespace
 
 SweepSpec load_sweep_file(const std::string& path, const std::vector<Override>& cli_sets) {
-  try {
-    return Loader(path, cli_sets).load();
-  } catch (const InputError&) {
-    throw;
-  } catch (const toml::parse_error& e) {
-    throw from_parse_error(e, path);
-  } catch (const std::bad_alloc&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw InputError(path, 0, 0, std::string("unexpected error while loading the sweep: ") + e.what());
-  }
+  return as_input_errors(path, "the sweep", [&] { return Loader(path, cli_sets).load(); });
 }
 
 }  // namespace geopipe::config

@@ -65,10 +65,14 @@ class ScenarioFactory {
   ScenarioFactory& operator=(const ScenarioFactory&) = delete;
   /// Throws InputError if the point's scenario is invalid (load_sweep_file checks all points).
   Scenario make(std::size_t point) const;
+  /// A number no other factory of this process has (a cache key that stays valid when a
+  /// factory's address is reused by a later one).
+  std::uint64_t serial() const { return serial_; }
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
+  std::uint64_t serial_;
 };
 
 }  // namespace geopipe::config

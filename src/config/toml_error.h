@@ -1,7 +1,9 @@
-// toml++-specific error helpers (internal to src/config and src/sweep): turn toml++ source
-// regions and parse errors into geopipe::InputError.
+// toml++-specific error helpers (internal to src/config): turn toml++ source regions and parse
+// errors into geopipe::InputError.
 #pragma once
 
+#include <exception>
+#include <new>
 #include <string>
 
 #include <toml++/toml.h>
@@ -35,5 +37,24 @@ std::string type_phrase(toml::node_type t);
 
 /// Parses TOML text; syntax errors become InputError "file:line:col: <description>".
 toml::table parse_toml(std::string_view text, const std::string& file);
+
+/// Runs `load` (reading `file`, which is `what`: "the scenario", "the sweep") so that only an
+/// InputError (or std::bad_alloc) leaves it: a toml++ parse error becomes its located
+/// InputError, and any other stray exception (a bug, not bad input) an InputError naming the
+/// file, so that no input can crash the program.
+template <class Load>
+auto as_input_errors(const std::string& file, const char* what, Load&& load) -> decltype(load()) {
+  try {
+    return load();
+  } catch (const InputError&) {
+    throw;
+  } catch (const toml::parse_error& e) {
+    throw from_parse_error(e, file);
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw InputError(file, 0, 0, std::string("unexpected error while loading ") + what + ": " + e.what());
+  }
+}
 
 }  // namespace geopipe::config

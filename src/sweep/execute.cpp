@@ -14,7 +14,7 @@ namespace geopipe::sweep {
 namespace {
 
 struct ThreadCache {
-  const config::ScenarioFactory* factory = nullptr;  // cache is valid for this factory only
+  std::uint64_t factory = 0;  // cache is valid for this factory only (ScenarioFactory::serial)
   std::uint64_t point = ~0ULL;
   std::optional<Scenario> scenario;
   std::uint64_t jobs_point = ~0ULL, jobs_seed = ~0ULL;
@@ -60,9 +60,9 @@ ScenarioResult execute_scenario(const config::SweepSpec& spec, const config::Sce
     if (std::find(fail.begin(), fail.end(), id) != fail.end())
       throw std::runtime_error("injected failure (GEOPIPE_FAIL_IDS) of scenario " + std::to_string(id));
     const ScenarioKey k = plan.key(static_cast<std::uint64_t>(id));
-    if (cache.factory != &factory) {
+    if (cache.factory != factory.serial()) {
       cache = ThreadCache{};
-      cache.factory = &factory;
+      cache.factory = factory.serial();
     }
     if (cache.point != k.point) {
       cache.scenario.reset();

@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "config/toml_text.h"
 #include "sim/metrics.h"
 #include "sweep/h5_error.h"
 #include "sweep/h5_file.h"
@@ -33,67 +34,6 @@ namespace {
 constexpr std::size_t kMetricsBatch = 1024;
 constexpr std::size_t kErrorsBatch = 256;
 constexpr std::size_t kJobsBatch = 8192;
-
-/// Strips the quotes of a TOML string value ("a\"b" -> a"b, 'x' -> x); other values unchanged.
-/// (Kept here, beside its only users, until config::toml_unquote replaces it.)
-std::string toml_text_value(const std::string& t) {
-  if (t.size() >= 2 && t.front() == '\'' && t.back() == '\'') return t.substr(1, t.size() - 2);
-  if (t.size() >= 2 && t.front() == '"' && t.back() == '"') {
-    std::string out;
-    for (std::size_t i = 1; i + 1 < t.size(); ++i) {
-      char ch = t[i];
-      if (ch == '\\' && i + 2 < t.size()) {
-        const char nx = t[++i];
-        switch (nx) {
-          case 'n': ch = '\n'; break;
-          case 't': ch = '\t'; break;
-          case 'r': ch = '\r'; break;
-          case '"': ch = '"'; break;
-          case '\\': ch = '\\'; break;
-          case 'u':
-          case 'U': {
-            const std::size_t nd = nx == 'u' ? 4 : 8;
-            unsigned long cp = 0;
-            std::size_t d = 0;
-            for (; d < nd && i + 1 + d + 1 < t.size() && std::isxdigit(static_cast<unsigned char>(t[i + 1 + d])); ++d)
-            {
-              const char c = t[i + 1 + d];
-              const int v = c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
-              cp = cp * 16 + static_cast<unsigned long>(v);
-            }
-            if (d != nd || cp > 0x10FFFF) {
-              out += '\\';
-              ch = nx;
-              break;
-            }
-            i += nd;
-            auto byte = [](unsigned long v) { return static_cast<char>(static_cast<unsigned char>(v)); };
-            if (cp < 0x80) {
-              out += byte(cp);
-            } else if (cp < 0x800) {
-              out += byte(0xC0 | (cp >> 6));
-              out += byte(0x80 | (cp & 0x3F));
-            } else if (cp < 0x10000) {
-              out += byte(0xE0 | (cp >> 12));
-              out += byte(0x80 | ((cp >> 6) & 0x3F));
-              out += byte(0x80 | (cp & 0x3F));
-            } else {
-              out += byte(0xF0 | (cp >> 18));
-              out += byte(0x80 | ((cp >> 12) & 0x3F));
-              out += byte(0x80 | ((cp >> 6) & 0x3F));
-              out += byte(0x80 | (cp & 0x3F));
-            }
-            continue;
-          }
-          default: out += '\\'; ch = nx; break;
-        }
-      }
-      out += ch;
-    }
-    return out;
-  }
-  return t;
-}
 
 /// `meta` completed for a new file of `spec`: what the caller left empty comes from the sweep.
 StoreMeta new_file_meta(const StoreMeta& meta, const config::SweepSpec& spec, const Plan& plan) {
@@ -121,7 +61,7 @@ Layout scenario_layout(const config::SweepSpec& spec) {
   std::vector<std::size_t> text_w(spec.columns.size(), kTextWidth);
   for (const auto& p : spec.points)
     for (std::size_t k = 0; k < spec.columns.size() && k < p.text.size(); ++k)
-      if (!spec.columns[k].numeric) text_w[k] = std::max(text_w[k], toml_text_value(p.text[k]).size());
+      if (!spec.columns[k].numeric) text_w[k] = std::max(text_w[k], config::toml_unquote(p.text[k]).size());
   Layout sl;
   sl.add("id", Kind::I64).add("point", Kind::I64).add("seed", Kind::U64).add("scheduler", Kind::Str, sched_w);
   for (std::size_t k = 0; k < spec.columns.size(); ++k) {
@@ -157,7 +97,7 @@ void write_scenarios(Writer& nw, const Layout& sl, const config::SweepSpec& spec
       if (spec.columns[j].numeric)
         put_f64(row, f, j < pt.numeric.size() ? pt.numeric[j] : std::numeric_limits<double>::quiet_NaN());
       else
-        put_str(row, f, j < pt.text.size() ? toml_text_value(pt.text[j]) : std::string());
+        put_str(row, f, j < pt.text.size() ? config::toml_unquote(pt.text[j]) : std::string());
     }
     if (rows.n >= kScenarioChunk) {
       write_rows(nw.scen.get(), nw.stype.get(), nw.s_rows, rows, 0, rows.n, path, "scenarios");
