@@ -1,4 +1,5 @@
-// Sweep files (TOML) -> a validated SweepSpec (DESIGN.md §4; format in docs/sweep-format.md).
+// Sweep files (TOML) -> a validated SweepSpec (format in docs/sweep-format.md; how the parts
+// fit in docs/design.md).
 //
 // A sweep names a base scenario, the schedulers, the seeds and the points to run. Points are
 // the cartesian product of the [[axis]] entries and [[zip]] groups (in file order, the last

@@ -21,7 +21,9 @@
 
 namespace geopipe::config::sweep_internal {
 
-/// Scenario ids must stay below 2^40 (DESIGN.md §4; plan.h packs them into 40 bits).
+/// Scenario ids (sweep/plan.h) must stay below 2^40: a sweep that large could never run, and
+/// the bound keeps every product of counts far from 64-bit overflow and ids exact as float64
+/// (the HDF5 and pandas side).
 inline constexpr std::uint64_t kMaxScenarios = std::uint64_t{1} << 40;
 /// Points and seeds are materialised (and every point is validated) before any work.
 inline constexpr std::uint64_t kMaxPoints = 1'000'000;

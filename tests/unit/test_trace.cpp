@@ -1,0 +1,51 @@
+// CSV trace replay: parsing, sorting, located errors (docs/model.md, "Jobs").
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+#include <vector>
+
+#include "model/trace.h"
+#include "model_builders.h"
+#include "util/input_error.h"
+
+namespace geopipe {
+namespace {
+
+using testutil::job;
+using testutil::one_region;
+using testutil::tiny;
+
+TEST(Trace, ParsesAndReportsErrorsWithLocation) {
+  const std::vector<LlmSpec> llms = {tiny()};
+  const Topology topo = one_region(80e9);
+  const auto jobs = parse_trace_csv(
+      "# comment\nmodel,arrival_s,stages,gpus_per_stage,micro_batch_size,micro_batches,iterations\n"
+      "tiny,100,2,1,1,4,50\ntiny, 5 ,0,1,1,4,7\n",
+      "t.csv", llms, topo);
+  ASSERT_EQ(jobs.size(), 2u);
+  EXPECT_EQ(jobs[0].arrival_s, 5.0);  // sorted by arrival, ids renumbered
+  EXPECT_EQ(jobs[0].id, 0);
+  EXPECT_EQ(jobs[0].stages, 1);       // 0 = smallest feasible
+  EXPECT_EQ(jobs[1].iterations, 50);
+  try {
+    parse_trace_csv("arrival_s,model,stages,gpus_per_stage,micro_batch_size,micro_batches,iterations\n0,tiny,2,1,x,4,5\n",
+                    "t.csv", llms, topo);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "t.csv:2:12: micro_batch_size: 'x' is not a number");
+  }
+  EXPECT_THROW(parse_trace_csv("arrival_s,model\n", "t.csv", llms, topo), InputError);
+  EXPECT_THROW(parse_trace_csv("", "t.csv", llms, topo), InputError);
+  try {
+    parse_trace_csv("arrival_s,model,stages,gpus_per_stage,micro_batch_size,micro_batches,iterations\n0,huge,2,1,1,4,5\n",
+                    "t.csv", llms, topo);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "t.csv:2:3: unknown model 'huge'");
+  }
+}
+
+
+}  // namespace
+}  // namespace geopipe
