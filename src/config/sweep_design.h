@@ -4,11 +4,12 @@
 // for one probe per parameter it sets (each is checked against the base scenario, so an unknown
 // path is reported at the parameter), then lets it materialise the columns and points.
 //
-// The grid design (sweep_grid.cpp: cartesian product of [[axis]] and [[zip]], then explicit
-// [[point]] entries) is the only one today. Another design (Latin hypercube, Sobol', Morris,
-// one-at-a-time, points read from a CSV) is one more unit implementing SweepDesign, with its
-// top-level keys and parse function declared here and chosen in Loader::load (sweep_loader.cpp);
-// the members, validation and factory units do not change.
+// A sweep file picks its design with `[sweep] design = "NAME"` (default "grid"). The designs are
+// the table of designs() (sweep_design.cpp). The grid design (sweep_grid.cpp: cartesian product
+// of [[axis]] and [[zip]], then explicit [[point]] entries) is the only one today. Another design
+// (Latin hypercube, Sobol', Morris, one-at-a-time, points read from a CSV) is one more unit
+// implementing SweepDesign plus its entry in that table; the loader, the members, validation
+// and factory units do not change.
 #pragma once
 
 #include <cstdint>
@@ -42,8 +43,16 @@ class SweepDesign {
   virtual std::string hint_for(const InputError& e) const = 0;
 };
 
-/// Top-level keys of the sweep file that the grid design reads.
-const std::vector<std::string>& grid_design_keys();
+/// A kind of design, as `[sweep] design` names it.
+struct DesignKind {
+  const char* name;               ///< "grid"
+  std::vector<std::string> keys;  ///< the top-level keys of the sweep file it reads ("axis", ...)
+  /// Reads the design from the sweep file's root table. Throws InputError.
+  std::unique_ptr<SweepDesign> (*parse)(const SweepFile& file, const toml::table& root);
+};
+
+/// Every design; the first is the default.
+const std::vector<DesignKind>& designs();
 
 /// Reads [[axis]], [[zip]] and [[point]] from the sweep file's root table. Throws InputError.
 std::unique_ptr<SweepDesign> parse_grid_design(const SweepFile& file, const toml::table& root);

@@ -205,11 +205,6 @@ std::string GridDesign::hint_for(const InputError& e) const {
 
 }  // namespace
 
-const std::vector<std::string>& grid_design_keys() {
-  static const std::vector<std::string> keys = {"axis", "zip", "point"};
-  return keys;
-}
-
 std::unique_ptr<SweepDesign> parse_grid_design(const SweepFile& file, const toml::table& root) {
   return std::make_unique<GridDesign>(file, root);
 }

@@ -65,6 +65,7 @@ class Loader {
   Pos base_pos_;
   Pos sweep_pos_;
   std::vector<Entry> set_;
+  const DesignKind* kind_ = nullptr;  ///< [sweep] design
   std::unique_ptr<SweepDesign> design_;
 
   [[noreturn]] void fail(Pos p, const std::string& msg) const { file_.fail(p, msg); }
@@ -76,6 +77,7 @@ class Loader {
   toml::table read_file();
   const toml::table& sweep_table(const toml::table& root) const;
   void parse_sweep(const toml::table& sweep);
+  void parse_design(const toml::table& sweep, const toml::table& root);
   void parse_schedulers(const toml::node& n);
   void parse_seeds(const toml::node& n);
   void read_base(const toml::node& n);
@@ -87,7 +89,8 @@ class Loader {
 SweepSpec Loader::load() {
   const toml::table root = read_file();
   parse_sweep(sweep_table(root));
-  design_ = parse_grid_design(file_, root);
+  parse_design(sweep_table(root), root);
+  design_ = kind_->parse(file_, root);
   check_size();
   check_paths();
   design_->materialise(spec_);
@@ -112,7 +115,9 @@ toml::table Loader::read_file() {
   toml::table root = parse_toml(spec_.text, path);
   if (root.empty()) fail(Pos{}, kEmptyMsg);
   std::vector<std::string> top = {"sweep"};
-  for (const std::string& k : grid_design_keys()) top.push_back(k);
+  for (const DesignKind& d : designs())
+    for (const std::string& k : d.keys)
+      if (std::find(top.begin(), top.end(), k) == top.end()) top.push_back(k);
   file_.check_keys(root, top, "at the top level", "fixed parameters go in [sweep.set]");
   return root;
 }
@@ -168,12 +173,14 @@ std::uint64_t Loader::hash() const {
 
 void Loader::parse_sweep(const toml::table& sweep) {
   sweep_pos_ = pos_of(sweep);
-  for (const std::string& top : grid_design_keys())
-    if (auto it = sweep.find(top); it != sweep.end()) {
-      fail(pos_of(it->first, it->second), std::string("unknown key '") + top + "' in [sweep] (expected [[" + top +
-                               "]] entries at the top level: write them after the [sweep] table and its keys)");
-    }
-  check_keys(sweep, {"name", "base", "schedulers", "seeds", "set"}, "in [sweep]");
+  for (const DesignKind& d : designs())
+    for (const std::string& top : d.keys)
+      if (auto it = sweep.find(top); it != sweep.end()) {
+        fail(pos_of(it->first, it->second), "unknown key '" + top + "' in [sweep] (expected [[" + top +
+                                                 "]] entries at the top level: write them after the [sweep] table "
+                                                 "and its keys)");
+      }
+  check_keys(sweep, {"name", "base", "schedulers", "seeds", "set", "design"}, "in [sweep]");
   const struct {
     const char* key;
     const char* expect;
@@ -200,6 +207,31 @@ void Loader::parse_sweep(const toml::table& sweep) {
     if (!set->is_table())
       fail(*set, "sweep.set: expected a table of parameter = value entries ([sweep.set]), got " + type_of(*set));
     set_ = file_.parse_entries(*set->as_table(), "sweep.set");
+  }
+}
+
+/// [sweep] design (default: the first of designs()), and no top-level key of another design.
+void Loader::parse_design(const toml::table& sweep, const toml::table& root) {
+  kind_ = &designs().front();
+  if (const toml::node* n = sweep.get("design")) {
+    std::vector<std::string> names;
+    for (const DesignKind& d : designs()) names.emplace_back(d.name);
+    if (!n->is_string()) fail(*n, "sweep.design: expected a string (one of " + quoted_list(names) + "), got " + type_of(*n));
+    const std::string want = n->as_string()->get();
+    kind_ = nullptr;
+    for (const DesignKind& d : designs())
+      if (want == d.name) kind_ = &d;
+    if (!kind_)
+      fail(*n, "sweep.design: unknown design '" + want + "'" + suggestion_suffix(want, names) + " (expected one of " +
+                   quoted_list(names) + ")");
+  }
+  for (const auto& [k, v] : root) {
+    const std::string key(k.str());
+    if (key == "sweep" || std::find(kind_->keys.begin(), kind_->keys.end(), key) != kind_->keys.end()) continue;
+    for (const DesignKind& d : designs())
+      if (std::find(d.keys.begin(), d.keys.end(), key) != d.keys.end())
+        fail(pos_of(k, v), "[[" + key + "]] belongs to design '" + d.name + "', but this sweep's design is '" +
+                               kind_->name + "' (expected its keys: " + quoted_list(kind_->keys) + ")");
   }
 }
 

@@ -183,6 +183,22 @@ values = [1, 2]
   EXPECT_EQ(s.text, read_file(s.path));
 }
 
+TEST(SweepExpand, DesignGridIsTheDefault) {
+  TempDir tmp;
+  const std::string axes = R"(
+[[axis]]
+param = "network.bandwidth_scale"
+values = [0.5, 1, 2.0]
+)";
+  const SweepSpec implicit = load_text(tmp, sweep_text(axes));
+  const SweepSpec expl = load_text(tmp, sweep_text("design = \"grid\"\n" + axes));
+  ASSERT_EQ(expl.points.size(), 3u);
+  ASSERT_EQ(implicit.points.size(), expl.points.size());
+  for (std::size_t i = 0; i < expl.points.size(); ++i)
+    EXPECT_EQ(value_of(expl.points[i], "network.bandwidth_scale"),
+              value_of(implicit.points[i], "network.bandwidth_scale"));
+}
+
 TEST(SweepExpand, OverridesPointAtTheValuesInTheFile) {
   TempDir tmp;
   const SweepSpec s = load_text(tmp, sweep_text("[[axis]]\nparam = \"network.bandwidth_scale\"\nvalues = [0.5,  2]\n"));

@@ -1,0 +1,13 @@
+// The table of sweep designs (config/sweep_design.h).
+#include "config/sweep_design.h"
+
+namespace geopipe::config::sweep_internal {
+
+const std::vector<DesignKind>& designs() {
+  static const std::vector<DesignKind> all = {
+      {"grid", {"axis", "zip", "point"}, parse_grid_design},
+  };
+  return all;
+}
+
+}  // namespace geopipe::config::sweep_internal
