@@ -17,8 +17,8 @@ trap 'rm -f "$supp" "$tsupp"' EXIT
 printf 'leak:libmpi\nleak:libopen-pal\nleak:libopen-rte\nleak:libpmix\nleak:libhwloc\nleak:libevent\n' >"$supp"
 # Debian's libtbb is not built with TSan, so TSan cannot see oneTBB's task spawning and joins:
 # every parallel_for (even its body's closure, copied into tasks by the uninstrumented library)
-# is reported as a race (known, oneTBB issues #358/#1290; fixing needs a TSan build of oneTBB,
-# which Debian does not ship). The TSan run therefore excludes the tests that run multi-threaded
+# is reported as a race (a known limitation of TSan with an uninstrumented oneTBB; fixing it
+# needs a TSan build of oneTBB, which Debian does not ship). The TSan run therefore excludes the tests that run multi-threaded
 # sweeps (labels mpi, integration, analysis) and checks everything else.
 printf 'race:check_being_stolen\n' >"$tsupp"
 run() {

@@ -73,7 +73,7 @@ for f in sources:
         names, _ = titles(doc)
         if not any(section == n or n.startswith(section + " ") or n.startswith(section + " (") for n in names):
             problems.append(f'{f}: {doc} has no section "{section}"')
-    for m in re.finditer(r"DESIGN\.md|shared/|issue #\d+|issues? \d+\b", text):
+    for m in re.finditer(r"DESIGN\.md|shared/|issues? #\d+|issues? \d+\b", text):
         problems.append(f"{f}: cites something outside the repository: '{m.group(0)}'")
 
 for p in problems:
