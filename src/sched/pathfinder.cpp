@@ -318,6 +318,16 @@ bool Pathfinder::search_by_region_sets(int cap_total) {
   // bound of every partial placement.
   // Exact like the plain DFS; where several placements tie (exactly, or to rounding), the
   // first one found in this order is returned, which can differ from the plain DFS's choice.
+  if (!region_sets_apply()) return false;
+  first_incumbent(cap_total);
+  compute_hop_bounds();
+  compute_symmetry();
+  enumerate_sets();
+  search_sets();
+  return true;
+}
+
+bool Pathfinder::region_sets_apply() const {
   using St = SearchSpec::Strategy;
   const int K = std::min(spec_.max_blocks, R_);
   if (spec_.strategy == St::kPlain || K <= 0 || K > 6) return false;  // K > 6: K! orders per set
@@ -331,25 +341,27 @@ bool Pathfinder::search_by_region_sets(int cap_total) {
     c = c * (R_ - k + 1) / k;
     nsets += c;
   }
-  if (nsets > 250'000) return false;
+  return nsets <= 250'000;
+}
 
-  const bool cost = spec_.objective == SearchSpec::Objective::kMinCost;
-  const double mm1 = m_ - 1;
-  // A first incumbent prunes the enumeration below: the plain DFS's first placement (best
+void Pathfinder::first_incumbent(int cap_total) {
+  // A first incumbent prunes the set enumeration: the plain DFS's first placement (best
   // regions first, long blocks first) within a small node budget. It is a placement like any
   // other; ties with it are resolved as with any incumbent.
-  {
-    const long budget = spec_.node_budget;
-    spec_.stop_at_first = true;
-    spec_.node_budget = std::min(budget, nodes_ + 8L * S_ * spec_.max_blocks);
-    memo_clear();
-    dfs(0, -1, 0, 0, cap_total, 0.0, 0.0, 0.0);
-    spec_.stop_at_first = false;
-    spec_.node_budget = budget;
-    truncated_ = stop_ = false;
-  }
-  compute_hop_bounds();
-  compute_symmetry();
+  const long budget = spec_.node_budget;
+  spec_.stop_at_first = true;
+  spec_.node_budget = std::min(budget, nodes_ + 8L * S_ * spec_.max_blocks);
+  memo_clear();
+  dfs(0, -1, 0, 0, cap_total, 0.0, 0.0, 0.0);
+  spec_.stop_at_first = false;
+  spec_.node_budget = budget;
+  truncated_ = stop_ = false;
+}
+
+void Pathfinder::enumerate_sets() {
+  const int K = std::min(spec_.max_blocks, R_);
+  const bool cost = spec_.objective == SearchSpec::Objective::kMinCost;
+  const double mm1 = m_ - 1;
   // Per-region figures over all stages: the cheapest stage's unit time and cost coefficient.
   set_rank_.clear();
   for (int r = 0; r < R_; ++r)
@@ -397,35 +409,42 @@ bool Pathfinder::search_by_region_sets(int cap_total) {
   std::sort(sets_.begin(), sets_.end(), [](const RegionSet& a, const RegionSet& b) {
     return a.lb < b.lb || (a.lb == b.lb && a.mask < b.mask);
   });
+}
 
+void Pathfinder::search_sets() {
+  const bool cost = spec_.objective == SearchSpec::Objective::kMinCost;
+  const double cap_t = spec_.time_cap_s * (1.0 + 1e-9);
   require_all_ = true;
   for (const RegionSet& st : sets_) {
     if (st.lb >= best_obj_) break;
-    // Tighter, order-aware test: is there an order of the set's regions whose hops (latency,
-    // least communication time and stall-freedom, hop_lb_/hopc_lb_, in the sum and max terms)
-    // keep the bound within the cap (cost) or the incumbent (time)?
-    const double thr = (cost ? cap_t : best_obj_) - st.tsum;
-    int regs[6], k = 0;
-    for (std::uint64_t b = st.mask; b; b &= b - 1) regs[k++] = std::countr_zero(b);
-    bool ok = false;
-    do {
-      double hs = 0, hm = st.maxunit;
-      int x = 1;
-      for (; x < k; ++x) {
-        const auto e = static_cast<size_t>(regs[x - 1] * R_ + regs[x]);
-        hs += hop_lb_[e];
-        hm = std::max(hm, hopc_lb_[e]);
-        if (mm1 * hm + hs > thr) break;
-      }
-      ok = x == k && mm1 * hm + hs <= thr;
-    } while (!ok && std::next_permutation(regs, regs + k));
-    if (!ok) continue;
+    if (!some_order_within(st, (cost ? cap_t : best_obj_) - st.tsum)) continue;
     memo_clear();
     dfs(0, -1, 0, full_ & ~st.mask, st.capsum, 0.0, 0.0, 0.0);
     if (truncated_) break;
   }
   require_all_ = false;
-  return true;
+}
+
+bool Pathfinder::some_order_within(const RegionSet& st, double thr) const {
+  // Tighter, order-aware test: is there an order of the set's regions whose hops (latency,
+  // least communication time and stall-freedom, hop_lb_/hopc_lb_, in the sum and max terms)
+  // keep the bound within `thr` (the cap for cost, the incumbent for time, minus the set's
+  // other terms)?
+  const double mm1 = m_ - 1;
+  int regs[6], k = 0;
+  for (std::uint64_t b = st.mask; b; b &= b - 1) regs[k++] = std::countr_zero(b);
+  do {
+    double hs = 0, hm = st.maxunit;
+    int x = 1;
+    for (; x < k; ++x) {
+      const auto e = static_cast<size_t>(regs[x - 1] * R_ + regs[x]);
+      hs += hop_lb_[e];
+      hm = std::max(hm, hopc_lb_[e]);
+      if (mm1 * hm + hs > thr) break;
+    }
+    if (x == k && mm1 * hm + hs <= thr) return true;
+  } while (std::next_permutation(regs, regs + k));
+  return false;
 }
 
 void Pathfinder::compute_hop_bounds() {

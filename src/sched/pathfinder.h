@@ -99,6 +99,12 @@ class Pathfinder {
 
   bool derive_tables();  // run_, order_, bounds from unit_/coef_/cap_; true if a stage fits nowhere
   bool search_by_region_sets(int cap_total);  // false: too many sets, use the plain DFS
+  bool region_sets_apply() const;             // strategy, size and set count allow set mode
+  void first_incumbent(int cap_total);        // a quick first placement that prunes the sets
+  struct RegionSet;
+  void enumerate_sets();                      // sets_: every set that may hold the optimum, by bound
+  void search_sets();                         // the DFS restricted to each set, best bound first
+  bool some_order_within(const RegionSet& st, double thr) const;
   void compute_hop_bounds();       // hop_lb_, hopc_lb_ (set mode)
   double rest_chain(int last, std::uint64_t unused) const;  // least Σ hop_lb_ from last through unused
   void compute_symmetry();         // sym_prev_ (set mode)
