@@ -51,6 +51,8 @@ std::string unescape_basic(const std::string& t) {
     if (ch == '\\' && i + 2 < t.size()) {  // not the backslash right before the closing quote
       const char nx = t[++i];
       switch (nx) {
+        case 'b': ch = '\b'; break;
+        case 'f': ch = '\f'; break;
         case 'n': ch = '\n'; break;
         case 't': ch = '\t'; break;
         case 'r': ch = '\r'; break;

@@ -13,9 +13,9 @@ std::string toml_quote(const std::string& s);
 
 /// The string a TOML string value's text stands for:
 ///  * 'literal' (single quotes): the text between the quotes, as is;
-///  * "basic" (double quotes): escapes \n \t \r \" \\ resolved, \uXXXX and \UXXXXXXXX written as
-///    UTF-8; an unknown escape (\b, \x, ...), a \u or \U with too few hex digits or above
-///    U+10FFFF, and a backslash right before the closing quote are kept verbatim;
+///  * "basic" (double quotes): the TOML escapes \b \t \n \f \r \" \\ resolved, \uXXXX and
+///    \UXXXXXXXX written as UTF-8; an unknown escape (\x, ...), a \u or \U with too few hex
+///    digits or above U+10FFFF, and a backslash right before the closing quote are kept verbatim;
 ///  * anything else (numbers, booleans, arrays, unquoted text): returned unchanged.
 std::string toml_unquote(const std::string& text);
 
