@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 
 #include "config/toml_error.h"
 
@@ -93,6 +94,12 @@ InputError from_parse_error(const toml::parse_error& e, const std::string& fallb
   std::string desc(e.description());
   if (desc.empty()) desc = "syntax error";
   return error_at(e.source(), fallback_file, "TOML syntax error: " + desc);
+}
+
+double number_of(const toml::node& n) {
+  if (const auto* i = n.as_integer()) return static_cast<double>(i->get());
+  if (const auto* f = n.as_floating_point()) return f->get();
+  return std::numeric_limits<double>::quiet_NaN();
 }
 
 std::string type_phrase(toml::node_type t) {

@@ -176,11 +176,6 @@ toml::source_region region_of(const toml::node& n, const std::string& file) {
   return r;
 }
 
-double number_of(const toml::node& n) {
-  if (const auto* i = n.as_integer()) return static_cast<double>(i->get());
-  if (const auto* f = n.as_floating_point()) return f->get();
-  return std::nan("");
-}
 
 void check_schema(const toml::table& root, const std::string& file) {
   SchemaCheck(file).check_table(root, schema::scenario_root(), "", false);

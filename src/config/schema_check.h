@@ -13,9 +13,6 @@ namespace geopipe::config {
 /// Source region of a node; the root table (which has none) is 1:1 of `file`.
 toml::source_region region_of(const toml::node& n, const std::string& file);
 
-/// Value of an integer or float node as a double; NaN for any other node.
-double number_of(const toml::node& n);
-
 /// Checks `root` against schema::scenario_root(). Keys are checked in file order: first every
 /// unknown key of a table, then each known key's value (recursing into tables), then the
 /// required keys. Throws InputError at the first problem (file/line/column of the node; `file`

@@ -89,11 +89,6 @@ std::string toml_text(const toml::node& n) {
   return os.str();
 }
 
-double number_of(const toml::node& n) {
-  if (const auto* i = n.as_integer()) return static_cast<double>(i->get());
-  if (const auto* f = n.as_floating_point()) return f->get();
-  return std::numeric_limits<double>::quiet_NaN();
-}
 
 std::string type_of(const toml::node& n) { return type_phrase(n.type()); }
 

@@ -18,6 +18,7 @@
 #include <toml++/toml.h>
 
 #include "config/scenario_loader.h"
+#include "config/toml_error.h"
 
 namespace geopipe::config::sweep_internal {
 
@@ -49,8 +50,6 @@ Pos pos_of(const toml::key& k, const toml::node& v);
 std::string float_text(double v);
 /// TOML text of a value ("2", "0.5", "\"x\"", "[1, 2]", "{ a = 1 }", dates as TOML writes them).
 std::string toml_text(const toml::node& n);
-/// Value of an integer or float node; NaN otherwise.
-double number_of(const toml::node& n);
 /// "an integer", "a string", ... (config/toml_error.h type_phrase()).
 std::string type_of(const toml::node& n);
 /// Keys of a table in file order (toml::table iterates alphabetically).

@@ -35,6 +35,9 @@ InputError from_parse_error(const toml::parse_error& e, const std::string& fallb
 /// "an integer", "a float", "a string", "a boolean", "an array", "a table", "a date", ...
 std::string type_phrase(toml::node_type t);
 
+/// Value of an integer or float node as a double; NaN for any other node.
+double number_of(const toml::node& n);
+
 /// Parses TOML text; syntax errors become InputError "file:line:col: <description>".
 toml::table parse_toml(std::string_view text, const std::string& file);
 
