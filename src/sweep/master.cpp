@@ -27,8 +27,9 @@ class Master {
  public:
   Master(const SweepOptions& opt, const ExecContext& cx, ResultSink& sink, const std::vector<std::int64_t>& done,
          int ranks, int threads, bool mpi)
-      : opt_(opt), cx_(cx), sink_(sink), cursor_(*cx.plan, done), todo_(cursor_.remaining()),
-        progress_(todo_, cx.plan->shard_total() - todo_, opt.quiet, opt.progress_interval_s),
+      : opt_(opt), sink_(sink), cursor_(*cx.plan, done),
+        progress_(cursor_.remaining(), cx.plan->shard_total() - cursor_.remaining(), opt.quiet,
+                  opt.progress_interval_s),
         sizer_(threads, ranks), local_(cx), reorder_(sink), mpi_(mpi), workers_left_(ranks - 1) {}
 
   MasterOutcome run() {
@@ -152,10 +153,8 @@ class Master {
   }
 
   const SweepOptions& opt_;
-  const ExecContext& cx_;
   ResultSink& sink_;
   IdCursor cursor_;
-  std::uint64_t todo_;
   Progress progress_;
   BatchSizer sizer_;
   LocalExecutor local_;

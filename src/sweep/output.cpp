@@ -99,6 +99,4 @@ void merge_results(const std::vector<std::string>& inputs, const std::string& ou
   f.merge(inputs, output);
 }
 
-std::string output_format_name(const std::string& path) { return format_for(path).name; }
-
 }  // namespace geopipe::sweep

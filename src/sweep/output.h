@@ -43,7 +43,4 @@ Table read_results(const std::string& path);
 /// Joins result files of one sweep (shards) into `output`, which must not exist.
 void merge_results(const std::vector<std::string>& inputs, const std::string& output);
 
-/// Name of the format used for `path` ("hdf5").
-std::string output_format_name(const std::string& path);
-
 }  // namespace geopipe::sweep
