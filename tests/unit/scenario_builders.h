@@ -139,6 +139,24 @@ inline std::vector<Job> finalize_jobs(std::vector<Job> jobs) {
   return jobs;
 }
 
+/// The small LLM of the model tests: 10 layers, h = 1000, V = 5000, s = 100, bf16.
+inline LlmSpec tiny() { return tiny_llm("tiny", 10, 1000, 5000, 100); }
+
+/// A job of model 0 with S stages, micro-batch size b, m micro-batches, g GPUs per stage and
+/// 10 iterations (the model tests' argument order).
+inline Job job(int S, int b, int m, int g) { return make_job(0.0, 0, S, g, m, 10, b); }
+
+/// One region of 64 GPUs of one type with `mem` bytes of memory (100 TFLOP/s, 500/100 W),
+/// flat 0.1 $/kWh, no links.
+inline Topology one_region(double mem) {
+  Topology t;
+  t.gpu_types = {make_gpu("g", 100.0, 0.0, 500, 100)};
+  t.gpu_types[0].memory_bytes = mem;  // exactly, for memory-edge tests
+  t.regions = {make_region({"r", 0, 64, 0.1})};
+  t.reset_links();
+  return t;
+}
+
 /// The job's profile under the scenario's catalogue.
 inline JobProfile profile_of(const Scenario& sc, const Job& j) {
   return make_profile(j, sc.llms[static_cast<size_t>(j.model)]);

@@ -8,7 +8,7 @@
 
 #include "model/job.h"
 #include "model/llm.h"
-#include "model_builders.h"
+#include "scenario_builders.h"
 
 namespace geopipe {
 namespace {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "model/trace.h"
-#include "model_builders.h"
+#include "scenario_builders.h"
 #include "util/input_error.h"
 
 namespace geopipe {
