@@ -35,10 +35,11 @@ TEST(Execute, ScenarioCacheIsPerFactoryEvenAtTheSameAddress) {
 
   auto* fa = new (storage) config::ScenarioFactory(a);
   const ScenarioResult ra = execute_scenario(a, *fa, plan, 0, {});
+  const std::uint64_t serial_a = fa->serial();
   fa->~ScenarioFactory();
   auto* fb = new (storage) config::ScenarioFactory(b);  // same address, another sweep
   ASSERT_EQ(static_cast<void*>(fa), static_cast<void*>(fb));
-  EXPECT_NE(fa->serial(), 0u);
+  EXPECT_NE(fb->serial(), serial_a);
   const ScenarioResult rb = execute_scenario(b, *fb, plan, 0, {});
   fb->~ScenarioFactory();
 
