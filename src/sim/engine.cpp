@@ -9,7 +9,6 @@
 #include <string>
 
 #include "model/rng.h"
-#include "model/units.h"
 #include "sim/energy.h"
 #include "sim/metrics_accumulator.h"
 #include "sim/network.h"
