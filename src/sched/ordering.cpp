@@ -12,18 +12,18 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 class FifoStrict final : public OrderingPolicy {
  public:
   bool strict() const override { return true; }
-  void begin(const SchedContext&, const std::vector<int>& queue, const ClusterView&) override {
+  void begin(const SchedContext&, const WaitingQueue& queue, const ClusterView&) override {
     queue_ = &queue;  // O(1): a blocked FIFO head costs nothing however long the queue is
-    pos_ = 0;
+    pos_ = queue.begin();
   }
-  int next() override { return pos_ < queue_->size() ? (*queue_)[pos_++] : -1; }
+  int next() override { return pos_ != queue_->end() ? *pos_++ : -1; }
   void started(int) override {}
   void skip_shape(int) override {}  // strict: the pass ends at the first job that cannot start
   void skip_job(int) override {}
 
  private:
-  const std::vector<int>* queue_ = nullptr;
-  size_t pos_ = 0;
+  const WaitingQueue* queue_ = nullptr;
+  WaitingQueue::const_iterator pos_;
 };
 
 /// Min over a growing array of doubles (removed entries are +inf), with "first index >= from
@@ -73,7 +73,7 @@ class PriorityBackfill final : public OrderingPolicy {
         records_only_(p.priority_runtime_weight >= 0 && p.priority_network_weight >= 0 && p.priority_aging >= 0) {}
   bool strict() const override { return false; }
 
-  void begin(const SchedContext& ctx, const std::vector<int>& queue, const ClusterView& view) override {
+  void begin(const SchedContext& ctx, const WaitingQueue& queue, const ClusterView& view) override {
     ctx_ = &ctx;
     restore_skipped();
     sync(ctx, queue);
@@ -205,10 +205,10 @@ class PriorityBackfill final : public OrderingPolicy {
   /// Brings the per-shape lists up to `queue`: jobs with ids above the last seen are new
   /// arrivals (appended); started jobs were removed by started(). Anything else (a queue not
   /// built that way) is repaired by rebuilding from the queue.
-  void sync(const SchedContext& ctx, const std::vector<int>& queue) {
+  void sync(const SchedContext& ctx, const WaitingQueue& queue) {
     if (shapes_.size() < static_cast<size_t>(ctx.num_shapes)) shapes_.resize(static_cast<size_t>(ctx.num_shapes));
     if (pos_.size() < ctx.jobs->size()) pos_.resize(ctx.jobs->size(), -1);
-    auto it = std::upper_bound(queue.begin(), queue.end(), last_seen_);
+    auto it = queue.upper_bound(last_seen_);
     for (; it != queue.end(); ++it) add(ctx, *it);
     if (!queue.empty()) last_seen_ = std::max(last_seen_, queue.back());
     if (alive_total_ != static_cast<long>(queue.size())) {

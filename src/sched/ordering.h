@@ -21,7 +21,7 @@ class OrderingPolicy {
   /// ids) and the jobs reported started() removed. An incremental policy may rely on that;
   /// PriorityBackfill rebuilds its state from the queue when the number of waiting jobs
   /// disagrees with what it tracked, which catches any other change of that number.
-  virtual void begin(const SchedContext& ctx, const std::vector<int>& queue, const ClusterView& view) = 0;
+  virtual void begin(const SchedContext& ctx, const WaitingQueue& queue, const ClusterView& view) = 0;
   /// The next job in consideration order, −1 when none is left. Before the following call the
   /// caller reports what became of it: started(j); skip_shape(shape of j) when no job of that
   /// shape can start for the rest of the pass (it needs more GPUs than are free, or its

@@ -9,7 +9,7 @@ ComposedScheduler::ComposedScheduler(std::string name, std::unique_ptr<OrderingP
       placement_(std::move(placement)),
       cache_failures_(placement_->failures_depend_only_on_shape_and_epoch()) {}
 
-void ComposedScheduler::schedule(const SchedContext& ctx, const std::vector<int>& queue, ClusterView& view,
+void ComposedScheduler::schedule(const SchedContext& ctx, const WaitingQueue& queue, ClusterView& view,
                                  std::vector<Decision>& out) {
   if (queue.empty() || view.total_free <= 0) return;
   if (shape_failed_epoch_.size() < static_cast<size_t>(ctx.num_shapes))

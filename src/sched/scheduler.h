@@ -25,7 +25,7 @@ class ComposedScheduler final : public Scheduler {
   /// failed, no job of the same shape is searched again until the view's epoch changes, and a
   /// backfill call at an unchanged epoch without new arrivals returns at once.
   /// Requires the queue in increasing id order (scheduler_api.h).
-  void schedule(const SchedContext& ctx, const std::vector<int>& queue, ClusterView& view,
+  void schedule(const SchedContext& ctx, const WaitingQueue& queue, ClusterView& view,
                 std::vector<Decision>& out) override;
   SearchEffort effort() const override { return placement_->effort(); }
 

@@ -341,19 +341,8 @@ class Engine {
     acc_.scheduler_call(std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count());
     if (decisions_.empty()) return;
     for (const Decision& d : decisions_) start(d.job, d.placement, t);
-    // Remove started jobs from the queue, keeping arrival order.
-    // The started jobs are the queue's prefix when the scheduler took them in queue order
-    // (FIFO): drop the prefix; otherwise one pass with per-job flags.
-    size_t k = 0;
-    while (k < decisions_.size() && k < queue_.size() && queue_[k] == decisions_[k].job) ++k;
-    if (k == decisions_.size()) {
-      queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(k));
-    } else {
-      if (started_.size() < jobs_.size()) started_.resize(jobs_.size(), 0);
-      for (const Decision& d : decisions_) started_[static_cast<size_t>(d.job)] = 1;
-      std::erase_if(queue_, [&](int j) { return started_[static_cast<size_t>(j)] != 0; });
-      for (const Decision& d : decisions_) started_[static_cast<size_t>(d.job)] = 0;
-    }
+    // Started jobs leave the queue (amortised O(log n) each, arrival order kept).
+    for (const Decision& d : decisions_) queue_.erase(d.job);
     rebalance(t);
   }
 
@@ -369,8 +358,8 @@ class Engine {
   std::vector<Running> run_;
   std::vector<JobRecord> rec_;
   std::vector<int> free_, flow_count_;
-  std::vector<int> queue_, changed_, pending_start_;
-  std::vector<char> started_;  // per job, all 0 between scheduler calls
+  WaitingQueue queue_;
+  std::vector<int> changed_, pending_start_;
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> heap_;
   SchedContext ctx_;
   ClusterView view_;

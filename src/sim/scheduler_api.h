@@ -9,6 +9,7 @@
 #include "model/topology.h"
 #include "sim/placement.h"
 #include "sim/view.h"
+#include "sim/waiting_queue.h"
 
 namespace geopipe {
 
@@ -47,7 +48,7 @@ class Scheduler {
   /// `queue`: waiting jobs in arrival order, which is increasing id order. Appends the jobs to start now; each
   /// placement must fit the view's free GPUs after the previous decisions of this call (use
   /// ClusterView::commit). `view` is the scheduler's own copy.
-  virtual void schedule(const SchedContext& ctx, const std::vector<int>& queue, ClusterView& view,
+  virtual void schedule(const SchedContext& ctx, const WaitingQueue& queue, ClusterView& view,
                         std::vector<Decision>& out) = 0;
   /// Search effort so far (zero for schedulers that do not search).
   virtual SearchEffort effort() const { return {}; }

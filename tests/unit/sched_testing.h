@@ -137,7 +137,7 @@ inline std::vector<Job> shaped_jobs(std::uint64_t seed, int n, double gap_s) {
 
 /// The dynamic-priority order written the obvious way (ordering.h): score every waiting job
 /// and sort the whole queue by (score, arrival, id). The reference for the incremental order.
-inline std::vector<int> naive_priority_order(const SchedContext& ctx, const std::vector<int>& queue, const ClusterView& view,
+inline std::vector<int> naive_priority_order(const SchedContext& ctx, const WaitingQueue& queue, const ClusterView& view,
                                       const SchedulerParams& prm) {
   const Topology& topo = *ctx.topo;
   const int R = view.regions();
@@ -201,9 +201,9 @@ class NaiveScheduler final : public Scheduler {
       : priority_(priority), placement_(std::move(pl)), prm_(prm) {}
   std::string_view name() const override { return "naive"; }
   SearchEffort effort() const override { return placement_->effort(); }
-  void schedule(const SchedContext& ctx, const std::vector<int>& queue, ClusterView& view,
+  void schedule(const SchedContext& ctx, const WaitingQueue& queue, ClusterView& view,
                 std::vector<Decision>& out) override {
-    const std::vector<int> order = priority_ ? naive_priority_order(ctx, queue, view, prm_) : queue;
+    const std::vector<int> order = priority_ ? naive_priority_order(ctx, queue, view, prm_) : queue.to_vector();
     for (int j : order) {
       Placement pl = placement_->place(ctx, j, view);
       if (pl.empty()) {

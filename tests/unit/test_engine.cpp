@@ -23,7 +23,7 @@ class ScriptedScheduler final : public Scheduler {
       : pl_(std::move(placements)), effort_(effort) {}
   std::string_view name() const override { return "scripted"; }
   SearchEffort effort() const override { return effort_; }
-  void schedule(const SchedContext& ctx, const std::vector<int>& queue, ClusterView& view,
+  void schedule(const SchedContext& ctx, const WaitingQueue& queue, ClusterView& view,
                 std::vector<Decision>& out) override {
     for (int j : queue) {
       Placement p{pl_[static_cast<size_t>(j)]};

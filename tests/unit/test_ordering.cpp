@@ -54,8 +54,9 @@ TEST(Ordering, PriorityOrderEqualsFullSortAcrossCalls) {
       for (int r = 0; r < view.regions(); ++r) view.free_gpus[static_cast<size_t>(r)] = static_cast<int>(rng.below(17));
       for (double& x : view.residual) x *= rng.uniform(0.2, 1.0);
       SCOPED_TRACE("aging " + std::to_string(aging) + " call " + std::to_string(call));
-      std::vector<int> expect = naive_priority_order(ctx, queue, view, prm);
-      ord->begin(ctx, queue, view);
+      const WaitingQueue waiting(queue);
+      std::vector<int> expect = naive_priority_order(ctx, waiting, view, prm);
+      ord->begin(ctx, waiting, view);
       const int skip = rng.uniform() < 0.3 ? static_cast<int>(rng.below(5)) : -1;  // a shape that fails
       const int take = static_cast<int>(rng.below(4));
       std::vector<int> taken;

@@ -79,7 +79,7 @@ TEST(ComposedScheduler, FailureCacheOnlyForPoliciesThatOptIn) {
     ComposedScheduler s("test", make_priority_backfill(sc.scheduler), std::move(policy));
     ClusterView view = idle_view(sc.topology, sc.compute, 10.0);
     std::vector<Decision> out;
-    s.schedule(c.ctx, queue, view, out);
+    s.schedule(c.ctx, WaitingQueue(queue), view, out);
     std::vector<int> started;
     for (const Decision& d : out) started.push_back(d.job);
     if (opt_in) {
@@ -97,7 +97,7 @@ TEST(ComposedScheduler, FailureCacheOnlyForPoliciesThatOptIn) {
       if (std::find(started.begin(), started.end(), j) == started.end()) rest.push_back(j);
     const int before = p->calls;
     out.clear();
-    s.schedule(c.ctx, rest, view, out);
+    s.schedule(c.ctx, WaitingQueue(rest), view, out);
     EXPECT_TRUE(out.empty());
     EXPECT_EQ(p->calls - before, opt_in ? 0 : static_cast<int>(rest.size()));
   }
