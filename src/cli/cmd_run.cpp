@@ -4,14 +4,18 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
-#include <optional>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
 
 #include "cli/commands.h"
+#include "cli/flags.h"
 #include "cli/report.h"
 #include "config/scenario_loader.h"
 #include "util/input_error.h"
 #include "sched/registry.h"
 #include "sim/engine.h"
+#include "util/system.h"
 
 namespace geopipe::cli {
 namespace {
@@ -19,7 +23,9 @@ namespace {
 struct RunArgs {
   std::string scenario;
   std::string scheduler;
-  std::optional<std::uint64_t> seed;
+  bool scheduler_given = false;
+  std::string seed;  ///< as typed; parsed strictly (cli/flags.h)
+  bool seed_given = false;
   std::vector<std::string> sets;
   bool json = false;
   std::string jobs_csv;
@@ -30,7 +36,8 @@ int do_run(const RunArgs& a) {
   for (const auto& s : a.sets) overrides.push_back(config::parse_override(s));
   const Scenario sc = config::load_scenario_file(a.scenario, overrides);
   std::vector<std::string> names;
-  const std::string pick = a.scheduler.empty() ? sc.scheduler.preset : a.scheduler;
+  if (a.scheduler_given) nonempty_flag("--scheduler", a.scheduler, "a preset name, names separated by commas, or all");
+  const std::string pick = a.scheduler_given ? a.scheduler : sc.scheduler.preset;
   if (pick == "all") {
     names = preset_names();
   } else {
@@ -49,10 +56,12 @@ int do_run(const RunArgs& a) {
   }
   std::unique_ptr<std::ofstream> csv;
   if (!a.jobs_csv.empty()) {
+    if (util::same_file(a.jobs_csv, a.scenario))
+      throw InputError("--jobs-csv", 0, 0, "'" + a.jobs_csv + "' is the scenario file itself (expected a new CSV path)");
     csv = std::make_unique<std::ofstream>(a.jobs_csv);
-    if (!*csv) throw InputError(a.jobs_csv, 0, 0, "cannot open for writing");
+    if (!*csv) throw InputError(a.jobs_csv, 0, 0, std::string("cannot open for writing: ") + std::strerror(errno));
   }
-  const std::uint64_t seed = a.seed.value_or(sc.seed);
+  const std::uint64_t seed = a.seed_given ? parse_unsigned_flag("--seed", a.seed, 0, UINT64_MAX) : sc.seed;
   const std::vector<Job> jobs = sc.jobs_for_seed(seed);  // one trace for every scheduler
   std::vector<RunOutcome> runs;
   SimOptions opt;
@@ -67,7 +76,10 @@ int do_run(const RunArgs& a) {
     print_table(std::cout, sc, seed, runs);
   if (csv) {
     write_jobs_csv(*csv, sc, runs);
-    if (!*csv) throw std::runtime_error("error writing " + a.jobs_csv);
+    errno = 0;
+    csv->close();  // a full disk shows only when the buffer is written
+    if (csv->fail())
+      throw InputError(a.jobs_csv, 0, 0, std::string("cannot write the CSV file") + (errno ? std::string(": ") + std::strerror(errno) : ""));
   }
   return kExitOk;
 }
@@ -78,14 +90,18 @@ void add_run_command(CLI::App& app, int& rc) {
   auto args = std::make_shared<RunArgs>();
   CLI::App* cmd = app.add_subcommand("run", "Simulate one scenario with one or more schedulers on the same job trace");
   cmd->add_option("scenario", args->scenario, "Scenario file (TOML)")->required();
-  cmd->add_option("-s,--scheduler", args->scheduler,
-                  "Preset name, comma-separated names, or 'all' (default: the scenario's [scheduler].preset)");
-  cmd->add_option("--seed", args->seed, "Workload seed (default: [scenario].seed)");
+  CLI::Option* sched = cmd->add_option("-s,--scheduler", args->scheduler,
+                                       "Preset name, comma-separated names, or 'all' (default: the scenario's [scheduler].preset)");
+  CLI::Option* seed = cmd->add_option("--seed", args->seed, "Workload seed, 0 to 2^64-1 (default: [scenario].seed)");
   cmd->add_option("--set", args->sets, "Override a scenario parameter, e.g. --set network.bandwidth_scale=0.5 (`geopipe list params` lists them)")
       ->take_all();
   cmd->add_flag("--json", args->json, "Print the metrics as JSON instead of a table");
   cmd->add_option("--jobs-csv", args->jobs_csv, "Write one row per job (and scheduler) to this CSV file");
-  cmd->callback([args, &rc] { rc = guarded([&] { return do_run(*args); }); });
+  cmd->callback([args, sched, seed, &rc] {
+    args->scheduler_given = sched->count() > 0;
+    args->seed_given = seed->count() > 0;
+    rc = guarded([&] { return do_run(*args); });
+  });
 }
 
 }  // namespace geopipe::cli

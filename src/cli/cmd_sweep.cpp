@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/flags.h"
 #include "config/scenario_loader.h"
 #include "util/input_error.h"
 #include "sweep/output.h"
@@ -16,51 +17,41 @@
 namespace geopipe::cli {
 namespace {
 
-// "K/N" -> (K, N); throws InputError.
-void parse_shard(const std::string& s, std::uint64_t& k, std::uint64_t& n) {
-  const auto slash = s.find('/');
-  try {
-    if (slash == std::string::npos) throw std::invalid_argument("no slash");
-    size_t p1 = 0, p2 = 0;
-    k = std::stoull(s.substr(0, slash), &p1);
-    n = std::stoull(s.substr(slash + 1), &p2);
-    if (p1 != slash || p2 != s.size() - slash - 1) throw std::invalid_argument("trailing");
-  } catch (const std::exception&) {
-    throw InputError("--shard", 0, 0, "'" + s + "' is not K/N (expected e.g. 0/4)");
-  }
-  if (n == 0 || k >= n) throw InputError("--shard", 0, 0, "'" + s + "': expected 0 <= K < N");
-}
-
 }  // namespace
 
 void add_sweep_command(CLI::App& app, int& rc) {
   struct Args {
     sweep::SweepOptions o;
     std::vector<std::string> sets;
-    std::string shard;
+    std::string shard, threads, progress_interval, flush_interval;  ///< as typed (cli/flags.h)
     bool no_mpi = false;
   };
   auto a = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("sweep", "Run every scenario of a sweep file into one HDF5 file (standalone, or under mpirun/srun)");
   cmd->add_option("file", a->o.sweep_file, "Sweep file (TOML)")->required();
   cmd->add_option("-o,--output", a->o.output, "Output HDF5 file");
-  cmd->add_option("-t,--threads", a->o.threads, "oneTBB threads per process (default: all hardware threads)")->check(CLI::NonNegativeNumber);
+  CLI::Option* threads = cmd->add_option("-t,--threads", a->threads,
+                                         "oneTBB threads per process, 1 to " + std::to_string(kMaxThreads) +
+                                             " (default, or 0: all hardware threads)");
   cmd->add_flag("--resume", a->o.resume, "Continue OUTPUT if it exists (skips finished scenarios), else start it");
   cmd->add_flag("--force", a->o.force, "Overwrite OUTPUT; with --resume: continue even if the sweep changed");
   cmd->add_flag("--save-jobs", a->o.save_jobs, "Also store one row per job in /jobs");
   cmd->add_flag("--dry-run", a->o.dry_run, "Print the scenario count and the first points, run nothing");
   cmd->add_flag("-q,--quiet", a->o.quiet, "No progress output");
-  cmd->add_option("--shard", a->shard, "Run only slice K of N (by point and seed): K/N");
+  CLI::Option* shard = cmd->add_option("--shard", a->shard, "Run only slice K of N (by point and seed): K/N");
   cmd->add_option("--set", a->sets, "Override a scenario parameter at every point (part of the sweep hash; `geopipe list params` lists them)")->take_all();
-  cmd->add_option("--progress-interval", a->o.progress_interval_s, "Seconds between progress lines when stderr is not a terminal")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--flush-interval", a->o.flush_interval_s, "Seconds between HDF5 flushes")->check(CLI::PositiveNumber);
+  CLI::Option* progress = cmd->add_option("--progress-interval", a->progress_interval,
+                                          "Seconds between progress lines when stderr is not a terminal (default 10, at most 86400)");
+  CLI::Option* flush = cmd->add_option("--flush-interval", a->flush_interval, "Seconds between HDF5 flushes (default 2, at most 86400)");
   cmd->add_flag("--no-mpi", a->no_mpi, "Do not initialise MPI even when launched by mpirun/srun");
   cmd->add_flag("--null-scenarios", a->o.null_scenarios, "Benchmark only: scenarios return zero metrics at once")->group("");
-  cmd->callback([a, &rc] {
+  cmd->callback([a, threads, shard, progress, flush, &rc] {
     rc = guarded([&] {
       for (const auto& s : a->sets) a->o.sets.push_back(config::parse_override(s));
-      if (!a->shard.empty()) parse_shard(a->shard, a->o.shard, a->o.shards);
+      if (threads->count()) a->o.threads = static_cast<int>(parse_unsigned_flag("--threads", a->threads, 0, kMaxThreads));
+      if (shard->count()) parse_shard_flag(a->shard, a->o.shard, a->o.shards);
+      if (progress->count()) a->o.progress_interval_s = parse_seconds_flag("--progress-interval", a->progress_interval);
+      if (flush->count()) a->o.flush_interval_s = parse_seconds_flag("--flush-interval", a->flush_interval);
       if (a->no_mpi) a->o.mpi = 0;
       a->o.version = GEOPIPE_VERSION;
       return sweep::run_sweep(a->o);
@@ -79,6 +70,8 @@ void add_merge_command(CLI::App& app, int& rc) {
   cmd->add_option("-o,--output", a->output, "Merged output file (must not exist)")->required();
   cmd->callback([a, &rc] {
     rc = guarded([&] {
+      nonempty_flag("-o", a->output, "the merged output file");
+      for (const auto& in : a->inputs) nonempty_flag("inputs", in, "result files");
       sweep::merge_results(a->inputs, a->output);
       std::cerr << "geopipe: merged " << a->inputs.size() << " files -> " << a->output << "\n";
       return kExitOk;
@@ -91,10 +84,13 @@ void add_summarize_command(CLI::App& app, int& rc) {
   CLI::App* cmd = app.add_subcommand("summarize", "Per-scheduler means with 95% CIs over seeds and paired changes vs a baseline");
   cmd->add_option("file", o->file, "Sweep result file (HDF5)")->required();
   cmd->add_option("--by", o->by, "Group by these axes (e.g. network.bandwidth_scale)")->take_all();
-  cmd->add_option("--baseline", o->baseline, "Scheduler to compare against (default: the sweep's first)");
+  CLI::Option* baseline = cmd->add_option("--baseline", o->baseline, "Scheduler to compare against (default: the sweep's first)");
   cmd->add_option("--metric", o->metrics, "Metrics to show (default: avg_jct_s total_cost_usd)")->take_all();
-  cmd->callback([o, &rc] {
+  cmd->callback([o, baseline, &rc] {
     rc = guarded([&] {
+      if (baseline->count()) nonempty_flag("--baseline", o->baseline, "a scheduler of the file");
+      for (const auto& b : o->by) nonempty_flag("--by", b, "an axis of the sweep");
+      for (const auto& m : o->metrics) nonempty_flag("--metric", m, "a metric name");
       sweep::summarize(*o, std::cout);
       return kExitOk;
     });

@@ -1,11 +1,33 @@
 // geopipe: simulator and sweep runner for pipeline-parallel LLM training across regions.
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 
 #include "cli/commands.h"
+#include "util/one_line.h"
 
 #include "geopipe_version.h"
+
+namespace {
+
+/// The subcommand being parsed when CLI11 failed ("" before one was recognised).
+std::string failed_command(const CLI::App& app) {
+  for (const CLI::App* sub : app.get_subcommands()) return sub->get_name();
+  return "";
+}
+
+/// Everything written to stdout reached it (a full disk or a closed pipe is an error, not
+/// exit 0 with a truncated report).
+bool stdout_ok() {
+  errno = 0;
+  std::cout.flush();
+  return std::fflush(stdout) == 0 && !std::ferror(stdout) && !std::cout.fail();
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"geopipe: simulate multi-tenant pipeline-parallel LLM training across geo-distributed GPU regions"};
@@ -21,8 +43,17 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? 0 : geopipe::cli::kExitInput;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    // One line, like every other error: "geopipe: error: <what> (see geopipe [CMD] --help)".
+    const std::string cmd = failed_command(app);
+    std::cerr << "geopipe: error: " << geopipe::util::one_line(e.what()) << " (see 'geopipe "
+              << (cmd.empty() ? "" : cmd + " ") << "--help')\n";
+    return geopipe::cli::kExitInput;
+  }
+  if (!stdout_ok()) {
+    std::cerr << "geopipe: error: cannot write to standard output"
+              << (errno ? std::string(": ") + std::strerror(errno) : std::string()) << "\n";
+    return rc == geopipe::cli::kExitOk ? geopipe::cli::kExitInput : rc;
   }
   return rc;
 }

@@ -34,6 +34,7 @@ std::optional<std::string> did_you_mean(std::string_view word, const std::vector
   std::size_t best_d = limit + 1;
   for (const auto& c : candidates) {
     const std::size_t d = edit_distance(word, c);
+    if (c == word) continue;  // the word itself is no suggestion (a case variant is)
     if (d < best_d) {
       best_d = d;
       best = c;

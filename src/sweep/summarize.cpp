@@ -100,7 +100,8 @@ class Summary {
         throw InputError("--metric", 0, 0,
                          "unknown metric '" + m + "'" +
                              (def ? std::string(" (not in this file: written by an older geopipe?)")
-                                  : config::suggestion_suffix(m, known)));
+                                  : config::suggestion_suffix(m, known) + " (expected one of: " +
+                                        config::quoted_list(known, known.size()) + ")"));
       }
       mcol_.push_back(c);
       mdef_.push_back(def);

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "util/input_error.h"
+#include "util/one_line.h"
 
 namespace geopipe::util {
 
@@ -24,14 +25,14 @@ struct Report {
 
 /// Runs `body` (returning an exit code) and maps what it throws: InputError ("file:line:col:
 /// what") -> kExitInput, any other std::exception -> kExitInternal; the message goes to stderr
-/// as "geopipe: error: <what>".
+/// as "geopipe: error: <what>" on one line (control characters escaped, util/one_line.h).
 template <class Body>
 int guarded(Body&& body, Report report = {}) {
   auto say = [&](const char* what) {
     if (!report.print) return;
     std::cerr << "geopipe: error";
     if (!report.where.empty()) std::cerr << " (" << report.where << ")";
-    std::cerr << ": " << what << "\n";
+    std::cerr << ": " << one_line(what) << "\n";
   };
   try {
     return body();

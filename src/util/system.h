@@ -14,4 +14,8 @@ std::string utc_now_iso8601();
 /// output path that is a link is never silently replaced.
 bool path_exists(const std::string& path);
 
+/// True if both paths exist and name the same file (same device and inode, so links and
+/// different spellings of one path count): an output must never overwrite an input.
+bool same_file(const std::string& a, const std::string& b);
+
 }  // namespace geopipe::util
