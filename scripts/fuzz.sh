@@ -38,7 +38,9 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
     -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" >/dev/null
 fi
+build_start=$(date +%s)
 cmake --build "$build" -j2 --target "${targets[@]/#/fuzz_}"
+echo "== fuzz: build $(( $(date +%s) - build_start ))s"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -112,10 +114,15 @@ for t in "${targets[@]}"; do
   "$exe" "${opts[@]}" -fork=1 -ignore_crashes=1 -max_total_time="$seconds" -print_final_stats=1 \
     -artifact_prefix="$out/" "$work/$t/corpus" "$work/$t/seeds" >"$work/$t/fuzz.log" 2>&1 || true
   end=$(date +%s)
-  # Fork mode prints one stats line per job ("exec/s N"); the last one has the totals.
-  execs=$(grep -Eo 'exec/s:? [0-9]+' "$work/$t/fuzz.log" | tail -n 1 | grep -Eo '[0-9]+$' || echo "?")
-  cov=$(grep -Eo 'cov: [0-9]+' "$work/$t/fuzz.log" | tail -n 1 | grep -Eo '[0-9]+$' || echo "?")
-  echo "   $((end - start))s, ${execs} exec/s, coverage ${cov}, $(ls "$work/$t/corpus" | wc -l) new corpus inputs"
+  # Fork mode prints a line per job, "#EXECS: cov: N ... time: Ts ..."; the last has the totals.
+  last=$(grep -E '^#[0-9]+: cov: ' "$work/$t/fuzz.log" | tail -n 1 || true)
+  if [[ "$last" =~ ^#([0-9]+):\ cov:\ ([0-9]+).*\ time:\ ([0-9]+)s ]] && [ "${BASH_REMATCH[3]}" -gt 0 ]; then
+    echo "   $((end - start))s: ${BASH_REMATCH[1]} runs, $((BASH_REMATCH[1] / BASH_REMATCH[3])) exec/s," \
+         "coverage ${BASH_REMATCH[2]}, $(ls "$work/$t/corpus" | wc -l) new corpus inputs"
+  else
+    echo "   $((end - start))s (no statistics; the log's last lines:)"
+    tail -n 5 "$work/$t/fuzz.log" | sed 's/^/   | /'
+  fi
   # The new reproducers (crash-*, oom-*, timeout-*, leak-*), grouped by what they trigger (the
   # first sanitizer, assertion or exception line of a replay), smallest first: one bug found
   # many times is reported once, with its smallest reproducer and a count.
