@@ -47,8 +47,10 @@ trap 'rm -rf "$work"' EXIT
 # libFuzzer's fork-mode files and fuzz_sweep's input trees go there too, even after a crash.
 mkdir -p "$work/tmp"
 export TMPDIR=$work/tmp
-# Memory and time per input; one input is at most 64 KiB.
-opts=(-max_len=65536 -timeout=10 -rss_limit_mb=2048)
+# Memory and time per input; a generated input is at most 64 KiB (-max_len also truncates a file
+# given as an argument, so the regressions, which may be longer, run without it).
+limits=(-timeout=10 -rss_limit_mb=2048)
+opts=(-max_len=65536 "${limits[@]}")
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 
@@ -98,7 +100,7 @@ for t in "${targets[@]}"; do
   echo "== fuzz $t: regressions"
   for f in tests/fuzz/regressions/"$t"/*; do
     [ -f "$f" ] || continue
-    if "$exe" "${opts[@]}" -artifact_prefix="$work/$t/" "$f" >"$work/$t/replay.log" 2>&1; then
+    if "$exe" "${limits[@]}" -artifact_prefix="$work/$t/" "$f" >"$work/$t/replay.log" 2>&1; then
       cp "$f" "$work/$t/seeds/regression-$(basename "$f")"
     else
       findings=$((findings + 1))
