@@ -10,6 +10,7 @@ PKGS=(
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev libfmt-dev
   python3 python3-h5py python3-pandas python3-matplotlib
   slurm-wlm munge
+  clang-14 libclang-rt-14-dev   # scripts/fuzz.sh: clang-14 and its libFuzzer, ASan and UBSan runtimes
 )
 missing=()
 for p in "${PKGS[@]}"; do

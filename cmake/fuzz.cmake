@@ -1,0 +1,22 @@
+# GEOPIPE_FUZZ=ON (scripts/fuzz.sh, build-fuzz/): every target is compiled with coverage
+# instrumentation for libFuzzer plus ASan and UBSan (any UBSan report aborts, so it is a
+# finding) and libstdc++'s assertions (an out-of-range operator[] on a vector or string aborts
+# even where ASan cannot see it, inside the vector's capacity); the fuzz targets of tests/fuzz
+# link libFuzzer itself (-fsanitize=fuzzer).
+# Needs clang (Debian: clang-14 and libclang-rt-14-dev).
+if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+  message(FATAL_ERROR "GEOPIPE_FUZZ needs clang (libFuzzer), e.g. CC=clang-14 CXX=clang++-14; "
+                      "the compiler is ${CMAKE_CXX_COMPILER_ID}")
+endif()
+add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
+                    -fno-omit-frame-pointer -D_GLIBCXX_ASSERTIONS)
+add_link_options(-fsanitize=address,undefined)
+
+# toml++ compiled here, in one instrumented translation unit, instead of Debian's shared
+# libtomlplusplus (built by gcc, not instrumented): the fuzzers then see the parser's branches
+# and its crashes (ASan reports them with their stack). find_package(tomlplusplus) keeps this
+# target, since its config file defines tomlplusplus::tomlplusplus only when it is missing.
+add_library(geopipe_fuzz_tomlplusplus STATIC ${PROJECT_SOURCE_DIR}/tests/fuzz/toml_impl.cpp)
+target_compile_definitions(geopipe_fuzz_tomlplusplus PUBLIC TOML_HEADER_ONLY=0)
+target_compile_features(geopipe_fuzz_tomlplusplus PUBLIC cxx_std_17)
+add_library(tomlplusplus::tomlplusplus ALIAS geopipe_fuzz_tomlplusplus)
