@@ -9,16 +9,17 @@
 #include <cstdint>
 #include <exception>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <new>
 #include <sstream>
 
 #include "config/error.h"
+#include "config/input_file.h"
 #include "config/overrides.h"
 #include "config/schema.h"
 #include "config/schema_check.h"
 #include "config/toml_error.h"
+#include "config/toml_limits.h"
 #include "config/toml_scenario.h"
 #include "model/gpu.h"
 #include "model/job.h"
@@ -42,7 +43,7 @@ std::string gb(double bytes) {
 }
 
 std::string line_note(const toml::node& n) {
-  const int line = static_cast<int>(n.source().begin.line);
+  const int line = location_of(n.source(), "").line;
   return line > 0 ? " at line " + std::to_string(line) : "";
 }
 
@@ -213,7 +214,8 @@ void Builder::build_cluster(Scenario& sc) {
     const toml::node* prof = get(t, "price_profile_usd_per_kwh");
     read(t, "utc_offset_h", r.utc_offset_h);
     if (flat && prof) {
-      const toml::node& later = (prof->source().begin.line > flat->source().begin.line) ? *prof : *flat;
+      const toml::node& later =
+          location_of(prof->source(), file_).line > location_of(flat->source(), file_).line ? *prof : *flat;
       fail(later, p + ": give exactly one of price_usd_per_kwh and price_profile_usd_per_kwh, not both");
     }
     if (!flat && !prof)
@@ -493,16 +495,12 @@ void Builder::load_trace(Scenario& sc) {
   const fs::path resolved =
       (given.is_absolute() || base_dir_.empty() || base_dir_ == ".") ? given : (fs::path(base_dir_) / given).lexically_normal();
   const std::string shown = resolved.string();
-  std::error_code ec;
-  if (fs::is_directory(resolved, ec))
-    fail(*tn, "workload.trace: '" + shown + "' is a directory (expected a CSV file)");
-  std::ifstream f(resolved, std::ios::binary);
-  if (!f)
-    fail(*tn, "workload.trace: cannot open trace file '" + shown + "'" +
-                  (given.is_absolute() ? "" : " (relative paths are resolved against the scenario file's directory)"));
-  std::stringstream ss;
-  ss << f.rdbuf();
-  const std::string text = ss.str();
+  std::string text;
+  if (auto why = read_input_file(shown, kMaxTraceBytes, text))
+    fail(*tn, "workload.trace: cannot open trace file '" + shown + "': " + *why +
+                  (given.is_absolute() || *why != "no such file"
+                       ? ""
+                       : " (relative paths are resolved against the scenario file's directory)"));
   try {
     sc.trace_jobs = parse_trace_csv(text, shown, sc.llms, sc.topology);
   } catch (const InputError& e) {
@@ -579,17 +577,11 @@ Scenario load_scenario_string(const std::string& toml_text, const std::string& f
 }
 
 Scenario load_scenario_file(const std::string& path, const std::vector<Override>& overrides) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) throw InputError(path, 0, 0, "cannot open scenario file: it is a directory");
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw InputError(path, 0, 0, "cannot open scenario file (no such file or not readable)");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  if (f.bad()) throw InputError(path, 0, 0, "cannot read scenario file");
-  std::string base = fs::path(path).parent_path().string();
+  std::string text;
+  if (auto why = read_input_file(path, kMaxTomlBytes, text)) throw InputError(path, 0, 0, "cannot open scenario file: " + *why);
+  std::string base = std::filesystem::path(path).parent_path().string();
   if (base.empty()) base = ".";
-  return load_scenario_string(ss.str(), path, overrides, base);
+  return load_scenario_string(text, path, overrides, base);
 }
 
 }  // namespace geopipe::config

@@ -58,7 +58,12 @@ std::vector<Job> parse_trace_csv(const std::string& text, const std::string& fil
           throw InputError(file, lineno, fields[c].column,
                            "unknown column '" + fields[c].text +
                                "' (expected arrival_s, model, stages, gpus_per_stage, micro_batch_size, micro_batches, iterations)");
-        pos[static_cast<size_t>(it - kCols.begin())] = static_cast<int>(c);
+        const auto k = static_cast<size_t>(it - kCols.begin());
+        if (pos[k] >= 0)
+          throw InputError(file, lineno, fields[c].column,
+                           "duplicate column '" + fields[c].text + "' (column " + std::to_string(c + 1) +
+                               ", already column " + std::to_string(pos[k] + 1) + "; expected each column once)");
+        pos[k] = static_cast<int>(c);
       }
       for (size_t k = 0; k < kCols.size(); ++k)
         if (pos[k] < 0) throw InputError(file, lineno, 1, std::string("missing column '") + kCols[k] + "'");
