@@ -111,6 +111,8 @@ class Builder {
   void build_mix(Scenario& sc, const toml::table& workload);
   void build_scheduler(Scenario& sc);
   void check_mix_fits(const Scenario& sc);
+  void check_iterations(const Scenario& sc, const JobProfile& prof, std::size_t i) const;
+  void check_arrival_span(const Scenario& sc, const toml::table& workload) const;
   void load_trace(Scenario& sc);
 
   std::string unfit_details(const JobProfile& p, const Topology& topo) const;
@@ -314,6 +316,7 @@ void Builder::build_workload(Scenario& sc) {
     fail(at ? *at : *get(t, "arrival_rate_per_hour"),
          "workload.arrival_rate_per_hour x load_scale is out of range (expected a finite rate > 0)");
   }
+  if (!get(t, "trace")) check_arrival_span(sc, t);
   if (!(w.duration_max_h > w.duration_min_h)) {
     const toml::node* at = get(t, "duration_max_h");
     fail(at ? *at : *get(t, "duration_min_h"),
@@ -339,6 +342,23 @@ void Builder::build_workload(Scenario& sc) {
                                        quoted_list(names) + ")");
   }
   build_mix(sc, t);
+}
+
+/// The generated arrivals span about num_jobs / rate; it must stay below kMaxArrivalSpanS, the
+/// latest arrival a trace may give (with hourly prices, every simulated hour until the last
+/// arrival is an event of the simulation).
+void Builder::check_arrival_span(const Scenario& sc, const toml::table& t) const {
+  const WorkloadOptions& w = sc.workload;
+  const double rate = w.arrival_rate_per_hour * w.load_scale / units::kSecondsPerHour;
+  const double span_s = static_cast<double>(w.num_jobs) / rate;
+  if (span_s <= kMaxArrivalSpanS) return;
+  const toml::node* at = get(t, "load_scale");
+  if (!at) at = get(t, "arrival_rate_per_hour");
+  if (!at) at = get(t, "num_jobs");
+  fail(at ? *at : static_cast<const toml::node&>(t),
+       "workload: num_jobs / (arrival_rate_per_hour x load_scale) = " + format_number(span_s) +
+           " s of arrivals (expected at most " + format_number(kMaxArrivalSpanS) +
+           " s: a higher arrival rate or fewer jobs)");
 }
 
 void Builder::build_mix(Scenario& sc, const toml::table& t) {
@@ -452,7 +472,27 @@ void Builder::check_mix_fits(const Scenario& sc) {
                          std::to_string(j.gpus_per_stage) + " GPUs = " + std::to_string(j.total_gpus()) +
                          " GPUs but fits no placement in the cluster (" + unfit_details(prof, sc.topology) + ")");
     }
+    if (!get(t, "trace")) check_iterations(sc, prof, i);
   }
+}
+
+/// The generator gives a job I = round(D / T_ref) iterations (model/workload.h); the longest
+/// run length D = duration_max_h must not give more than kMaxJobIterations (a job's work, energy
+/// and cost then stay finite, and I fits its integer).
+void Builder::check_iterations(const Scenario& sc, const JobProfile& prof, std::size_t i) const {
+  const GpuType& ref = sc.topology.gpu_types[static_cast<std::size_t>(sc.reference_gpu_index())];
+  const double t_ref = ideal_iteration_time(prof, ref, sc.compute);
+  const double most = units::hours_to_s(sc.workload.duration_max_h) / t_ref;
+  if (most <= kMaxJobIterations) return;
+  const toml::table& t = *table(root_, "workload");
+  const toml::node* at = get(t, "duration_max_h");
+  const auto list = entries(&t, "mix");
+  fail(at ? *at : static_cast<const toml::node&>(*list[i]),
+       "workload.mix[" + std::to_string(i) + "]: a job of model '" + sc.llms[static_cast<std::size_t>(sc.workload.mix[i].model)].name +
+           "' would run up to " + format_number(most) + " iterations (duration_max_h = " +
+           format_number(sc.workload.duration_max_h) + " h at " + format_number(t_ref) + " s per iteration on '" +
+           ref.name + "'; expected at most " + format_number(kMaxJobIterations) +
+           " iterations: a smaller duration_max_h or a larger job)");
 }
 
 /// Line (1-based) of the trace row that produced `job`, or 0. parse_trace_csv sorts jobs by
@@ -506,6 +546,9 @@ void Builder::load_trace(Scenario& sc) {
   } catch (const InputError& e) {
     fail(*tn, "workload.trace: " + std::string(e.what()));
   }
+  if (sc.trace_jobs.size() > static_cast<std::size_t>(schema::kMaxJobs))
+    fail(*tn, "workload.trace: '" + shown + "' has " + std::to_string(sc.trace_jobs.size()) + " jobs (expected at most " +
+                  std::to_string(schema::kMaxJobs) + ")");
   if (sc.trace_jobs.empty()) fail(*tn, "workload.trace: '" + shown + "' contains no jobs (expected one job per line after the header)");
 
   // Traces repeat a few job shapes many times: check each shape once.

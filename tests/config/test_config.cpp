@@ -515,7 +515,7 @@ TEST(Overrides, TypeAndRangeErrorsPointAtTheOverride) {
 TEST(Overrides, SweepOriginWithLineAndColumn) {
   Override o{"network.bandwidth_scale", "-1", "sweep.toml", 12, 7};
   const std::string msg = input_error_of([&] { load_scenario_file(kSmall, {o}); });
-  EXPECT_EQ(msg, "sweep.toml:7:12: network.bandwidth_scale must be > 0 (got -1)");
+  EXPECT_EQ(msg, "sweep.toml:7:12: network.bandwidth_scale must be >= 1e-06 (got -1)");
   Override u{"network.bandwidht_scale", "2", "sweep.toml", 3, 4};
   const std::string m2 = input_error_of([&] { load_scenario_file(kSmall, {u}); });
   EXPECT_EQ(m2.rfind("sweep.toml:4:3: unknown parameter", 0), 0u) << m2;
