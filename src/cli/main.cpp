@@ -7,7 +7,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "util/one_line.h"
+#include "util/input_error.h"
 
 #include "geopipe_version.h"
 
@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     // One line, like every other error: "geopipe: error: <what> (see geopipe [CMD] --help)".
     const std::string cmd = failed_command(app);
-    std::cerr << "geopipe: error: " << geopipe::util::one_line(e.what()) << " (see 'geopipe "
+    std::cerr << "geopipe: error: " << geopipe::util::printable_text(e.what()) << " (see 'geopipe "
               << (cmd.empty() ? "" : cmd + " ") << "--help')\n";
     return geopipe::cli::kExitInput;
   }

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "config/toml_error.h"
+#include "config/toml_limits.h"
 
 namespace geopipe::config {
 namespace {
@@ -33,6 +34,10 @@ std::optional<std::string> did_you_mean(std::string_view word, const std::vector
   std::optional<std::string> best;
   std::size_t best_d = limit + 1;
   for (const auto& c : candidates) {
+    // The distance is at least the difference in length: skip what cannot be close (and keeps a
+    // megabyte-long key from costing its length times every candidate's).
+    const std::size_t diff = word.size() > c.size() ? word.size() - c.size() : c.size() - word.size();
+    if (diff >= best_d) continue;
     const std::size_t d = edit_distance(word, c);
     if (c == word) continue;  // the word itself is no suggestion (a case variant is)
     if (d < best_d) {
@@ -73,6 +78,11 @@ std::string format_number(double v) {
 
 // ---- toml++ helpers (config/toml_error.h) ----
 
+std::string placed_source_path(const std::string& origin, int line, int column) {
+  if (line <= 0) return origin + kNoLineMarker;
+  return origin + kPlacedMarker + std::to_string(line) + ":" + std::to_string(column);
+}
+
 SourceLoc location_of(const toml::source_region& r, const std::string& fallback_file) {
   SourceLoc loc;
   loc.file = (r.path && !r.path->empty()) ? *r.path : fallback_file;
@@ -81,8 +91,20 @@ SourceLoc location_of(const toml::source_region& r, const std::string& fallback_
   if (!loc.file.empty() && loc.file.back() == kNoLineMarker) {
     loc.file.pop_back();
     loc.line = 0;
+  } else if (const auto at = loc.file.find(kPlacedMarker); at != std::string::npos) {
+    int line = 0, column = 0;
+    const std::string place = loc.file.substr(at + 1);
+    const auto colon = place.find(':');
+    std::from_chars(place.data(), place.data() + colon, line);
+    std::from_chars(place.data() + colon + 1, place.data() + place.size(), column);
+    loc.file.resize(at);
+    if (loc.line == 1) {
+      loc.column = column + loc.column - 3;  // "x=" precedes the value
+    }
+    loc.line = loc.line > 0 ? line + loc.line - 1 : 0;
   }
   if (loc.line <= 0) loc.line = loc.column = 0;
+  if (loc.column < 0) loc.column = 0;
   return loc;
 }
 
@@ -120,6 +142,7 @@ std::string type_phrase(toml::node_type t) {
 }
 
 toml::table parse_toml(std::string_view text, const std::string& file) {
+  check_toml_limits(text, file);  // before toml++: a key nested too deep would crash it
   try {
     return toml::parse(text, file);
   } catch (const toml::parse_error& e) {

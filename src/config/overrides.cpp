@@ -7,6 +7,7 @@
 #include "config/error.h"
 #include "config/schema.h"
 #include "config/toml_error.h"
+#include "config/toml_limits.h"
 
 namespace geopipe::config {
 namespace {
@@ -69,6 +70,9 @@ std::string tokenize(const std::string& path, std::vector<Token>& out) {
       if (t.key.empty()) return bad;
     }
     out.push_back(t);
+    if (out.size() > static_cast<std::size_t>(kMaxTomlDepth))
+      return "parameter path '" + path + "' has more than " + std::to_string(kMaxTomlDepth) +
+             " parts (expected dotted keys such as network.bandwidth_scale)";
     while (i < path.size() && path[i] == '[') {
       std::size_t close = path.find(']', i);
       if (close == std::string::npos || close == i + 1) return bad;
@@ -149,20 +153,17 @@ std::string trim(const std::string& s) {
 }
 
 
-/// Parses `value_text` as the value of one TOML key, positioned so that toml++'s source
-/// region points at the override (origin, line, column). Returns false if it is not a single
-/// valid TOML value.
-bool parse_value(const Override& o, const std::string& value_text, toml::table& holder) {
-  std::string text;
-  const int line = o.line > 0 ? o.line : 1;
-  text.append(static_cast<std::size_t>(line - 1), '\n');
-  text += "x";
-  if (o.column > 3) text.append(static_cast<std::size_t>(o.column - 3), ' ');
-  text += "=" + value_text;
-  std::string src = o.origin.empty() ? std::string("--set") : o.origin;
-  if (o.line <= 0) src += kNoLineMarker;
+/// Parses `value_text` as the value of one TOML key, with toml++'s source regions pointing at
+/// the override (origin, line, column; see kPlacedMarker). Returns false if it is not a single
+/// valid TOML value; `why` then says so if the text breaks a limit of config/toml_limits.h.
+bool parse_value(const Override& o, const std::string& value_text, toml::table& holder, std::string* why = nullptr) {
+  const std::string text = "x=" + value_text;
+  if (auto v = scan_toml_limits(text)) {
+    if (why) *why = v->message;
+    return false;
+  }
   try {
-    holder = toml::parse(text, std::move(src));
+    holder = toml::parse(text, placed_source_path(o.origin.empty() ? std::string("--set") : o.origin, o.line, o.column));
   } catch (const toml::parse_error&) {
     return false;
   }
@@ -239,7 +240,8 @@ class OverrideWalk {
   /// Resolves the override's value for leaf `f` and sets it in the current table.
   void set_leaf(const Field& f, const std::string& here) {
     toml::table holder;
-    const bool ok = parse_value(o_, o_.value, holder);
+    std::string why;
+    const bool ok = parse_value(o_, o_.value, holder, &why);
     toml::node* v = ok ? holder.get("x") : nullptr;
     if (f.expects_string() && (!v || !v->is_string())) {
       // Bare word for a string key: use the raw text as the string.
@@ -248,6 +250,7 @@ class OverrideWalk {
       if (!parse_value(q, toml_quote(o_.value), holder)) throw fail(here + ": cannot use '" + o_.value + "' as a string");
       v = holder.get("x");
     }
+    if (!v && !why.empty()) throw fail(here + ": " + why);
     if (!v) {
       throw fail(here + ": '" + o_.value + "' is not a valid TOML value (expected " + schema::expectation_phrase(f) +
                  ")");

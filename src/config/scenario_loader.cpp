@@ -9,16 +9,17 @@
 #include <cstdint>
 #include <exception>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <new>
 #include <sstream>
 
 #include "config/error.h"
+#include "config/input_file.h"
 #include "config/overrides.h"
 #include "config/schema.h"
 #include "config/schema_check.h"
 #include "config/toml_error.h"
+#include "config/toml_limits.h"
 #include "config/toml_scenario.h"
 #include "model/gpu.h"
 #include "model/job.h"
@@ -42,7 +43,7 @@ std::string gb(double bytes) {
 }
 
 std::string line_note(const toml::node& n) {
-  const int line = static_cast<int>(n.source().begin.line);
+  const int line = location_of(n.source(), "").line;
   return line > 0 ? " at line " + std::to_string(line) : "";
 }
 
@@ -110,6 +111,8 @@ class Builder {
   void build_mix(Scenario& sc, const toml::table& workload);
   void build_scheduler(Scenario& sc);
   void check_mix_fits(const Scenario& sc);
+  void check_iterations(const Scenario& sc, const JobProfile& prof, std::size_t i) const;
+  void check_arrival_span(const Scenario& sc, const toml::table& workload) const;
   void load_trace(Scenario& sc);
 
   std::string unfit_details(const JobProfile& p, const Topology& topo) const;
@@ -213,7 +216,8 @@ void Builder::build_cluster(Scenario& sc) {
     const toml::node* prof = get(t, "price_profile_usd_per_kwh");
     read(t, "utc_offset_h", r.utc_offset_h);
     if (flat && prof) {
-      const toml::node& later = (prof->source().begin.line > flat->source().begin.line) ? *prof : *flat;
+      const toml::node& later =
+          location_of(prof->source(), file_).line > location_of(flat->source(), file_).line ? *prof : *flat;
       fail(later, p + ": give exactly one of price_usd_per_kwh and price_profile_usd_per_kwh, not both");
     }
     if (!flat && !prof)
@@ -312,6 +316,7 @@ void Builder::build_workload(Scenario& sc) {
     fail(at ? *at : *get(t, "arrival_rate_per_hour"),
          "workload.arrival_rate_per_hour x load_scale is out of range (expected a finite rate > 0)");
   }
+  if (!get(t, "trace")) check_arrival_span(sc, t);
   if (!(w.duration_max_h > w.duration_min_h)) {
     const toml::node* at = get(t, "duration_max_h");
     fail(at ? *at : *get(t, "duration_min_h"),
@@ -337,6 +342,23 @@ void Builder::build_workload(Scenario& sc) {
                                        quoted_list(names) + ")");
   }
   build_mix(sc, t);
+}
+
+/// The generated arrivals span about num_jobs / rate; it must stay below kMaxArrivalSpanS, the
+/// latest arrival a trace may give (with hourly prices, every simulated hour until the last
+/// arrival is an event of the simulation).
+void Builder::check_arrival_span(const Scenario& sc, const toml::table& t) const {
+  const WorkloadOptions& w = sc.workload;
+  const double rate = w.arrival_rate_per_hour * w.load_scale / units::kSecondsPerHour;
+  const double span_s = static_cast<double>(w.num_jobs) / rate;
+  if (span_s <= kMaxArrivalSpanS) return;
+  const toml::node* at = get(t, "load_scale");
+  if (!at) at = get(t, "arrival_rate_per_hour");
+  if (!at) at = get(t, "num_jobs");
+  fail(at ? *at : static_cast<const toml::node&>(t),
+       "workload: num_jobs / (arrival_rate_per_hour x load_scale) = " + format_number(span_s) +
+           " s of arrivals (expected at most " + format_number(kMaxArrivalSpanS) +
+           " s: a higher arrival rate or fewer jobs)");
 }
 
 void Builder::build_mix(Scenario& sc, const toml::table& t) {
@@ -450,7 +472,27 @@ void Builder::check_mix_fits(const Scenario& sc) {
                          std::to_string(j.gpus_per_stage) + " GPUs = " + std::to_string(j.total_gpus()) +
                          " GPUs but fits no placement in the cluster (" + unfit_details(prof, sc.topology) + ")");
     }
+    if (!get(t, "trace")) check_iterations(sc, prof, i);
   }
+}
+
+/// The generator gives a job I = round(D / T_ref) iterations (model/workload.h); the longest
+/// run length D = duration_max_h must not give more than kMaxJobIterations (a job's work, energy
+/// and cost then stay finite, and I fits its integer).
+void Builder::check_iterations(const Scenario& sc, const JobProfile& prof, std::size_t i) const {
+  const GpuType& ref = sc.topology.gpu_types[static_cast<std::size_t>(sc.reference_gpu_index())];
+  const double t_ref = ideal_iteration_time(prof, ref, sc.compute);
+  const double most = units::hours_to_s(sc.workload.duration_max_h) / t_ref;
+  if (most <= kMaxJobIterations) return;
+  const toml::table& t = *table(root_, "workload");
+  const toml::node* at = get(t, "duration_max_h");
+  const auto list = entries(&t, "mix");
+  fail(at ? *at : static_cast<const toml::node&>(*list[i]),
+       "workload.mix[" + std::to_string(i) + "]: a job of model '" + sc.llms[static_cast<std::size_t>(sc.workload.mix[i].model)].name +
+           "' would run up to " + format_number(most) + " iterations (duration_max_h = " +
+           format_number(sc.workload.duration_max_h) + " h at " + format_number(t_ref) + " s per iteration on '" +
+           ref.name + "'; expected at most " + format_number(kMaxJobIterations) +
+           " iterations: a smaller duration_max_h or a larger job)");
 }
 
 /// Line (1-based) of the trace row that produced `job`, or 0. parse_trace_csv sorts jobs by
@@ -493,21 +535,20 @@ void Builder::load_trace(Scenario& sc) {
   const fs::path resolved =
       (given.is_absolute() || base_dir_.empty() || base_dir_ == ".") ? given : (fs::path(base_dir_) / given).lexically_normal();
   const std::string shown = resolved.string();
-  std::error_code ec;
-  if (fs::is_directory(resolved, ec))
-    fail(*tn, "workload.trace: '" + shown + "' is a directory (expected a CSV file)");
-  std::ifstream f(resolved, std::ios::binary);
-  if (!f)
-    fail(*tn, "workload.trace: cannot open trace file '" + shown + "'" +
-                  (given.is_absolute() ? "" : " (relative paths are resolved against the scenario file's directory)"));
-  std::stringstream ss;
-  ss << f.rdbuf();
-  const std::string text = ss.str();
+  std::string text;
+  if (auto why = read_input_file(shown, kMaxTraceBytes, text))
+    fail(*tn, "workload.trace: cannot open trace file '" + shown + "': " + *why +
+                  (given.is_absolute() || *why != "no such file"
+                       ? ""
+                       : " (relative paths are resolved against the scenario file's directory)"));
   try {
     sc.trace_jobs = parse_trace_csv(text, shown, sc.llms, sc.topology);
   } catch (const InputError& e) {
     fail(*tn, "workload.trace: " + std::string(e.what()));
   }
+  if (sc.trace_jobs.size() > static_cast<std::size_t>(schema::kMaxJobs))
+    fail(*tn, "workload.trace: '" + shown + "' has " + std::to_string(sc.trace_jobs.size()) + " jobs (expected at most " +
+                  std::to_string(schema::kMaxJobs) + ")");
   if (sc.trace_jobs.empty()) fail(*tn, "workload.trace: '" + shown + "' contains no jobs (expected one job per line after the header)");
 
   // Traces repeat a few job shapes many times: check each shape once.
@@ -579,17 +620,11 @@ Scenario load_scenario_string(const std::string& toml_text, const std::string& f
 }
 
 Scenario load_scenario_file(const std::string& path, const std::vector<Override>& overrides) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) throw InputError(path, 0, 0, "cannot open scenario file: it is a directory");
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw InputError(path, 0, 0, "cannot open scenario file (no such file or not readable)");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  if (f.bad()) throw InputError(path, 0, 0, "cannot read scenario file");
-  std::string base = fs::path(path).parent_path().string();
+  std::string text;
+  if (auto why = read_input_file(path, kMaxTomlBytes, text)) throw InputError(path, 0, 0, "cannot open scenario file: " + *why);
+  std::string base = std::filesystem::path(path).parent_path().string();
   if (base.empty()) base = ".";
-  return load_scenario_string(ss.str(), path, overrides, base);
+  return load_scenario_string(text, path, overrides, base);
 }
 
 }  // namespace geopipe::config

@@ -36,6 +36,15 @@ Field TA(std::string name, const TableSpec* t, std::string address_key) {
 
 using K = Kind;
 
+// Upper (and some lower) bounds of the float keys: every accepted value keeps every metric
+// finite (docs/limits.md, "Documented maxima"; tests/config/test_hostile_input.cpp runs each
+// key at both ends of its range).
+constexpr double kMinGbps = 1e-6;       ///< 1 kbit/s
+constexpr double kMaxGbps = 1e6;        ///< 1 Pbit/s
+constexpr double kMaxLatencyMs = 1e6;   ///< 1000 s
+constexpr double kMaxSeconds = 1e6;
+constexpr double kMaxPrice = 1e6;       ///< USD/kWh
+
 // One function per table. A default is the initialiser of the model struct the key is read
 // into (model/*.h), printed by Field::def; only defaults that are not a value stay text.
 
@@ -49,10 +58,10 @@ const TableSpec& scenario_spec() {
 
 const TableSpec& sim_spec() {
   static const TableSpec t{{
-      F("mfu", K::kFloat).gt(0).le(1).def(ComputeOptions{}.mfu).says("model FLOP utilisation: achieved / peak FLOP/s"),
-      F("tp_efficiency", K::kFloat).gt(0).le(1).def(ComputeOptions{}.tp_efficiency)
+      F("mfu", K::kFloat).ge(1e-3).le(1).def(ComputeOptions{}.mfu).says("model FLOP utilisation: achieved / peak FLOP/s"),
+      F("tp_efficiency", K::kFloat).ge(1e-3).le(1).def(ComputeOptions{}.tp_efficiency)
           .says("speed factor of a tensor-parallel stage with gpus_per_stage > 1"),
-      F("optimizer_step_s", K::kFloat).ge(0).def(ComputeOptions{}.optimizer_step_s).in("s")
+      F("optimizer_step_s", K::kFloat).ge(0).le(kMaxSeconds).def(ComputeOptions{}.optimizer_step_s).in("s")
           .says("constant added to every iteration"),
   }};
   return t;
@@ -61,22 +70,22 @@ const TableSpec& sim_spec() {
 const TableSpec& link_spec() {
   static const TableSpec t{{
       F("regions", K::kStringArray).req().len(2).says("the two (distinct, known) regions it connects"),
-      F("bandwidth_gbps", K::kFloat).req().gt(0).in("Gbit/s")
+      F("bandwidth_gbps", K::kFloat).req().ge(kMinGbps).le(kMaxGbps).in("Gbit/s")
           .says("capacity of direction regions[0] -> regions[1] (and back, unless reverse_bandwidth_gbps)"),
-      F("reverse_bandwidth_gbps", K::kFloat).gt(0).in("Gbit/s").def("= bandwidth_gbps")
+      F("reverse_bandwidth_gbps", K::kFloat).ge(kMinGbps).le(kMaxGbps).in("Gbit/s").def("= bandwidth_gbps")
           .says("capacity of direction regions[1] -> regions[0]"),
-      F("latency_ms", K::kFloat).req().ge(0).in("ms").says("one-way latency, both directions"),
+      F("latency_ms", K::kFloat).req().ge(0).le(kMaxLatencyMs).in("ms").says("one-way latency, both directions"),
   }};
   return t;
 }
 
 const TableSpec& network_spec() {
   static const TableSpec t{{
-      F("bandwidth_scale", K::kFloat).gt(0).def(Scenario{}.bandwidth_scale)
+      F("bandwidth_scale", K::kFloat).ge(1e-6).le(1e6).def(Scenario{}.bandwidth_scale)
           .says("multiplies every inter-region link capacity"),
-      F("intra_bandwidth_gbps", K::kFloat).gt(0).def(Topology::kDefaultIntraBandwidthGbps).in("Gbit/s")
+      F("intra_bandwidth_gbps", K::kFloat).ge(kMinGbps).le(kMaxGbps).def(Topology::kDefaultIntraBandwidthGbps).in("Gbit/s")
           .says("bandwidth of a same-region hop (not contended)"),
-      F("intra_latency_ms", K::kFloat).ge(0).def(Topology::kDefaultIntraLatencyMs).in("ms")
+      F("intra_latency_ms", K::kFloat).ge(0).le(kMaxLatencyMs).def(Topology::kDefaultIntraLatencyMs).in("ms")
           .says("one-way latency of a same-region hop"),
       TA("link", &link_spec(), "regions").says("inter-region links; region pairs without one are not connected"),
   }};
@@ -88,20 +97,20 @@ const TableSpec& region_spec() {
       F("name", K::kString).req().says("unique, non-empty"),
       F("gpu", K::kString).req().says("GPU type: a built-in name or a [[gpu]] of this file"),
       F("gpus", K::kInt).req().ge(1).le(kMaxGpusPerRegion).says("GPU count before cluster.capacity_scale"),
-      F("price_usd_per_kwh", K::kFloat).gt(0).in("USD/kWh")
+      F("price_usd_per_kwh", K::kFloat).gt(0).le(kMaxPrice).in("USD/kWh")
           .says("flat electricity price (exactly one of this and price_profile_usd_per_kwh)"),
-      F("price_profile_usd_per_kwh", K::kFloatArray).gt(0).len(24).in("USD/kWh")
+      F("price_profile_usd_per_kwh", K::kFloatArray).gt(0).le(kMaxPrice).len(24).in("USD/kWh")
           .says("24 hourly prices indexed by local hour"),
       F("utc_offset_h", K::kFloat).ge(-12).le(14).def(Region{}.utc_offset_h).in("h").says("local time = UTC + offset"),
       F("pue", K::kFloat).ge(1).le(3).def(Region{}.pue).says("power usage effectiveness"),
-      F("carbon_g_per_kwh", K::kFloat).ge(0).def("0 (unknown)").in("gCO2/kWh").says("grid carbon intensity"),
+      F("carbon_g_per_kwh", K::kFloat).ge(0).le(1e6).def("0 (unknown)").in("gCO2/kWh").says("grid carbon intensity"),
   }};
   return t;
 }
 
 const TableSpec& cluster_spec() {
   static const TableSpec t{{
-      F("capacity_scale", K::kFloat).gt(0).def(Scenario{}.capacity_scale)
+      F("capacity_scale", K::kFloat).gt(0).le(1e6).def(Scenario{}.capacity_scale)
           .says("region GPU count = max(0, round(gpus * capacity_scale))"),
       TA("region", &region_spec(), "name").req().entries(1, kMaxRegions).says("the regions"),
   }};
@@ -111,10 +120,10 @@ const TableSpec& cluster_spec() {
 const TableSpec& gpu_spec() {
   static const TableSpec t{{
       F("name", K::kString).req().says("unique; must not clash with a built-in GPU type"),
-      F("peak_tflops", K::kFloat).req().gt(0).in("TFLOP/s").says("peak dense bf16/fp16 tensor throughput"),
-      F("memory_gb", K::kFloat).req().gt(0).in("GB (1e9 bytes)").says("GPU memory"),
-      F("busy_power_w", K::kFloat).req().gt(0).in("W").says("board power while computing"),
-      F("idle_power_w", K::kFloat).req().gt(0).in("W").says("board power while idle (<= busy_power_w)"),
+      F("peak_tflops", K::kFloat).req().ge(1e-6).le(1e6).in("TFLOP/s").says("peak dense bf16/fp16 tensor throughput"),
+      F("memory_gb", K::kFloat).req().gt(0).le(1e6).in("GB (1e9 bytes)").says("GPU memory"),
+      F("busy_power_w", K::kFloat).req().gt(0).le(1e6).in("W").says("board power while computing"),
+      F("idle_power_w", K::kFloat).req().gt(0).le(1e6).in("W").says("board power while idle (<= busy_power_w)"),
   }};
   return t;
 }
@@ -136,7 +145,7 @@ const TableSpec& mix_spec() {
   const ModelMixEntry d{};
   static const TableSpec t{{
       F("model", K::kString).req().says("a built-in model or a [[model]] of this file"),
-      F("weight", K::kFloat).gt(0).def(d.weight).says("relative frequency"),
+      F("weight", K::kFloat).gt(0).le(1e6).def(d.weight).says("relative frequency"),
       F("gpus_per_stage", K::kInt).ge(1).le(4096).def(d.gpus_per_stage).says("tensor-parallel width g of a stage"),
       F("micro_batch_size", K::kInt).ge(1).le(1 << 20).def(d.micro_batch_size).says("sequences per micro-batch b"),
       F("micro_batches", K::kInt).ge(1).le(1 << 20).def(d.micro_batches).says("micro-batches per iteration m"),
@@ -149,12 +158,12 @@ const TableSpec& mix_spec() {
 const TableSpec& workload_spec() {
   const WorkloadOptions d{};
   static const TableSpec t{{
-      F("num_jobs", K::kInt).ge(1).le(10'000'000).def(d.num_jobs).says("jobs to generate"),
-      F("arrival_rate_per_hour", K::kFloat).gt(0).def(d.arrival_rate_per_hour).in("jobs/h").says("Poisson arrival rate"),
-      F("load_scale", K::kFloat).gt(0).def(d.load_scale).says("multiplies the arrival rate"),
-      F("duration_min_h", K::kFloat).gt(0).def(d.duration_min_h).in("h").says("shortest run length on reference_gpu"),
-      F("duration_max_h", K::kFloat).gt(0).def(d.duration_max_h).in("h").says("longest run length (> duration_min_h)"),
-      F("duration_pareto_alpha", K::kFloat).gt(0).def(d.duration_pareto_alpha)
+      F("num_jobs", K::kInt).ge(1).le(kMaxJobs).def(d.num_jobs).says("jobs to generate"),
+      F("arrival_rate_per_hour", K::kFloat).ge(1e-6).le(1e9).def(d.arrival_rate_per_hour).in("jobs/h").says("Poisson arrival rate"),
+      F("load_scale", K::kFloat).ge(1e-6).le(1e6).def(d.load_scale).says("multiplies the arrival rate"),
+      F("duration_min_h", K::kFloat).ge(1e-6).le(1e6).def(d.duration_min_h).in("h").says("shortest run length on reference_gpu"),
+      F("duration_max_h", K::kFloat).ge(1e-6).le(1e6).def(d.duration_max_h).in("h").says("longest run length (> duration_min_h)"),
+      F("duration_pareto_alpha", K::kFloat).ge(0.01).le(100).def(d.duration_pareto_alpha)
           .says("bounded-Pareto shape (smaller = heavier tail)"),
       F("reference_gpu", K::kString).def(toml_quote(d.reference_gpu)).says("GPU type run lengths are measured on"),
       F("trace", K::kString).def("none").says("CSV job trace (relative to this file) replayed instead of the generator"),
@@ -169,13 +178,13 @@ const TableSpec& scheduler_spec() {
       F("preset", K::kString).def(toml_quote(d.preset)).says("scheduler preset of `geopipe run`"),
       F("max_region_switches", K::kInt).ge(0).le(1024).def(d.max_region_switches)
           .says("pathfinder: max cross-region hops"),
-      F("epsilon", K::kFloat).ge(0).def(d.epsilon).says("cost-min accepts estimated iteration time <= (1 + epsilon) * best"),
-      F("priority_runtime_weight", K::kFloat).ge(0).def(d.priority_runtime_weight)
+      F("epsilon", K::kFloat).ge(0).le(1e6).def(d.epsilon).says("cost-min accepts estimated iteration time <= (1 + epsilon) * best"),
+      F("priority_runtime_weight", K::kFloat).ge(0).le(1e6).def(d.priority_runtime_weight)
           .says("dynamic priority: weight of run time"),
-      F("priority_network_weight", K::kFloat).ge(0).def(d.priority_network_weight)
+      F("priority_network_weight", K::kFloat).ge(0).le(1e6).def(d.priority_network_weight)
           .says("dynamic priority: weight of network pressure"),
-      F("priority_aging", K::kFloat).ge(0).def(d.priority_aging).says("dynamic priority: score removed per second waited"),
-      F("view_staleness_s", K::kFloat).ge(0).def(d.view_staleness_s).in("s")
+      F("priority_aging", K::kFloat).ge(0).le(1e6).def(d.priority_aging).says("dynamic priority: score removed per second waited"),
+      F("view_staleness_s", K::kFloat).ge(0).le(kMaxSeconds).def(d.view_staleness_s).in("s")
           .says("scheduler's bandwidth view refresh period (0 = live)"),
       F("view_noise_sigma", K::kFloat).ge(0).lt(1).def(d.view_noise_sigma).says("relative noise on the viewed bandwidth"),
   }};

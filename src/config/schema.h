@@ -20,6 +20,9 @@ namespace geopipe::config::schema {
 inline constexpr int kMaxRegions = 64;
 /// Upper bound of cluster.region.<name>.gpus, and of a region's count after capacity_scale.
 inline constexpr int kMaxGpusPerRegion = 1'000'000;
+/// Most jobs of a scenario (workload.num_jobs, rows of a trace): what `geopipe run` simulates
+/// within its memory budget (docs/limits.md, "Documented maxima").
+inline constexpr int kMaxJobs = 4'000'000;
 
 enum class Kind {
   kInt,          ///< TOML integer

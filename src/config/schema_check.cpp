@@ -25,6 +25,7 @@ std::string join_path(const std::string& prefix, std::string_view key) {
 
 /// A value as it reads in a message ("3.5", "\"x\"", "true").
 std::string value_text(const toml::node& n) {
+  if (const auto* i = n.as_integer()) return std::to_string(i->get());  // exactly, not through a double
   if (n.is_number()) return format_number(number_of(n));
   if (const auto* s = n.as_string()) return "\"" + s->get() + "\"";
   if (const auto* b = n.as_boolean()) return b->get() ? "true" : "false";

@@ -10,18 +10,18 @@
 #include "config/sweep_loader.h"
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
-#include <sstream>
 #include <utility>
 
 #include "config/error.h"
+#include "config/input_file.h"
 #include "config/overrides.h"
 #include "config/sweep_design.h"
 #include "config/sweep_parse.h"
 #include "config/sweep_validate.h"
 #include "config/toml_error.h"
+#include "config/toml_limits.h"
 #include "sched/registry.h"
 #include "util/hash.h"
 
@@ -33,22 +33,6 @@ using namespace sweep_internal;
 
 const char* const kEmptyMsg =
     "empty sweep file (expected a [sweep] table with name, base, schedulers and seeds)";
-
-// ---- file reading ----------------------------------------------------------------------------
-
-enum class ReadStatus { kOk, kDirectory, kMissing, kUnreadable };
-
-ReadStatus read_text(const std::string& path, std::string& out) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) return ReadStatus::kDirectory;
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return fs::exists(path, ec) ? ReadStatus::kUnreadable : ReadStatus::kMissing;
-  std::stringstream ss;
-  ss << f.rdbuf();
-  if (f.bad()) return ReadStatus::kUnreadable;
-  out = ss.str();
-  return ReadStatus::kOk;
-}
 
 // ---- the loader -----------------------------------------------------------------------------
 
@@ -106,12 +90,8 @@ SweepSpec Loader::load() {
 toml::table Loader::read_file() {
   const std::string& path = file_.path();
   spec_.path = path;
-  switch (read_text(path, spec_.text)) {
-    case ReadStatus::kOk: break;
-    case ReadStatus::kDirectory: throw InputError(path, 0, 0, "cannot open sweep file: it is a directory");
-    case ReadStatus::kMissing: throw InputError(path, 0, 0, "cannot open sweep file (no such file)");
-    case ReadStatus::kUnreadable: throw InputError(path, 0, 0, "cannot read sweep file (not readable)");
-  }
+  if (auto why = read_input_file(path, kMaxTomlBytes, spec_.text))
+    throw InputError(path, 0, 0, "cannot open sweep file: " + *why);
   toml::table root = parse_toml(spec_.text, path);
   if (root.empty()) fail(Pos{}, kEmptyMsg);
   std::vector<std::string> top = {"sweep"};
@@ -247,14 +227,11 @@ void Loader::read_base(const toml::node& n) {
   fs::path shown = fs::absolute(resolved, ec);
   if (ec) shown = resolved;
   const std::string where = "'" + given + "' (resolved to '" + shown.lexically_normal().string() + "')";
-  switch (read_text(spec_.base_path, spec_.base_text)) {
-    case ReadStatus::kOk: break;
-    case ReadStatus::kDirectory: fail(n, "base scenario " + where + " is a directory (expected a scenario file)");
-    case ReadStatus::kMissing:
-      fail(n, "cannot open base scenario " + where +
-                  (g.is_absolute() ? "" : "; relative paths are resolved against the sweep file's directory"));
-    case ReadStatus::kUnreadable: fail(n, "cannot read base scenario " + where);
-  }
+  if (auto why = read_input_file(spec_.base_path, kMaxTomlBytes, spec_.base_text))
+    fail(n, "cannot open base scenario " + where + ": " + *why +
+                (g.is_absolute() || *why != "no such file"
+                     ? ""
+                     : " (relative paths are resolved against the sweep file's directory)"));
   try {
     if (parse_toml(spec_.base_text, spec_.base_path).empty())
       throw InputError(spec_.base_path, 1, 1, "empty scenario");

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 
 #include "config/error.h"
 
@@ -57,7 +58,36 @@ class MemberParser {
   void parse_values(const toml::node& n, Member& m);
   void parse_range(const toml::node& n, Member& m);
   void apply_integer(const toml::node& flag, Member& m);
+  void check_distinct(const Member& m) const;
 };
+
+/// A standalone axis with a repeated value would run the same point twice. Numbers compare by
+/// value (1 and 1.0 are the same), strings and booleans by text. O(n log n): the first repeated
+/// value (in order) is reported with its first occurrence.
+void MemberParser::check_distinct(const Member& m) const {
+  std::map<double, std::size_t> numbers;
+  std::map<std::string, std::size_t> texts;
+  for (std::size_t i = 0; i < m.values.size(); ++i) {
+    const Value& b = m.values[i];
+    std::size_t j = 0;
+    bool repeated = false;
+    if (b.numeric) {
+      if (std::isnan(b.number)) continue;  // equal to nothing (and rejected by the schema)
+      const auto [it, fresh] = numbers.emplace(b.number, i);
+      repeated = !fresh;
+      j = it->second;
+    } else {
+      const auto [it, fresh] = texts.emplace(b.text, i);
+      repeated = !fresh;
+      j = it->second;
+    }
+    if (!repeated) continue;
+    if (m.from_range)
+      fail(m.data_pos, m.name + ".range gives the value " + b.text + " twice (expected distinct values; start == stop?)");
+    fail(b.pos, m.name + ".values[" + std::to_string(i) + "]: duplicate value " + b.text + " (already values[" +
+                    std::to_string(j) + "]; expected distinct values)");
+  }
+}
 
 Member MemberParser::parse(const toml::table& t, const std::string& name, bool in_zip) {
   const std::string kind = in_zip ? "[[zip.axis]]" : "[[axis]]";
@@ -96,19 +126,7 @@ Member MemberParser::parse(const toml::table& t, const std::string& name, bool i
     if (flag->as_boolean()->get()) apply_integer(*flag, m);
   }
 
-  if (!in_zip) {  // a standalone axis with a repeated value would run the same point twice
-    for (std::size_t i = 1; i < m.values.size(); ++i)
-      for (std::size_t j = 0; j < i; ++j) {
-        const Value& a = m.values[j];
-        const Value& b = m.values[i];
-        const bool same = a.numeric && b.numeric ? a.number == b.number : a.text == b.text;
-        if (!same) continue;
-        if (m.from_range)
-          fail(m.data_pos, name + ".range gives the value " + b.text + " twice (expected distinct values; start == stop?)");
-        fail(b.pos, name + ".values[" + std::to_string(i) + "]: duplicate value " + b.text + " (already values[" +
-                        std::to_string(j) + "]; expected distinct values)");
-      }
-  }
+  if (!in_zip) check_distinct(m);
   return m;
 }
 
@@ -197,6 +215,7 @@ void MemberParser::parse_range(const toml::node& n, Member& m) {
 void MemberParser::apply_integer(const toml::node& flag, Member& m) {
   constexpr double kLimit = 9007199254740992.0;  // 2^53: every integer below is exact
   std::vector<Value> rounded;
+  std::map<double, std::size_t> first;  // rounded value -> first index that rounds to it
   for (std::size_t i = 0; i < m.values.size(); ++i) {
     const Value& v = m.values[i];
     if (!v.numeric)
@@ -205,12 +224,13 @@ void MemberParser::apply_integer(const toml::node& flag, Member& m) {
     if (!std::isfinite(r) || std::fabs(r) >= kLimit)
       fail(m.from_range ? m.data_pos : v.pos,
            m.name + ": value " + v.text + " is too large to round to an integer (expected |value| < 2^53)");
-    for (std::size_t j = 0; j < rounded.size(); ++j)
-      if (rounded[j].number == r && m.values[j].number != v.number)
-        fail(m.from_range ? m.data_pos : v.pos,
-             m.name + ": integer = true rounds " + m.values[j].text + " and " + v.text + " to the same value " +
-                 std::to_string(static_cast<long long>(r)) + " (expected values that stay distinct; use fewer "
-                 "points or a wider range)");
+    const auto [it, fresh] = first.emplace(r, i);
+    const std::size_t j = it->second;
+    if (!fresh && m.values[j].number != v.number)
+      fail(m.from_range ? m.data_pos : v.pos,
+           m.name + ": integer = true rounds " + m.values[j].text + " and " + v.text + " to the same value " +
+               std::to_string(static_cast<long long>(r)) + " (expected values that stay distinct; use fewer "
+               "points or a wider range)");
     Value w = v;
     w.number = r;
     w.text = std::to_string(static_cast<long long>(r));

@@ -17,6 +17,15 @@ namespace geopipe::config {
 /// without line/column. The marker itself is never shown.
 inline constexpr char kNoLineMarker = '\x1f';
 
+/// A source path "origin" + this character + "LINE:COL" denotes text parsed out of place (an
+/// override's value, parsed as "x=VALUE"): column 3 of its line 1 is LINE:COL of origin, its
+/// line k is line LINE + k - 1. So the text need not be padded to its place (which made every
+/// value cost as much as its line and column number).
+inline constexpr char kPlacedMarker = '\x1e';
+
+/// The source path of an override value `x=VALUE` whose VALUE starts at line:column of `origin`.
+std::string placed_source_path(const std::string& origin, int line, int column);
+
 struct SourceLoc {
   std::string file;
   int line = 0;

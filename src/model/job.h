@@ -18,6 +18,12 @@ struct ComputeOptions {
   double optimizer_step_s = 0.0;  ///< constant added to every iteration (optimizer step), s
 };
 
+/// Most iterations a job may have (a trace's `iterations`, the generator's longest job): keeps a
+/// job's work, energy and cost finite and I exact in its integer (docs/limits.md).
+inline constexpr double kMaxJobIterations = 1e15;
+/// Latest arrival of a job (a trace's `arrival_s`; the span of generated arrivals), s.
+inline constexpr double kMaxArrivalSpanS = 1e12;
+
 /// One GPipe training job. Immutable once generated.
 struct Job {
   int id = 0;                   ///< 0..n-1, index in the scenario's job list (ties broken by id)

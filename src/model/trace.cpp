@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cstdio>
 #include <sstream>
 
 #include "util/input_error.h"
@@ -32,6 +33,13 @@ std::vector<Field> split_csv(const std::string& line) {
   return out;
 }
 
+/// A bound as it reads in a message ("0", "1e+15").
+std::string shown(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.15g", v);
+  return buf;
+}
+
 }  // namespace
 
 std::vector<Job> parse_trace_csv(const std::string& text, const std::string& file,
@@ -58,7 +66,12 @@ std::vector<Job> parse_trace_csv(const std::string& text, const std::string& fil
           throw InputError(file, lineno, fields[c].column,
                            "unknown column '" + fields[c].text +
                                "' (expected arrival_s, model, stages, gpus_per_stage, micro_batch_size, micro_batches, iterations)");
-        pos[static_cast<size_t>(it - kCols.begin())] = static_cast<int>(c);
+        const auto k = static_cast<size_t>(it - kCols.begin());
+        if (pos[k] >= 0)
+          throw InputError(file, lineno, fields[c].column,
+                           "duplicate column '" + fields[c].text + "' (column " + std::to_string(c + 1) +
+                               ", already column " + std::to_string(pos[k] + 1) + "; expected each column once)");
+        pos[k] = static_cast<int>(c);
       }
       for (size_t k = 0; k < kCols.size(); ++k)
         if (pos[k] < 0) throw InputError(file, lineno, 1, std::string("missing column '") + kCols[k] + "'");
@@ -76,8 +89,8 @@ std::vector<Job> parse_trace_csv(const std::string& text, const std::string& fil
         throw InputError(file, lineno, f.column, std::string(kCols[k]) + ": '" + f.text + "' is not a number");
       if (!(v >= lo && v <= hi))
         throw InputError(file, lineno, f.column,
-                         std::string(kCols[k]) + " = " + f.text + " is out of range (expected " +
-                             std::to_string(lo) + " .. " + std::to_string(hi) + ")");
+                         std::string(kCols[k]) + " = " + f.text + " is out of range (expected " + shown(lo) +
+                             " .. " + shown(hi) + ")");
       return v;
     };
     auto integer = [&](size_t k, double lo, double hi) {
@@ -89,7 +102,7 @@ std::vector<Job> parse_trace_csv(const std::string& text, const std::string& fil
       return static_cast<long long>(v);
     };
     Job j;
-    j.arrival_s = num(0, 0, 1e12);
+    j.arrival_s = num(0, 0, kMaxArrivalSpanS);
     const Field& mf = fields[static_cast<size_t>(pos[1])];
     auto it = std::find_if(llms.begin(), llms.end(), [&](const LlmSpec& m) { return m.name == mf.text; });
     if (it == llms.end()) throw InputError(file, lineno, mf.column, "unknown model '" + mf.text + "'");
@@ -98,7 +111,7 @@ std::vector<Job> parse_trace_csv(const std::string& text, const std::string& fil
     j.gpus_per_stage = static_cast<int>(integer(3, 1, 4096));
     j.micro_batch_size = static_cast<int>(integer(4, 1, 1 << 20));
     j.micro_batches = static_cast<int>(integer(5, 1, 1 << 20));
-    j.iterations = integer(6, 1, 1e15);
+    j.iterations = integer(6, 1, kMaxJobIterations);
     if (stages == 0) {
       ModelMixEntry e;
       e.gpus_per_stage = j.gpus_per_stage;

@@ -7,7 +7,6 @@
 #include <string_view>
 
 #include "util/input_error.h"
-#include "util/one_line.h"
 
 namespace geopipe::util {
 
@@ -25,14 +24,14 @@ struct Report {
 
 /// Runs `body` (returning an exit code) and maps what it throws: InputError ("file:line:col:
 /// what") -> kExitInput, any other std::exception -> kExitInternal; the message goes to stderr
-/// as "geopipe: error: <what>" on one line (control characters escaped, util/one_line.h).
+/// as "geopipe: error: <what>" on one line (control characters escaped, util::printable_text).
 template <class Body>
 int guarded(Body&& body, Report report = {}) {
   auto say = [&](const char* what) {
     if (!report.print) return;
     std::cerr << "geopipe: error";
     if (!report.where.empty()) std::cerr << " (" << report.where << ")";
-    std::cerr << ": " << one_line(what) << "\n";
+    std::cerr << ": " << printable_text(what) << "\n";
   };
   try {
     return body();

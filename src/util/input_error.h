@@ -1,12 +1,36 @@
 // The one exception type for bad input (scenario files, traces, --set overrides, sweep files).
 // Its message is always "file:line:col: what is wrong (expected ...)"; the CLI maps it to
 // exit code 2. Line/column are 1-based; 0 means "unknown" and is omitted from the message.
+//
+// what() is always one line of printable text: the file name and the message may echo user
+// strings (names, keys, paths) that contain newlines or other control characters, so
+// printable_text() escapes them, and a message of more than kMaxShownBytes keeps its start and
+// its end (docs/limits.md, "Input files").
 #pragma once
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace geopipe {
+
+namespace util {
+
+/// Longest what() of an InputError; longer ones lose their middle.
+inline constexpr std::size_t kMaxShownBytes = 4096;
+
+/// `s` with every control character escaped, so that it prints as one line: \n \r \t \0 and
+/// \xNN for other C0 bytes, DEL and bytes that are not UTF-8; \u0085, \u2028 and \u2029 for the
+/// Unicode line breaks (and \u0080..\u009f for the other C1 controls). Printable text, UTF-8
+/// included, is unchanged (a backslash too).
+std::string printable_text(std::string_view s);
+
+/// `s` if it has at most `max_bytes` bytes, else its start and end around
+/// " ... (N bytes omitted) ... ", cut between UTF-8 characters.
+std::string shortened_text(std::string_view s, std::size_t max_bytes);
+
+}  // namespace util
 
 class InputError : public std::runtime_error {
  public:
@@ -17,16 +41,17 @@ class InputError : public std::runtime_error {
   const std::string& file() const { return file_; }
   int line() const { return line_; }
   int column() const { return column_; }
-  /// The message without the location prefix.
+  /// The message without the location prefix, as given (not escaped).
   const std::string& message() const { return message_; }
 
+  /// "file:line:col: msg", escaped and shortened as what() is.
   static std::string format(const std::string& file, int line, int column, const std::string& msg) {
     std::string s = file.empty() ? std::string("<input>") : file;
     if (line > 0) {
       s += ":" + std::to_string(line);
       if (column > 0) s += ":" + std::to_string(column);
     }
-    return s + ": " + msg;
+    return util::shortened_text(util::printable_text(s + ": " + msg), util::kMaxShownBytes);
   }
 
  private:

@@ -102,5 +102,90 @@ for piece in (p.strip() for p in want.split("...")):
 PY
 done
 
+# --- hostile input (docs/limits.md): every case returns within the timeout, exit 2, with ONE
+# line "geopipe: error: FILE:..." containing the expected text, and writes nothing.
+hostile() {  # hostile DESCRIPTION EXPECTED-TEXT -- command...
+  local what=$1 want=$2
+  shift 3
+  timeout 60 "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  if [ "$rc" -ne 2 ]; then bad "$what: exit $rc, expected 2; stderr: $(head -c 300 "$tmp/err")"; return; fi
+  if [ "$(wc -l <"$tmp/err")" -ne 1 ] || ! head -1 "$tmp/err" | grep -q '^geopipe: error: '; then
+    bad "$what: not one 'geopipe: error:' line: $(head -c 300 "$tmp/err")"
+    return
+  fi
+  grep -qF -- "$want" "$tmp/err" && ok || bad "$what: '$(head -c 300 "$tmp/err")' lacks '$want'"
+}
+h=$tmp/hostile
+mkdir -p "$h"
+python3 -c "print('.'.join(['a']*50000) + ' = 1')" >"$h/key.toml"
+python3 -c "print('[' + '.'.join(['a']*50000) + ']')" >"$h/header.toml"
+python3 -c "print('[[' + '.'.join(['a']*50000) + ']]')" >"$h/aot.toml"
+python3 -c "print('x = ' + '[' * 100000)" >"$h/array.toml"
+for f in key header aot array; do
+  hostile "deep $f" "$h/$f.toml:1:" -- "$BIN" validate "$h/$f.toml"
+  grep -qF "expected at most 64" "$tmp/err" && ok || bad "deep $f: no limit named: $(cat "$tmp/err")"
+done
+printf '[sweep]\nname = "d"\nbase = "%s"\nschedulers = ["bace-pipe"]\nseeds = 1\n[sweep.set]\n%s = 1\n' "$BASE" \
+  "$(python3 -c "print('.'.join(['a']*50000))")" >"$h/deep-sweep.toml"
+hostile "deep key in a sweep" "deep-sweep.toml:7:" -- "$BIN" sweep "$h/deep-sweep.toml" -o "$h/out.h5" --no-mpi
+hostile "deep --set key" "more than 64 parts" -- "$BIN" validate "$BASE" --set "$(python3 -c "print('.'.join(['a']*50000))")=1"
+hostile "deep --set value" "expected at most 64" -- "$BIN" validate "$BASE" --set "sim.mfu=$(python3 -c "print('['*100000)")"
+
+mkfifo "$h/fifo"
+truncate -s 1G "$h/huge.toml"
+printf '[sweep]\nname = "f"\nbase = "%s"\nschedulers = ["bace-pipe"]\nseeds = 1\n' "$h/fifo" >"$h/fifo-base.toml"
+printf '[sweep]\nname = "z"\nbase = "/dev/zero"\nschedulers = ["bace-pipe"]\nseeds = 1\n' >"$h/zero-base.toml"
+printf '[sweep]\nname = "t"\nbase = "%s"\nschedulers = ["bace-pipe"]\nseeds = 1\n[sweep.set]\n"workload.trace" = "%s"\n' \
+  "$BASE" "$h/fifo" >"$h/fifo-trace.toml"
+hostile "validate /dev/zero" "/dev/zero: cannot open scenario file: it is not a regular file (a character device)" -- "$BIN" validate /dev/zero
+hostile "run /dev/zero" "it is not a regular file" -- "$BIN" run /dev/zero
+hostile "sweep /dev/zero" "/dev/zero: cannot open sweep file: it is not a regular file" -- "$BIN" sweep /dev/zero -o "$h/out.h5" --no-mpi
+hostile "validate fifo" "cannot open scenario file: it is not a regular file (a FIFO)" -- "$BIN" validate "$h/fifo"
+hostile "sweep fifo" "cannot open sweep file: it is not a regular file (a FIFO)" -- "$BIN" sweep "$h/fifo" -o "$h/out.h5" --no-mpi
+hostile "fifo base" "fifo-base.toml:3:8: cannot open base scenario" -- "$BIN" sweep "$h/fifo-base.toml" -o "$h/out.h5" --no-mpi
+hostile "/dev/zero base" "zero-base.toml:3:8: cannot open base scenario" -- "$BIN" sweep "$h/zero-base.toml" -o "$h/out.h5" --no-mpi
+hostile "fifo trace in a sweep" "cannot open trace file" -- "$BIN" sweep "$h/fifo-trace.toml" -o "$h/out.h5" --no-mpi
+hostile "fifo trace" "--set: workload.trace: cannot open trace file '$h/fifo': it is not a regular file (a FIFO)" -- \
+  "$BIN" run "$BASE" --set "workload.trace=$h/fifo"
+hostile "/dev/zero trace" "it is not a regular file (a character device)" -- "$BIN" run "$BASE" --set workload.trace=/dev/zero
+hostile "directory" "cannot open scenario file: it is a directory" -- "$BIN" validate "$h"
+hostile "huge file" "it is 1073741824 bytes (expected at most 16 MiB)" -- "$BIN" validate "$h/huge.toml"
+[ -e "$h/out.h5" ] && bad "a rejected sweep wrote its output" || ok
+
+# NUL in a path, control characters in echoed names, exact integers, a duplicated CSV column.
+printf 'arrival_s,model,stages,gpus_per_stage,micro_batch_size,micro_batches,iterations\n0,llama2-7b,0,1,1,16,10\n' >"$h/trace.csv"
+sed 's/^\[workload\]$/[workload]\ntrace = "trace.csv\\u0000x"/' "$BASE" >"$h/nul.toml"
+hostile "NUL in a trace path" "the path contains a control character" -- "$BIN" validate "$h/nul.toml"
+hostile "newline in a name" "unknown preset 'a\\nb'" -- "$BIN" validate "$BASE" --set 'scheduler.preset="a\nb"'
+hostile "exact integer" "(got 9223372036854775807)" -- "$BIN" validate "$BASE" --set cluster.region.us-east.gpus=9223372036854775807
+printf 'arrival_s,model,stages,gpus_per_stage,micro_batch_size,micro_batches,iterations,model\n0,llama2-7b,0,1,1,16,10,x\n' \
+  >"$h/dup.csv"
+hostile "duplicate CSV column" "duplicate column 'model' (column 8, already column 2" -- "$BIN" validate "$BASE" --set "workload.trace=$h/dup.csv"
+
+# Out-of-range numbers are refused; the extremes that are accepted give finite metrics.
+for s in network.link.us-east/us-west.bandwidth_gbps=1e-308 cluster.region.us-east.price_usd_per_kwh=1e308 \
+  network.bandwidth_scale=1e-300 network.link.us-east/us-west.latency_ms=1e200; do
+  hostile "out of range $s" "must be" -- "$BIN" run "$BASE" --set "$s"
+done
+"$BIN" run "$BASE" --json --set workload.num_jobs=20 --set network.bandwidth_scale=1e-6 \
+  --set network.link.us-east/us-west.bandwidth_gbps=1e-6 --set cluster.region.us-east.price_usd_per_kwh=1e6 \
+  --set network.link.us-east/us-west.latency_ms=1e6 --set cluster.region.us-east.carbon_g_per_kwh=1e6 >"$tmp/x.json"
+python3 - "$tmp/x.json" <<'PY' && ok || bad "extreme accepted values give non-finite metrics"
+import json, math, sys
+for r in json.load(open(sys.argv[1]))["results"]:
+    for k, v in r["metrics"].items():
+        assert v is not None and math.isfinite(v), (k, v)
+PY
+
+# Load time: a 30,000-value axis.
+python3 - "$h/long.toml" "$BASE" <<'PY'
+import sys
+vals = ", ".join(str(1 + i * 1e-4) for i in range(30000))
+open(sys.argv[1], "w").write(f'[sweep]\nname = "l"\nbase = "{sys.argv[2]}"\nschedulers = ["bace-pipe"]\nseeds = 1\n'
+                             f'[[axis]]\nparam = "network.bandwidth_scale"\nvalues = [{vals}]\n')
+PY
+expect_rc 0 "30k-value axis loads" -- timeout 120 "$BIN" sweep "$h/long.toml" --dry-run --no-mpi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

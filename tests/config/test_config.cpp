@@ -515,7 +515,7 @@ TEST(Overrides, TypeAndRangeErrorsPointAtTheOverride) {
 TEST(Overrides, SweepOriginWithLineAndColumn) {
   Override o{"network.bandwidth_scale", "-1", "sweep.toml", 12, 7};
   const std::string msg = input_error_of([&] { load_scenario_file(kSmall, {o}); });
-  EXPECT_EQ(msg, "sweep.toml:7:12: network.bandwidth_scale must be > 0 (got -1)");
+  EXPECT_EQ(msg, "sweep.toml:7:12: network.bandwidth_scale must be >= 1e-06 (got -1)");
   Override u{"network.bandwidht_scale", "2", "sweep.toml", 3, 4};
   const std::string m2 = input_error_of([&] { load_scenario_file(kSmall, {u}); });
   EXPECT_EQ(m2.rfind("sweep.toml:4:3: unknown parameter", 0), 0u) << m2;
@@ -570,11 +570,12 @@ TEST(Paths, ParametersDescribeEachPath) {
     return *params.front().field;
   };
   EXPECT_EQ(schema::type_name(field("sim.mfu")), "number");
-  EXPECT_EQ(schema::range_phrase(field("sim.mfu")), "(0, 1]");
+  EXPECT_EQ(schema::range_phrase(field("sim.mfu")), "[0.001, 1]");
   EXPECT_EQ(field("sim.mfu").default_text, "0.4");
   EXPECT_EQ(schema::type_name(field("cluster.region.<name>.price_profile_usd_per_kwh")), "array of 24 numbers");
   EXPECT_EQ(schema::range_phrase(field("cluster.region.<name>.gpus")), "[1, 1000000]");
-  EXPECT_EQ(schema::range_phrase(field("scheduler.epsilon")), ">= 0");
+  EXPECT_EQ(schema::range_phrase(field("scheduler.epsilon")), "[0, 1000000]");
+  EXPECT_EQ(schema::range_phrase(field("scenario.seed")), ">= 0");
   EXPECT_EQ(schema::range_phrase(field("scenario.name")), "");
   EXPECT_EQ(field("network.intra_latency_ms").default_text, "0.01");
   EXPECT_EQ(field("scheduler.preset").default_text, "\"bace-pipe\"");

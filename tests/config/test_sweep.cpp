@@ -640,7 +640,7 @@ TEST(SweepFactory, RelativeBaseAndRelativeTrace) {
 
 TEST(SweepErrors, MissingFileAndCliSets) {
   const std::string m1 = input_error_of([] { load_sweep_file("/nonexistent/sweep.toml"); });
-  EXPECT_EQ(m1, "/nonexistent/sweep.toml: cannot open sweep file (no such file)");
+  EXPECT_EQ(m1, "/nonexistent/sweep.toml: cannot open sweep file: no such file");
 
   TempDir tmp;
   const std::string p = tmp.write("s.toml", sweep_text(""));

@@ -46,6 +46,30 @@ TEST(Trace, ParsesAndReportsErrorsWithLocation) {
   }
 }
 
+TEST(Trace, DuplicateColumnAndBoundsAreNamed) {
+  const std::vector<LlmSpec> llms = {tiny()};
+  const Topology topo = one_region(80e9);
+  try {
+    parse_trace_csv("arrival_s,model,stages,gpus_per_stage,micro_batch_size,micro_batches,iterations,stages\n"
+                    "0,tiny,1,1,1,4,5,1\n",
+                    "t.csv", llms, topo);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "t.csv:1:81: duplicate column 'stages' (column 8, already column 3; expected each column once)");
+  }
+  try {
+    parse_trace_csv("arrival_s,model,stages,gpus_per_stage,micro_batch_size,micro_batches,iterations\n"
+                    "0,tiny,1,1,1,4,1000000000000001\n",
+                    "t.csv", llms, topo);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "t.csv:2:16: iterations = 1000000000000001 is out of range (expected 1 .. 1e+15)");
+  }
+  const auto jobs = parse_trace_csv(
+      "arrival_s,model,stages,gpus_per_stage,micro_batch_size,micro_batches,iterations\n1e12,tiny,1,1,1,4,1000000000000000\n",
+      "t.csv", llms, topo);
+  EXPECT_EQ(jobs.at(0).iterations, 1000000000000000);
+}
 
 }  // namespace
 }  // namespace geopipe
