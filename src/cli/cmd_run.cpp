@@ -56,8 +56,9 @@ int do_run(const RunArgs& a) {
   }
   std::unique_ptr<std::ofstream> csv;
   if (!a.jobs_csv.empty()) {
-    if (util::same_file(a.jobs_csv, a.scenario))
-      throw InputError("--jobs-csv", 0, 0, "'" + a.jobs_csv + "' is the scenario file itself (expected a new CSV path)");
+    for (const std::string& in : {a.scenario, sc.trace_path})
+      if (!in.empty() && util::same_file(a.jobs_csv, in))
+        throw InputError("--jobs-csv", 0, 0, "'" + a.jobs_csv + "' is an input (" + in + "); it is never overwritten (expected a new CSV path)");
     csv = std::make_unique<std::ofstream>(a.jobs_csv);
     if (!*csv) throw InputError(a.jobs_csv, 0, 0, std::string("cannot open for writing: ") + std::strerror(errno));
   }

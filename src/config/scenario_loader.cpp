@@ -543,6 +543,7 @@ void Builder::load_trace(Scenario& sc) {
                        : " (relative paths are resolved against the scenario file's directory)"));
   try {
     sc.trace_jobs = parse_trace_csv(text, shown, sc.llms, sc.topology);
+    sc.trace_path = shown;
   } catch (const InputError& e) {
     fail(*tn, "workload.trace: " + std::string(e.what()));
   }

@@ -45,6 +45,7 @@ struct SweepSpec {
   std::vector<Override> fixed;          ///< [sweep.set] entries then command-line --set: applied to every point first
   std::vector<SweepColumn> columns;     ///< swept parameters in file order
   std::vector<SweepPoint> points;       ///< see the file comment
+  std::vector<std::string> trace_paths; ///< every distinct CSV trace the points read (outputs must not be one)
   std::uint64_t hash = 0;               ///< FNV-1a 64 of text, base_text and the command-line sets
 
   std::uint64_t num_scenarios() const {

@@ -6,6 +6,7 @@
 #include "config/sweep_validate.h"
 
 #include <memory>
+#include <set>
 #include <string>
 
 #include "config/sweep_scenario.h"
@@ -18,7 +19,8 @@ class PointCheck {
   PointCheck(const SweepSpec& spec, const SweepFile& file, Pos base_pos, const SweepDesign& design)
       : spec_(spec), file_(file), base_pos_(base_pos), design_(design) {}
 
-  void run() const;
+  /// Returns the distinct trace paths of the points.
+  std::vector<std::string> run() const;
 
  private:
   const SweepSpec& spec_;
@@ -31,7 +33,12 @@ class PointCheck {
   bool base_itself_fails(std::size_t i, const InputError& e) const;
 };
 
-void PointCheck::run() const {
+std::vector<std::string> PointCheck::run() const {
+  std::vector<std::string> traces;
+  std::set<std::string> seen;
+  auto note = [&](const Scenario& sc) {
+    if (!sc.trace_path.empty() && seen.insert(sc.trace_path).second) traces.push_back(sc.trace_path);
+  };
   // The pre-parsed document is only used when every fixed override applies cleanly; otherwise
   // the exact (fresh) path below reports the problem.
   std::unique_ptr<PreparedBase> prep;
@@ -44,13 +51,13 @@ void PointCheck::run() const {
     const std::vector<Override>& ov = spec_.points[i].overrides;
     if (prep) {
       try {
-        (void)prep->make(ov);
+        note(prep->make(ov));
         continue;
       } catch (const InputError&) {
       }
     }
     try {
-      (void)make_fresh(spec_.base_text, spec_.base_path, spec_.fixed, ov);
+      note(make_fresh(spec_.base_text, spec_.base_path, spec_.fixed, ov));
     } catch (const InputError& e) {
       report(i, e);
     }
@@ -61,6 +68,7 @@ void PointCheck::run() const {
       report(i, e);
     }
   }
+  return traces;
 }
 
 bool PointCheck::base_itself_fails(std::size_t i, const InputError& e) const {
@@ -100,8 +108,9 @@ void PointCheck::report(std::size_t i, const InputError& e) const {
 
 }  // namespace
 
-void validate_points(const SweepSpec& spec, const SweepFile& file, Pos base_pos, const SweepDesign& design) {
-  PointCheck(spec, file, base_pos, design).run();
+std::vector<std::string> validate_points(const SweepSpec& spec, const SweepFile& file, Pos base_pos,
+                                         const SweepDesign& design) {
+  return PointCheck(spec, file, base_pos, design).run();
 }
 
 }  // namespace geopipe::config::sweep_internal

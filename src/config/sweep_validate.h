@@ -11,6 +11,7 @@ namespace geopipe::config::sweep_internal {
 
 /// Builds the scenario of every point of `spec` (base, fixed overrides, points all filled in)
 /// once. Throws InputError for the first invalid point; `base_pos` is where [sweep].base is.
-void validate_points(const SweepSpec& spec, const SweepFile& file, Pos base_pos, const SweepDesign& design);
+/// Returns the distinct trace files the points read, in order of first use.
+std::vector<std::string> validate_points(const SweepSpec& spec, const SweepFile& file, Pos base_pos, const SweepDesign& design);
 
 }  // namespace geopipe::config::sweep_internal

@@ -37,6 +37,7 @@ struct Scenario {
   ComputeOptions compute;
   WorkloadOptions workload;
   std::vector<Job> trace_jobs;      ///< non-empty: replay these instead of generating
+  std::string trace_path;           ///< the CSV file trace_jobs were read from, as resolved ("" if none)
   SchedulerParams scheduler;
 
   /// The job list for a seed: the trace if one is given, else the generator's output.

@@ -130,9 +130,11 @@ int run_sweep(const SweepOptions& opt) {
   if (mpi.rank() == 0) {
     code = util::guarded([&] {
       if (opt.output.empty()) throw InputError("-o", 0, 0, "missing output file (expected -o OUT.h5)");
-      for (const std::string* in : {&spec->path, &spec->base_path})
-        if (util::same_file(opt.output, *in))
-          throw InputError("-o", 0, 0, "'" + opt.output + "' is an input of this sweep (" + *in +
+      std::vector<std::string> inputs = {spec->path, spec->base_path};
+      inputs.insert(inputs.end(), spec->trace_paths.begin(), spec->trace_paths.end());
+      for (const std::string& in : inputs)
+        if (util::same_file(opt.output, in))
+          throw InputError("-o", 0, 0, "'" + opt.output + "' is an input of this sweep (" + in +
                                            "); it is never overwritten (expected a result file path)");
       OutputRequest rq;
       rq.path = opt.output;

@@ -89,6 +89,21 @@ cp "$SCEN" "$tmp/scen.toml"
 rejected 2 "--jobs-csv" -- "$BIN" run "$tmp/scen.toml" --jobs-csv "$tmp/scen.toml"
 cmp -s "$tmp/scen.toml" "$SCEN" && ok || bad "run --jobs-csv SCENARIO changed the scenario"
 
+# ... nor a trace file that a scenario or a sweep point reads
+cp "$SRC/tests/config/good/trace.toml" "$SRC/tests/config/good/trace.csv" "$tmp/"
+cp "$tmp/trace.csv" "$tmp/trace.keep"
+rejected 2 "--jobs-csv" -- "$BIN" run "$tmp/trace.toml" --jobs-csv "$tmp/trace.csv"
+cmp -s "$tmp/trace.csv" "$tmp/trace.keep" && ok || bad "run --jobs-csv TRACE changed the trace"
+cat >"$tmp/trace-sweep.toml" <<TOML
+[sweep]
+name = "t"
+base = "trace.toml"
+schedulers = ["first-fit"]
+seeds = 1
+TOML
+rejected 2 "-o" -- "$BIN" sweep "$tmp/trace-sweep.toml" -o "$tmp/trace.csv" --force
+cmp -s "$tmp/trace.csv" "$tmp/trace.keep" && ok || bad "sweep -o TRACE --force changed the trace"
+
 # --- write errors are errors
 if [ -w /dev/full ]; then
   rejected 2 "/dev/full" -- "$BIN" run "$SCEN" --jobs-csv /dev/full
