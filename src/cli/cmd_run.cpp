@@ -54,19 +54,16 @@ int do_run(const RunArgs& a) {
       start = comma + 1;
     }
   }
-  std::unique_ptr<std::ofstream> csv;
-  if (!a.jobs_csv.empty()) {
+  const bool want_csv = !a.jobs_csv.empty();
+  if (want_csv)
     for (const std::string& in : {a.scenario, sc.trace_path})
       if (!in.empty() && util::same_file(a.jobs_csv, in))
         throw InputError("--jobs-csv", 0, 0, "'" + a.jobs_csv + "' is an input (" + in + "); it is never overwritten (expected a new CSV path)");
-    csv = std::make_unique<std::ofstream>(a.jobs_csv);
-    if (!*csv) throw InputError(a.jobs_csv, 0, 0, std::string("cannot open for writing: ") + std::strerror(errno));
-  }
   const std::uint64_t seed = a.seed_given ? parse_unsigned_flag("--seed", a.seed, 0, UINT64_MAX) : sc.seed;
   const std::vector<Job> jobs = sc.jobs_for_seed(seed);  // one trace for every scheduler
   std::vector<RunOutcome> runs;
   SimOptions opt;
-  opt.record_jobs = csv != nullptr;
+  opt.record_jobs = want_csv;
   for (const auto& n : names) {
     auto sched = make_scheduler(n, sc.scheduler);
     runs.push_back({n, simulate(sc, jobs, *sched, seed, opt)});
@@ -75,7 +72,9 @@ int do_run(const RunArgs& a) {
     print_json(std::cout, sc, seed, runs);
   else
     print_table(std::cout, sc, seed, runs);
-  if (csv) {
+  if (want_csv) {  // opened only now: a run that fails (e.g. its event budget) leaves the file alone
+    auto csv = std::make_unique<std::ofstream>(a.jobs_csv);
+    if (!*csv) throw InputError(a.jobs_csv, 0, 0, std::string("cannot open for writing: ") + std::strerror(errno));
     write_jobs_csv(*csv, sc, runs);
     errno = 0;
     csv->close();  // a full disk shows only when the buffer is written

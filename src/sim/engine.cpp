@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <queue>
 #include <stdexcept>
@@ -13,9 +14,17 @@
 #include "sim/metrics_accumulator.h"
 #include "sim/network.h"
 #include "sim/pipeline.h"
+#include "util/input_error.h"
 
 namespace geopipe {
 namespace {
+
+/// "1.2e+15 s": a simulated time for a message.
+std::string format_seconds(double t) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g s", t);
+  return buf;
+}
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -90,6 +99,12 @@ class Engine {
       const double tp = waiting_matters ? next_price : kInf;
       const double t = std::min({ta, tc, tp});
       if (t == kInf) break;
+      if (++events_ > opt_.max_events)
+        throw InputError(sc_.source_path, 0, 0,
+                         "the simulation needs more than " + std::to_string(opt_.max_events) +
+                             " event times (simulated time " + format_seconds(t) +
+                             "; expected a scenario whose jobs finish in a bounded time: shorter or fewer "
+                             "jobs, faster links, or a flat price)");
       acc_.event();
       // 1. completions at t (heap order: time, then job id)
       bool released = false;
@@ -368,6 +383,7 @@ class Engine {
   double snapshot_t_ = 0;
   long epoch_ = 0;
   int running_ = 0;
+  std::uint64_t events_ = 0;  ///< event times processed (bounded by opt_.max_events)
   bool has_profiles_ = false;
   PipelineScratch scratch_;
   std::vector<double> inf_buf_, zero_buf_;

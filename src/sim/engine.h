@@ -24,6 +24,11 @@ namespace geopipe {
 struct SimOptions {
   bool record_jobs = true;        ///< fill SimResult::jobs
   bool price_events = true;       ///< call the scheduler at price changes (non-flat profiles only)
+  /// Most event times one run may process (docs/limits.md, "Documented maxima"): beyond it the
+  /// run stops with InputError. Ordinary scenarios need about 2 per job plus one per simulated
+  /// hour with waiting jobs under an hourly price profile (34,000 simulated years of them); the
+  /// default, 3·10^8, takes about 25 s when the events are that cheap (80 ns each).
+  std::uint64_t max_events = 300'000'000;
 };
 
 struct SimResult {
@@ -34,7 +39,9 @@ struct SimResult {
 /// Runs `jobs` (ids 0..n-1, sorted by arrival) on the scenario's topology with `scheduler`.
 /// `seed` drives only the scheduler's view noise (scenario.scheduler.view_noise_sigma); the
 /// job trace is an input. Throws std::logic_error if the scheduler returns an impossible
-/// decision (a bug, never an input error).
+/// decision (a bug, never an input error), and InputError (util/input_error.h) when the run
+/// needs more than options.max_events event times (an input whose simulated time is
+/// astronomically long: jobs waiting through ~3·10^8 hourly price changes).
 SimResult simulate(const Scenario& scenario, const std::vector<Job>& jobs, Scheduler& scheduler,
                    std::uint64_t seed, const SimOptions& options = {});
 

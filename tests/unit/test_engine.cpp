@@ -10,6 +10,7 @@
 #include "model/scenario.h"
 #include "sim/engine.h"
 #include "sim/pipeline.h"
+#include "util/input_error.h"
 
 namespace geopipe {
 namespace {
@@ -195,6 +196,39 @@ TEST(Engine, UnplaceableJobsEndTheRunInsteadOfHanging) {
   EXPECT_EQ(r.metrics.jobs_completed, 1);
   EXPECT_EQ(r.metrics.jobs_unfinished, 1);
   EXPECT_LT(r.jobs[1].start_s, 0.0);
+}
+
+// A waiting job under an hourly price profile costs one event per simulated hour: a job that
+// runs ~1000 h behind another needs ~1000 events. With a budget below that the run stops with
+// InputError (bounded work for any accepted input) instead of running on; at the budget it runs.
+TEST(Engine, EventBudgetStopsAnAstronomicallyLongRun) {
+  Scenario sc = base(1, 1, 0.1, 1.0);
+  std::array<double, 24> prices{};
+  prices.fill(0.10);
+  prices[12] = 0.20;
+  sc.topology.regions[0].price = PriceProfile::hourly(prices, 0.0);
+  Job first = make_job(0, 0.0, 1, 1, 1);
+  const double T = 3 * make_profile(first, sc.llms[0]).fwd_flops[0] / 50e12;
+  first.iterations = static_cast<long>(std::llround(1000 * 3600.0 / T));  // ~1000 h on the only GPU
+  const std::vector<Job> jobs = {first, make_job(1, 1.0, 1, 1, 10)};     // waits all that time
+  ScriptedScheduler s1(std::vector<std::vector<int>>{{0}, {0}});
+  const SimResult full = simulate(sc, jobs, s1, 1);
+  EXPECT_EQ(full.metrics.jobs_completed, 2);
+  EXPECT_GT(full.metrics.events, 80);  // two price changes a day for ~42 days
+  SimOptions tight;
+  tight.max_events = static_cast<std::uint64_t>(full.metrics.events) - 1;
+  ScriptedScheduler s2(std::vector<std::vector<int>>{{0}, {0}});
+  try {
+    (void)simulate(sc, jobs, s2, 1, tight);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("more than " + std::to_string(tight.max_events) + " event times"), std::string::npos)
+        << e.what();
+  }
+  SimOptions exact;
+  exact.max_events = static_cast<std::uint64_t>(full.metrics.events);
+  ScriptedScheduler s3(std::vector<std::vector<int>>{{0}, {0}});
+  EXPECT_EQ(simulate(sc, jobs, s3, 1, exact).metrics.jobs_completed, 2);
 }
 
 }  // namespace
