@@ -68,11 +68,11 @@ void write_fail(const std::string& path, const std::string& op) {
 }
 
 void read_fail(const std::string& path, const std::string& op) {
-  throw InputError(path, 0, 0, "cannot " + op + ": " + h5_error_stack());
+  throw InputError(path, 0, 0, "cannot " + op + ": " + h5_error_stack() + kDamagedAdvice);
 }
 
 void not_geopipe(const std::string& path, const std::string& why) {
-  throw InputError(path, 0, 0, "not a geopipe result file: " + why);
+  throw InputError(path, 0, 0, "not a geopipe result file: " + why + kDamagedAdvice);
 }
 
 Hid w_hid(hid_t id, Hid::Closer c, const std::string& path, const std::string& op) {

@@ -30,6 +30,11 @@ class Lock {
   std::lock_guard<std::recursive_mutex> lk_;
 };
 
+/// What to do about a damaged input file: appended to every message that says one is damaged.
+inline constexpr const char* kDamagedAdvice =
+    " (the file is damaged or was not written by geopipe: re-run the sweep into a new file, or use a "
+    "copy; `geopipe sweep ... --force` replaces it)";
+
 /// The current HDF5 error stack as one line, most specific error first. Clears the stack.
 std::string h5_error_stack();
 

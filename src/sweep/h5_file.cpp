@@ -321,10 +321,16 @@ Hid open_for_read(const std::string& path) {
   const htri_t is = H5Fis_hdf5(path.c_str());
   if (is == 0) not_geopipe(path, "not an HDF5 file");
   if (is < 0) read_fail(path, "open the file");
-  Hid fapl = r_hid(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, path, "open the file");
-  hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, fapl.get());
+  // SWMR reads retry a metadata block whose checksum fails (it may be half-written by the live
+  // writer), sleeping 1, 2, 4, ... ns between attempts: HDF5's default of 100 attempts sleeps
+  // ~2^99 ns on a block that is damaged for good, i.e. forever. kMetadataReadAttempts bounds it.
+  Hid swmr_fapl = r_hid(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, path, "open the file");
+  r_check(H5Pset_metadata_read_attempts(swmr_fapl.get(), kMetadataReadAttempts), path, "open the file");
+  hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, swmr_fapl.get());
   if (f < 0) {
     const std::string first = h5_error_stack();
+    Hid fapl = r_hid(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, path, "open the file");
+    r_check(H5Pset_metadata_read_attempts(fapl.get(), 1), path, "open the file");
     f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get());
     if (f < 0) {
       H5Eclear2(H5E_DEFAULT);
@@ -334,7 +340,7 @@ Hid open_for_read(const std::string& path) {
     }
     if (f < 0) {
       H5Eclear2(H5E_DEFAULT);
-      throw InputError(path, 0, 0, "not a readable geopipe result file: cannot open it: " + first);
+      throw InputError(path, 0, 0, "not a readable geopipe result file: cannot open it: " + first + kDamagedAdvice);
     }
   }
   return Hid(f, H5Fclose);

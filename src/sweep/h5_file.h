@@ -67,7 +67,13 @@ Writer produce(const std::string& tmp, const std::string& path, bool must_not_ex
 // Reading
 // ---------------------------------------------------------------------------------------------
 
+/// Attempts to read a metadata block whose checksum fails, when reading in SWMR mode (HDF5's
+/// default, 100, with its doubling back-off sleeps, never ends on a damaged file; 20 attempts
+/// sleep at most ~1 ms per block).
+constexpr unsigned kMetadataReadAttempts = 20;
+
 /// Opens an existing file for reading, also one whose writer was killed (see h5_file.cpp).
+/// Bounded in time on a damaged file.
 Hid open_for_read(const std::string& path);
 
 /// Opens /name; a missing table is not_geopipe if `required`, else an invalid Hid.
