@@ -213,40 +213,10 @@ std::unique_ptr<ResultStore> ResultStore::create(const std::string& path, const 
 
 StoreContents ResultStore::read(const std::string& path) {
   Lock lock;
-  Hid file = open_for_read(path);
+  Input in = open_input(path);
   StoreContents out;
-  out.meta = read_meta(file.get(), path);
-  Hid scen = open_table(file.get(), "scenarios", path);
-  Hid met = open_table(file.get(), "metrics", path);
-  Hid err = open_table(file.get(), "errors", path);
-  // Only id and status are read (HDF5 converts the selected columns by name), block by block.
-  Layout ml;
-  ml.add("id", Kind::I64).add("status", Kind::I8);
-  const Layout have = layout_of(met.get(), path, "metrics");
-  if (!have.find("id") || !have.find("status")) not_geopipe(path, "/metrics has no id/status columns");
-  if (!layout_of(err.get(), path, "errors").find("id")) not_geopipe(path, "/errors has no id column");
-  Layout el;
-  el.add("id", Kind::I64);
-  Hid mt = make_type(ml, path), et = make_type(el, path);
-  Rows buf;
-  const hsize_t nm = table_rows(met.get(), path, "metrics");
-  for (hsize_t start = 0; start < nm; start += kBlockRows) {
-    read_block(met.get(), mt.get(), ml.size, start, std::min<hsize_t>(kBlockRows, nm - start), buf, path, "metrics");
-    for (std::size_t i = 0; i < buf.n; ++i) {
-      const std::int64_t id = get_i64(buf.row(i), ml.fields[0]);
-      if (id >= 0 && get_i64(buf.row(i), ml.fields[1]) == 1) out.done_ids.push_back(id);
-    }
-  }
-  const hsize_t ne = table_rows(err.get(), path, "errors");
-  for (hsize_t start = 0; start < ne; start += kBlockRows) {
-    read_block(err.get(), et.get(), el.size, start, std::min<hsize_t>(kBlockRows, ne - start), buf, path, "errors");
-    for (std::size_t i = 0; i < buf.n; ++i) {
-      const std::int64_t id = get_i64(buf.row(i), el.fields[0]);
-      if (id >= 0) out.done_ids.push_back(id);
-    }
-  }
-  std::sort(out.done_ids.begin(), out.done_ids.end());
-  out.done_ids.erase(std::unique(out.done_ids.begin(), out.done_ids.end()), out.done_ids.end());
+  out.meta = std::move(in.meta);
+  out.done_ids = std::move(in.done_ids);
   return out;
 }
 
@@ -256,6 +226,7 @@ std::unique_ptr<ResultStore> ResultStore::resume(const std::string& path, const 
   bool has_jobs = false;
   {
     Input in = open_input(path);
+    require_current_version(in);
     if (!contents.meta.sweep_hash.empty() && contents.meta.sweep_hash != in.meta.sweep_hash)
       throw InputError(path, 0, 0, "the file changed since it was read (sweep_hash " + in.meta.sweep_hash +
                                        ", expected " + contents.meta.sweep_hash + ")");
