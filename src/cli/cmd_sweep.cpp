@@ -55,6 +55,7 @@ void add_sweep_command(CLI::App& app, int& rc) {
   cmd->add_option("--progress-interval", a->o.progress_interval_s, "Seconds between progress lines when stderr is not a terminal")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--flush-interval", a->o.flush_interval_s, "Seconds between HDF5 flushes")->check(CLI::PositiveNumber);
+  cmd->add_flag("--durable", a->o.durable, "fsync OUTPUT after every flush (survives power loss; slower)");
   cmd->add_flag("--no-mpi", a->no_mpi, "Do not initialise MPI even when launched by mpirun/srun");
   cmd->add_flag("--null-scenarios", a->o.null_scenarios, "Benchmark only: scenarios return zero metrics at once")->group("");
   cmd->callback([a, &rc] {

@@ -419,6 +419,7 @@ void merge_stores(const std::vector<std::string>& inputs, const std::string& out
   Lock lock;
   if (inputs.empty()) throw InputError(output, 0, 0, "merge: no input files");
   if (util::path_exists(output)) throw InputError(output, 0, 0, "output file exists (remove it first)");
+  const OutputLock writer(output);  // one writer per output
   for (const auto& in : inputs) require_current_version(open_input(in));  // every input problem first
   produce(output + ".merge-tmp", output, /*must_not_exist=*/true, /*keep_open=*/false,
           [&](const std::string& tmp) { return rebuild(inputs, tmp, output, Rebuild::Merge, "", nullptr); });

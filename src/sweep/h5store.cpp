@@ -7,8 +7,15 @@
 // h5_rebuild.cpp, read_joined() in h5_read.cpp. Every public entry point takes the Lock.
 #include "sweep/h5store.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <iostream>
 #include <limits>
 #include <stdexcept>
@@ -121,6 +128,7 @@ struct ResultStore::Impl {
   bool finalized = false;
   bool jobs_unflushed = false;  ///< /jobs rows written since the last H5Fflush
   bool dirty = false;           ///< rows written since the last H5Fflush
+  bool durable = false;         ///< fsync after every H5Fflush
   Rows mbuf{metrics_layout().size}, ebuf{errors_layout().size}, jbuf{jobs_layout().size};
   std::uint64_t written = 0;
 
@@ -134,8 +142,17 @@ struct ResultStore::Impl {
 
   void gflush() {
     w_check(H5Fflush(w.file.get(), H5F_SCOPE_GLOBAL), path, "flushing the file");
+    if (durable) sync();
     jobs_unflushed = false;
     dirty = false;
+  }
+
+  /// fsync of the sec2 driver's file descriptor: H5Fflush only writes to the page cache.
+  void sync() {
+    void* handle = nullptr;
+    w_check(H5Fget_vfd_handle(w.file.get(), H5P_DEFAULT, &handle), path, "syncing the file");
+    if (!handle || ::fsync(*static_cast<int*>(handle)) != 0)
+      throw std::runtime_error(path + ": cannot sync the file to disk (--durable): " + std::strerror(errno));
   }
 
   /// Jobs rows first and flushed, then errors and metrics: a valid metrics row on disk implies
@@ -283,6 +300,60 @@ void ResultStore::finalize() {
 }
 
 std::uint64_t ResultStore::rows_written() const { return impl_->written; }
+
+void ResultStore::set_durable(bool on) {
+  Lock lock;
+  impl_->durable = on;
+}
+
+// ---------------------------------------------------------------------------------------------
+// OutputLock
+// ---------------------------------------------------------------------------------------------
+
+OutputLock::OutputLock(const std::string& path) : lock_path_(path + ".lock") {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    fd_ = ::open(lock_path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) {
+      const int e = errno;
+      throw InputError(path, 0, 0, "cannot create the lock file '" + lock_path_ + "': " + std::strerror(e));
+    }
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      const int e = errno;
+      char buf[256] = {0};
+      const ssize_t n = ::pread(fd_, buf, sizeof buf - 1, 0);
+      std::string holder = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string("unknown");
+      while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
+      ::close(fd_);
+      fd_ = -1;
+      if (e == EWOULDBLOCK)
+        throw InputError(path, 0, 0,
+                         "another geopipe process is writing this file (" + holder +
+                             ") (expected one writer per output: wait for it to end or stop it; its lock is '" +
+                             lock_path_ + "')");
+      throw InputError(path, 0, 0, "cannot lock '" + lock_path_ + "': " + std::strerror(e));
+    }
+    // The holder before us may have removed the file between our open and our flock: then the
+    // lock is on a deleted file and does not count. Retry with the file at the path.
+    struct stat at_path {}, locked {};
+    if (::stat(lock_path_.c_str(), &at_path) == 0 && ::fstat(fd_, &locked) == 0 && at_path.st_ino == locked.st_ino &&
+        at_path.st_dev == locked.st_dev) {
+      char host[256] = {0};
+      ::gethostname(host, sizeof host - 1);
+      const std::string who = "pid " + std::to_string(::getpid()) + " on " + host + " since " + util::utc_now_iso8601() + "\n";
+      if (::ftruncate(fd_, 0) == 0) (void)!::pwrite(fd_, who.data(), who.size(), 0);
+      return;
+    }
+    ::close(fd_);
+    fd_ = -1;
+  }
+  throw InputError(path, 0, 0, "cannot lock '" + lock_path_ + "': it keeps being replaced");
+}
+
+OutputLock::~OutputLock() {
+  if (fd_ < 0) return;
+  ::unlink(lock_path_.c_str());  // while still holding the lock: see the constructor
+  ::close(fd_);
+}
 
 
 }  // namespace geopipe::sweep

@@ -4,6 +4,7 @@
 
 Usage: damaged_files.py GEOPIPE_BINARY SOURCE_DIR bytes [VARIANTS]
        damaged_files.py GEOPIPE_BINARY SOURCE_DIR values
+       damaged_files.py GEOPIPE_BINARY SOURCE_DIR writers
 
 bytes:
 
@@ -20,6 +21,10 @@ line for the three readers, nothing written (no M, no *-tmp) and F unchanged. Pr
 values: a real file edited with h5py so that it stays a readable HDF5 file but says something
 impossible (total_scenarios = 0 or 2^62, ids -5, 10^18, 2^62 or repeated in /metrics, ...): the
 three readers must all refuse it with exit 2 and the same message.
+
+writers: while a sweep writes F, a second `sweep -o F` (plain, --resume, --force) and a
+`merge ... -o F` are refused with exit 2 naming the live writer, and F is neither removed nor
+replaced; the first writer then finishes normally. A --durable run gives the same rows.
 """
 import concurrent.futures
 import os
@@ -230,10 +235,53 @@ def values(geopipe, src):
     return 0
 
 
+def writers(geopipe, src):
+    medium = os.path.join(src, "tests/integration/medium.toml")
+    tiny = os.path.join(src, "tests/integration/tiny.toml")
+    tmp = tempfile.mkdtemp(prefix="geopipe-writers-")
+    out = os.path.join(tmp, "out.h5")
+    first = subprocess.Popen([geopipe, "sweep", medium, "-o", out, "-q", "--no-mpi", "-t", "1"], env=ENV,
+                             stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not os.path.exists(out) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert os.path.exists(out), "the first writer created no file"
+    inode = os.stat(out).st_ino
+    for extra in ([], ["--resume"], ["--force"], ["--resume", "--force"]):
+        rc, err, t = run([geopipe, "sweep", medium, "-o", out, "-q", "--no-mpi", *extra])
+        assert rc == 2 and "another geopipe process is writing this file" in err and f"pid {first.pid}" in err, \
+            f"second writer {extra}: exit {rc}: {err}"
+        assert os.stat(out).st_ino == inode, f"second writer {extra} replaced the file"
+    rc, err, t = run([geopipe, "merge", out, "-o", out])
+    assert rc == 2, f"merge onto a live output: exit {rc}: {err}"
+    assert first.poll() is None, "the first writer ended early (make medium.toml longer?)"
+    first.send_signal(signal.SIGTERM)
+    assert first.wait(timeout=60) == 75, first.stderr.read()
+    assert not os.path.exists(out + ".lock"), "the lock file stayed after the writer ended"
+    # After it ended, --resume takes over.
+    rc, err, t = run([geopipe, "sweep", medium, "-o", out, "-q", "--no-mpi", "--resume", "--null-scenarios"], timeout=300)
+    assert rc == 0, err
+    # --durable writes the same rows.
+    a, b = os.path.join(tmp, "a.h5"), os.path.join(tmp, "b.h5")
+    for path, extra in ((a, []), (b, ["--durable", "--flush-interval", "0.01"])):
+        rc, err, _ = run([geopipe, "sweep", tiny, "-o", path, "-q", "--no-mpi", "--save-jobs", *extra], timeout=300)
+        assert rc == 0, err
+    with h5py.File(a, "r") as fa, h5py.File(b, "r") as fb:
+        for table in ("metrics", "errors", "jobs"):
+            x, y = fa[table][:], fb[table][:]
+            names = [n for n in x.dtype.names if n not in ("wall_s", "sched_time_total_s", "sched_time_max_s")]
+            assert all((x[n] == y[n]).all() for n in names), f"--durable changed /{table}"
+    print("writers: second writers refused, lock released, --durable rows identical")
+    shutil.rmtree(tmp)
+    return 0
+
+
 def main():
     geopipe, src = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     if sys.argv[3] == "values":
         return values(geopipe, src)
+    if sys.argv[3] == "writers":
+        return writers(geopipe, src)
     n = int(sys.argv[4]) if len(sys.argv) > 4 else 150
     tiny = os.path.join(src, "tests/integration/tiny.toml")
     medium = os.path.join(src, "tests/integration/medium.toml")
