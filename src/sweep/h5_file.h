@@ -28,6 +28,8 @@ constexpr std::int64_t kFormatVersion = 2;
 
 // Limits on what a file read by geopipe may claim (docs/hdf5-format.md, "Damaged files and
 // limits"), checked before anything is allocated for it.
+/// Seconds to read the root attributes (milliseconds on any valid file; see Deadline).
+constexpr unsigned kAttributeReadSeconds = 5;
 /// Scenarios of a sweep (the sweep loader's limit, config/sweep_parse.h kMaxScenarios).
 constexpr std::uint64_t kMaxTotalScenarios = std::uint64_t{1} << 40;
 /// Entries of a list attribute (schedulers, axes).

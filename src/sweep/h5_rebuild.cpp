@@ -391,6 +391,13 @@ StoreMeta final_meta(StoreMeta meta, Rebuild mode, const std::string& layout, hs
 Writer rebuild(const std::vector<std::string>& inputs, const std::string& tmp, const std::string& shown,
                Rebuild mode, const std::string& layout, std::uint64_t* rows_out) {
   std::vector<Input> ins = open_inputs(inputs);
+  // The inputs were checked, but copying reads them again: a crash then removes the new file.
+  const CrashGuard guard(inputs.size() == 1 ? inputs.front() : shown);
+  CrashGuard::remove_on_crash(tmp);
+  struct Forget {
+    const std::string& tmp;
+    ~Forget() { CrashGuard::forget_on_crash(tmp); }
+  } forget{tmp};
   bool has_jobs = false;
   std::uint64_t scen_rows = 0;
   for (const Input& in : ins) {

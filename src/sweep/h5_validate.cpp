@@ -187,13 +187,18 @@ std::size_t IdIndex::pos(std::int64_t id) const {
 }
 
 Input open_input(const std::string& path) {
+  const CrashGuard guard(path);  // HDF5 may crash on a damaged file: exit 2, not a signal
   Input in;
   in.path = path;
   in.file = open_for_read(path);
   std::error_code ec;
   const std::uint64_t file_size = fs::file_size(path, ec);
   if (ec) throw InputError(path, 0, 0, "cannot open: " + ec.message());
-  in.meta = read_meta(in.file.get(), path);
+  {
+    // Milliseconds on any valid file; HDF5 can loop forever on a damaged global heap.
+    const Deadline deadline(kAttributeReadSeconds);
+    in.meta = read_meta(in.file.get(), path);
+  }
   const StoreMeta& m = in.meta;
   check_meta(m, path);
   const bool current = m.format_version == kFormatVersion;

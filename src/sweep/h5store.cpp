@@ -341,6 +341,7 @@ OutputLock::OutputLock(const std::string& path) : lock_path_(path + ".lock") {
       ::gethostname(host, sizeof host - 1);
       const std::string who = "pid " + std::to_string(::getpid()) + " on " + host + " since " + util::utc_now_iso8601() + "\n";
       if (::ftruncate(fd_, 0) == 0) (void)!::pwrite(fd_, who.data(), who.size(), 0);
+      CrashGuard::remove_on_crash(lock_path_);
       return;
     }
     ::close(fd_);
@@ -351,6 +352,7 @@ OutputLock::OutputLock(const std::string& path) : lock_path_(path + ".lock") {
 
 OutputLock::~OutputLock() {
   if (fd_ < 0) return;
+  CrashGuard::forget_on_crash(lock_path_);
   ::unlink(lock_path_.c_str());  // while still holding the lock: see the constructor
   ::close(fd_);
 }

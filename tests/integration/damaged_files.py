@@ -39,7 +39,7 @@ import time
 import h5py
 
 TIME_LIMIT_S = 10.0
-SEED = 20240611
+SEED = int(os.environ.get("GEOPIPE_DAMAGE_SEED", "20240611"))  # another seed: other variants
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
 
 
