@@ -43,6 +43,7 @@ void add_sweep_command(CLI::App& app, int& rc) {
   CLI::Option* progress = cmd->add_option("--progress-interval", a->progress_interval,
                                           "Seconds between progress lines when stderr is not a terminal (default 10, at most 86400)");
   CLI::Option* flush = cmd->add_option("--flush-interval", a->flush_interval, "Seconds between HDF5 flushes (default 2, at most 86400)");
+  cmd->add_flag("--durable", a->o.durable, "fsync OUTPUT after every flush (survives power loss; slower)");
   cmd->add_flag("--no-mpi", a->no_mpi, "Do not initialise MPI even when launched by mpirun/srun");
   cmd->add_flag("--null-scenarios", a->o.null_scenarios, "Benchmark only: scenarios return zero metrics at once")->group("");
   cmd->callback([a, threads, shard, progress, flush, &rc] {

@@ -9,17 +9,10 @@
 #include <cerrno>
 #include <cstring>
 
+#include "util/system.h"
+
 namespace geopipe::config {
 namespace {
-
-std::string kind_of(mode_t m) {
-  if (S_ISDIR(m)) return "it is a directory";
-  if (S_ISFIFO(m)) return "it is not a regular file (a FIFO)";
-  if (S_ISCHR(m)) return "it is not a regular file (a character device)";
-  if (S_ISBLK(m)) return "it is not a regular file (a block device)";
-  if (S_ISSOCK(m)) return "it is not a regular file (a socket)";
-  return "it is not a regular file";
-}
 
 std::string os_error(int err) {
   if (err == ENOENT) return "no such file";
@@ -61,13 +54,13 @@ std::optional<std::string> read_input_file(const std::string& path, std::size_t 
       return "no such file (a symbolic link to a missing file)";
     return os_error(err);
   }
-  if (!S_ISREG(st.st_mode)) return kind_of(st.st_mode);
+  if (!S_ISREG(st.st_mode)) return util::non_regular_phrase(st.st_mode);
   if (static_cast<unsigned long long>(st.st_size) > limit) return too_large(static_cast<unsigned long long>(st.st_size), limit);
 
   Fd f{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)};
   if (f.fd < 0) return os_error(errno);
   if (::fstat(f.fd, &st) != 0) return os_error(errno);
-  if (!S_ISREG(st.st_mode)) return kind_of(st.st_mode);  // replaced since stat()
+  if (!S_ISREG(st.st_mode)) return util::non_regular_phrase(st.st_mode);  // replaced since stat()
   if (static_cast<unsigned long long>(st.st_size) > limit) return too_large(static_cast<unsigned long long>(st.st_size), limit);
 
   out.resize(static_cast<std::size_t>(st.st_size) + 1);  // one more byte: a file that grew is seen

@@ -30,6 +30,44 @@ class Lock {
   std::lock_guard<std::recursive_mutex> lk_;
 };
 
+/// What to do about a damaged input file: appended to every message that says one is damaged.
+inline constexpr const char* kDamagedAdvice =
+    " (the file is damaged or was not written by geopipe: re-run the sweep into a new file, or use a "
+    "copy; `geopipe sweep ... --force` replaces it)";
+
+/// While one is alive, a crash inside the process (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT:
+/// HDF5 1.10.8 can crash on a damaged file, e.g. in H5HG_read on a damaged global heap, which
+/// has no checksum) ends the process with exit code 2 after printing the one line
+/// "geopipe: error: PATH: damaged result file: the HDF5 library crashed reading it (signal N)
+/// <kDamagedAdvice>" and removing the files registered with remove_on_crash (a temporary
+/// output, the lock file). Guards nest (the innermost names the file); one thread reads files.
+class CrashGuard {
+ public:
+  explicit CrashGuard(const std::string& path);
+  ~CrashGuard();
+  CrashGuard(const CrashGuard&) = delete;
+  CrashGuard& operator=(const CrashGuard&) = delete;
+  /// Files to remove if a guarded crash happens (until forget_on_crash).
+  static void remove_on_crash(const std::string& path);
+  static void forget_on_crash(const std::string& path);
+
+ private:
+  std::string previous_;
+};
+
+/// While one is alive (inside a CrashGuard), the process ends like a crash (exit code 2, one
+/// line "... the HDF5 library did not finish reading it within N s ...") if it is still alive
+/// after `seconds`: for reads that take milliseconds on any valid file but that HDF5 1.10.8
+/// can loop on forever (the vlen attribute strings live in the global heap, which has no
+/// checksum; a damaged one can make H5HG_read loop). Uses alarm(); not nested.
+class Deadline {
+ public:
+  explicit Deadline(unsigned seconds);
+  ~Deadline();
+  Deadline(const Deadline&) = delete;
+  Deadline& operator=(const Deadline&) = delete;
+};
+
 /// The current HDF5 error stack as one line, most specific error first. Clears the stack.
 std::string h5_error_stack();
 

@@ -81,6 +81,11 @@ std::vector<std::string> attr_read_strings(hid_t loc, const char* name, const st
   const auto n = static_cast<std::size_t>(np);
   std::vector<std::string> out;
   if (n == 0) return out;
+  const std::size_t fixed = H5Tis_variable_str(ft.get()) > 0 ? sizeof(char*) : H5Tget_size(ft.get());
+  if (n > kMaxListEntries || fixed == 0 || fixed > kMaxStringBytes)
+    not_geopipe(path, std::string("attribute '") + name + "' has " + std::to_string(n) + " entries of " +
+                          std::to_string(fixed) + " bytes (expected at most " + std::to_string(kMaxListEntries) +
+                          " entries of at most " + std::to_string(kMaxStringBytes) + " bytes)");
   if (H5Tis_variable_str(ft.get()) > 0) {
     Hid mt = r_hid(H5Tcopy(H5T_C_S1), H5Tclose, path, op);
     r_check(H5Tset_size(mt.get(), H5T_VARIABLE), path, op);
@@ -170,15 +175,6 @@ void commit(const std::string& tmp, const std::string& path) {
     throw std::runtime_error(path + ": cannot rename '" + tmp + "' over it: " + std::strerror(e));
   }
   fsync_dir_of(path);
-}
-
-/// InputError unless `have` is the layout this build writes (`want`).
-void require_layout(const Layout& have, const Layout& want, const std::string& path, const char* name) {
-  if (!have.same_as(want))
-    throw InputError(path, 0, 0,
-                     std::string("/") + name +
-                         " has different columns than this geopipe build writes (written by another "
-                         "version?): file has [" + have.describe() + "], expected [" + want.describe() + "]");
 }
 
 }  // namespace
@@ -312,8 +308,8 @@ Writer produce(const std::string& tmp, const std::string& path, bool must_not_ex
 /// modifying the file.
 Hid open_for_read(const std::string& path) {
   if (!util::path_exists(path)) throw InputError(path, 0, 0, "cannot open: no such file");
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) throw InputError(path, 0, 0, "cannot open: is a directory");
+  if (auto why = util::not_a_regular_file(path))  // HDF5 would block on a FIFO
+    throw InputError(path, 0, 0, "cannot open: " + *why + " (expected a geopipe result file)");
   if (::access(path.c_str(), R_OK) != 0) {
     const int e = errno;
     throw InputError(path, 0, 0, std::string("cannot open: ") + std::strerror(e));
@@ -321,10 +317,16 @@ Hid open_for_read(const std::string& path) {
   const htri_t is = H5Fis_hdf5(path.c_str());
   if (is == 0) not_geopipe(path, "not an HDF5 file");
   if (is < 0) read_fail(path, "open the file");
-  Hid fapl = r_hid(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, path, "open the file");
-  hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, fapl.get());
+  // SWMR reads retry a metadata block whose checksum fails (it may be half-written by the live
+  // writer), sleeping 1, 2, 4, ... ns between attempts: HDF5's default of 100 attempts sleeps
+  // ~2^99 ns on a block that is damaged for good, i.e. forever. kMetadataReadAttempts bounds it.
+  Hid swmr_fapl = r_hid(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, path, "open the file");
+  r_check(H5Pset_metadata_read_attempts(swmr_fapl.get(), kMetadataReadAttempts), path, "open the file");
+  hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, swmr_fapl.get());
   if (f < 0) {
     const std::string first = h5_error_stack();
+    Hid fapl = r_hid(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, path, "open the file");
+    r_check(H5Pset_metadata_read_attempts(fapl.get(), 1), path, "open the file");
     f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get());
     if (f < 0) {
       H5Eclear2(H5E_DEFAULT);
@@ -334,7 +336,7 @@ Hid open_for_read(const std::string& path) {
     }
     if (f < 0) {
       H5Eclear2(H5E_DEFAULT);
-      throw InputError(path, 0, 0, "not a readable geopipe result file: cannot open it: " + first);
+      throw InputError(path, 0, 0, "not a readable geopipe result file: cannot open it: " + first + kDamagedAdvice);
     }
   }
   return Hid(f, H5Fclose);
@@ -347,35 +349,6 @@ Hid open_table(hid_t file, const char* name, const std::string& path, bool requi
     return Hid();
   }
   return r_hid(H5Dopen2(file, name, H5P_DEFAULT), H5Dclose, path, std::string("open /") + name);
-}
-
-Input open_input(const std::string& path) {
-  Input in;
-  in.path = path;
-  in.file = open_for_read(path);
-  in.meta = read_meta(in.file.get(), path);
-  if (in.meta.format_version < kFormatVersion)
-    throw InputError(path, 0, 0,
-                     "was written in format version " + std::to_string(in.meta.format_version) + " by geopipe " +
-                         in.meta.geopipe_version + "; this build writes version " + std::to_string(kFormatVersion) +
-                         " and can only read it (expected the geopipe that wrote it to resume or merge it, or "
-                         "a new file; docs/hdf5-format.md, \"Format versions\")");
-  in.scen = open_table(in.file.get(), "scenarios", path);
-  in.scen_layout = layout_of(in.scen.get(), path, "scenarios");
-  const Field* sid = in.scen_layout.find("id");
-  if (!sid || sid->kind == Kind::Str || sid->kind == Kind::F64)
-    not_geopipe(path, "/scenarios has no integer id column");
-  in.metrics = open_table(in.file.get(), "metrics", path);
-  require_layout(layout_of(in.metrics.get(), path, "metrics"), metrics_layout(), path, "metrics");
-  in.errors = open_table(in.file.get(), "errors", path);
-  require_layout(layout_of(in.errors.get(), path, "errors"), errors_layout(), path, "errors");
-  in.jobs = open_table(in.file.get(), "jobs", path, false);
-  if (in.jobs.valid()) require_layout(layout_of(in.jobs.get(), path, "jobs"), jobs_layout(), path, "jobs");
-  in.n_scen = table_rows(in.scen.get(), path, "scenarios");
-  in.n_metrics = table_rows(in.metrics.get(), path, "metrics");
-  in.n_errors = table_rows(in.errors.get(), path, "errors");
-  if (in.jobs.valid()) in.n_jobs = table_rows(in.jobs.get(), path, "jobs");
-  return in;
 }
 
 }  // namespace geopipe::sweep::h5

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <vector>
 #include <string>
 
 #include "sweep/h5_error.h"
@@ -24,6 +25,24 @@ namespace geopipe::sweep::h5 {
 /// 1: the first release; 2: /metrics gains sched_truncated_searches, /jobs gains
 /// first_iteration_s, carbon_g and cross_region_bytes.
 constexpr std::int64_t kFormatVersion = 2;
+
+// Limits on what a file read by geopipe may claim (docs/hdf5-format.md, "Damaged files and
+// limits"), checked before anything is allocated for it.
+/// Seconds to read the root attributes (milliseconds on any valid file; see Deadline).
+constexpr unsigned kAttributeReadSeconds = 5;
+/// Scenarios of a sweep (the sweep loader's limit, config/sweep_parse.h kMaxScenarios).
+constexpr std::uint64_t kMaxTotalScenarios = std::uint64_t{1} << 40;
+/// Entries of a list attribute (schedulers, axes).
+constexpr std::size_t kMaxListEntries = 1u << 20;
+/// Bytes of one fixed-length string (a column of a table or an entry of a list attribute).
+constexpr std::size_t kMaxStringBytes = 1u << 16;
+/// Columns of a table.
+constexpr std::size_t kMaxColumns = 4096;
+/// A table's rows x row size may exceed the file size at most this many times (deflate
+/// compresses at most ~1032:1) plus kTableSlackBytes (fill rows of a writer killed between
+/// extending a table and writing it occupy no space).
+constexpr std::uint64_t kMaxInflation = 1100;
+constexpr std::uint64_t kTableSlackBytes = std::uint64_t{64} << 20;
 
 // ---------------------------------------------------------------------------------------------
 // Metadata (root attributes)
@@ -67,13 +86,38 @@ Writer produce(const std::string& tmp, const std::string& path, bool must_not_ex
 // Reading
 // ---------------------------------------------------------------------------------------------
 
+/// Attempts to read a metadata block whose checksum fails, when reading in SWMR mode (HDF5's
+/// default, 100, with its doubling back-off sleeps, never ends on a damaged file; 20 attempts
+/// sleep at most ~1 ms per block).
+constexpr unsigned kMetadataReadAttempts = 20;
+
 /// Opens an existing file for reading, also one whose writer was killed (see h5_file.cpp).
+/// Bounded in time on a damaged file.
 Hid open_for_read(const std::string& path);
 
 /// Opens /name; a missing table is not_geopipe if `required`, else an invalid Hid.
 Hid open_table(hid_t file, const char* name, const std::string& path, bool required = true);
 
-/// An existing result file opened for copying its rows.
+/// The scenario ids of a file's /scenarios, ascending; position = row. Dense files (ids
+/// 0..n-1: unsharded files, complete merges) store nothing per id, others 8 bytes per id, so
+/// the bookkeeping of a reader never depends on the total_scenarios attribute.
+class IdIndex {
+ public:
+  static constexpr std::size_t npos = ~std::size_t{0};
+  /// Appends `id`, which must be greater than the last one.
+  void push(std::int64_t id);
+  std::size_t size() const { return n_; }
+  /// The position of `id`, npos if it is not in the index.
+  std::size_t pos(std::int64_t id) const;
+  std::int64_t id_at(std::size_t pos) const { return dense_ ? static_cast<std::int64_t>(pos) : ids_[pos]; }
+
+ private:
+  bool dense_ = true;
+  std::size_t n_ = 0;
+  std::vector<std::int64_t> ids_;  ///< only when not dense
+};
+
+/// An existing result file, opened and checked (h5_validate.cpp), for reading its rows.
 struct Input {
   std::string path;
   Hid file;
@@ -81,9 +125,20 @@ struct Input {
   Layout scen_layout;
   Hid scen, metrics, errors, jobs;
   hsize_t n_scen = 0, n_metrics = 0, n_errors = 0, n_jobs = 0;
+  IdIndex ids;                          ///< the ids of /scenarios
+  std::vector<std::int64_t> done_ids;   ///< ids with a /metrics or /errors row, ascending
 };
 
-/// Opens `path` and checks its metadata and tables (/jobs is optional).
+/// Opens `path` and checks the whole file (docs/hdf5-format.md, "Validation"): the attributes,
+/// the tables' columns and sizes (bounded by the file size before anything is allocated), and
+/// every row: ids of the file's scenarios, one row per id, text valid UTF-8. /jobs is optional.
+/// Any problem: InputError(path, ...) with kDamagedAdvice. The one check of every reader
+/// (summarize, merge, resume), so they give the same verdict. Accepts every format version up
+/// to kFormatVersion.
 Input open_input(const std::string& path);
+
+/// InputError unless `in` was written in this build's format version (resume and merge only
+/// write it).
+void require_current_version(const Input& in);
 
 }  // namespace geopipe::sweep::h5

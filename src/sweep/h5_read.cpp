@@ -12,12 +12,11 @@ using namespace h5;
 
 Table read_joined(const std::string& path) {
   Lock lock;
-  Hid file = open_for_read(path);
-  (void)read_meta(file.get(), path);
-  Hid scen = open_table(file.get(), "scenarios", path);
-  Hid met = open_table(file.get(), "metrics", path);
-  const Layout sl = layout_of(scen.get(), path, "scenarios");
-  const Layout ml = layout_of(met.get(), path, "metrics");
+  Input in = open_input(path);  // checked: the tables' sizes are bounded by the file size
+  const Layout& sl = in.scen_layout;
+  const Layout ml = layout_of(in.metrics.get(), path, "metrics");
+  Hid& scen = in.scen;
+  Hid& met = in.metrics;
   const Field* sid = sl.find("id");
   const Field* mid = ml.find("id");
   const Field* mst = ml.find("status");

@@ -52,11 +52,11 @@ using Key = std::pair<std::int64_t, std::int64_t>;
 template <class KeyFn, class ValidFn, class SinkFn>
 class SortedCopy {
  public:
-  SortedCopy(const std::vector<SrcTable>& srcs, const Layout& l, hid_t memtype, std::uint64_t id_limit,
-             KeyFn key, ValidFn valid, SinkFn sink)
-      : srcs_(srcs), l_(l), memtype_(memtype), key_(key), valid_(valid), sink_(sink),
+  SortedCopy(const std::vector<SrcTable>& srcs, const Layout& l, hid_t memtype, const IdIndex& ids, KeyFn key,
+             ValidFn valid, SinkFn sink)
+      : srcs_(srcs), l_(l), memtype_(memtype), ids_(ids), key_(key), valid_(valid), sink_(sink),
         budget_rows_(std::max<std::size_t>(kSortBudgetBytes / l.size, kBlockRows)),
-        hist_((id_limit >> kBucketShift) + 1, 0), buf_(l.size), acc_(l.size), out_(l.size) {}
+        hist_((ids.size() >> kBucketShift) + 1, 0), buf_(l.size), acc_(l.size), out_(l.size) {}
 
   void run() {
     scan();
@@ -68,8 +68,8 @@ class SortedCopy {
       std::size_t b1 = b0;
       std::uint64_t n = 0;
       while (b1 < hist_.size() && (b1 == b0 || n + hist_[b1] <= budget_rows_)) n += hist_[b1++];
-      const auto lo = static_cast<std::int64_t>(b0 << kBucketShift);
-      const auto hi = static_cast<std::int64_t>(b1 << kBucketShift);
+      const std::size_t lo = b0 << kBucketShift;
+      const std::size_t hi = b1 << kBucketShift;
       if (n > 0) {
         collect(lo, hi, n);
         emit();
@@ -82,8 +82,11 @@ class SortedCopy {
   struct Block {
     std::size_t src;
     hsize_t start, count;
-    std::int64_t lo, hi;
+    std::size_t lo, hi;  ///< positions (IdIndex) of the block's valid rows' ids
   };
+
+  /// The position of a valid row's id (valid rows have ids of the index).
+  std::size_t pos(const unsigned char* row) const { return ids_.pos(key_(row).first); }
 
   void read(const Block& b) {
     read_block(srcs_[b.src].dset, memtype_, l_.size, b.start, b.count, buf_, *srcs_[b.src].path,
@@ -99,15 +102,15 @@ class SortedCopy {
     for (std::size_t s = 0; s < srcs_.size(); ++s)
       for (hsize_t start = 0; start < srcs_[s].rows; start += kBlockRows) {
         const hsize_t count = std::min<hsize_t>(kBlockRows, srcs_[s].rows - start);
-        Block b{s, start, count, std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::min()};
+        Block b{s, start, count, std::numeric_limits<std::size_t>::max(), 0};
         read(b);
         for (std::size_t i = 0; i < buf_.n; ++i) {
           const unsigned char* row = buf_.row(i);
           if (!valid_(row)) continue;
-          const std::int64_t k = key_(row).first;
+          const std::size_t k = pos(row);
           b.lo = std::min(b.lo, k);
           b.hi = std::max(b.hi, k);
-          ++hist_[static_cast<std::uint64_t>(k) >> kBucketShift];
+          ++hist_[k >> kBucketShift];
           if (!spilled_) {
             std::memcpy(acc_.add(), row, l_.size);
             if (acc_.n > budget_rows_) {
@@ -120,9 +123,9 @@ class SortedCopy {
       }
   }
 
-  /// Collects in acc_ the `n` valid rows whose id is in [lo, hi), reading only the blocks whose
-  /// id range intersects it (the last block read is kept from one pass to the next).
-  void collect(std::int64_t lo, std::int64_t hi, std::uint64_t n) {
+  /// Collects in acc_ the `n` valid rows whose id's position is in [lo, hi), reading only the
+  /// blocks whose range intersects it (the last block read is kept from one pass to the next).
+  void collect(std::size_t lo, std::size_t hi, std::uint64_t n) {
     acc_.clear();
     acc_.data.reserve(static_cast<std::size_t>(n) * l_.size);
     for (std::size_t bi = 0; bi < blocks_.size(); ++bi) {
@@ -135,7 +138,7 @@ class SortedCopy {
       for (std::size_t i = 0; i < buf_.n; ++i) {
         const unsigned char* row = buf_.row(i);
         if (!valid_(row)) continue;
-        const std::int64_t k = key_(row).first;
+        const std::size_t k = pos(row);
         if (k >= lo && k < hi) std::memcpy(acc_.add(), row, l_.size);
       }
     }
@@ -163,11 +166,12 @@ class SortedCopy {
   const std::vector<SrcTable>& srcs_;
   const Layout& l_;
   hid_t memtype_;
+  const IdIndex& ids_;
   KeyFn key_;
   ValidFn valid_;
   SinkFn sink_;
   std::size_t budget_rows_;
-  std::vector<std::uint64_t> hist_;  ///< valid rows per id bucket
+  std::vector<std::uint64_t> hist_;  ///< valid rows per bucket of 1024 id positions
   Rows buf_, acc_, out_;             ///< block read, rows to sort, sorted piece for sink_
   std::vector<Block> blocks_;        ///< blocks with valid rows
   std::vector<std::size_t> idx_;
@@ -177,27 +181,34 @@ class SortedCopy {
 
 /// Copies the valid rows of `srcs` (in that order) sorted by key, keeping the first row of
 /// each key, to sink(const Rows&) (called with consecutive sorted runs). key(row).first must
-/// be in [0, id_limit) for valid rows. Rows are collected in passes over id ranges of at most
+/// be an id of `ids` for valid rows. Rows are collected in passes over id ranges of at most
 /// ~kSortBudgetBytes; a pass reads only the blocks whose id range intersects it, so nearly
 /// sorted tables (the usual case) are read about twice. Small tables: one read, one sort.
 template <class KeyFn, class ValidFn, class SinkFn>
-void sorted_copy(const std::vector<SrcTable>& srcs, const Layout& l, hid_t memtype, std::uint64_t id_limit,
-                 KeyFn key, ValidFn valid, SinkFn sink) {
-  SortedCopy<KeyFn, ValidFn, SinkFn>(srcs, l, memtype, id_limit, key, valid, sink).run();
+void sorted_copy(const std::vector<SrcTable>& srcs, const Layout& l, hid_t memtype, const IdIndex& ids, KeyFn key,
+                 ValidFn valid, SinkFn sink) {
+  SortedCopy<KeyFn, ValidFn, SinkFn>(srcs, l, memtype, ids, key, valid, sink).run();
 }
 
 // ---------------------------------------------------------------------------------------------
 // The steps of rebuild()
 // ---------------------------------------------------------------------------------------------
 
-/// Which scenario ids of [0, total) the new file has: in /scenarios (scen), with a valid
-/// metrics row (ok), with a metrics or errors row (done).
+/// The scenarios of the new file (ids, filled by merge_scenarios), and which of them have a
+/// valid metrics row (ok) or a metrics or errors row (done), by position. Memory follows the
+/// rows of /scenarios, never the total_scenarios attribute.
 struct Coverage {
-  explicit Coverage(std::uint64_t n) : total(n), scen(n), ok(n), done(n) {}
-  bool in_range(std::int64_t id) const { return id >= 0 && static_cast<std::uint64_t>(id) < total; }
+  explicit Coverage(std::uint64_t n) : total(n) {}
+  /// Sizes the bits once every id is in `ids`.
+  void sized() {
+    ok = Bits(ids.size());
+    done = Bits(ids.size());
+  }
+  std::size_t pos(std::int64_t id) const { return ids.pos(id); }
 
   std::uint64_t total;
-  Bits scen, ok, done;
+  IdIndex ids;
+  Bits ok, done;
 };
 
 /// Opens every input; all must be shards of one sweep with the same /scenarios columns.
@@ -207,6 +218,7 @@ std::vector<Input> open_inputs(const std::vector<std::string>& inputs) {
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     ins.push_back(open_input(inputs[i]));
     const Input& in = ins.back();
+    require_current_version(in);
     const Input& first = ins.front();
     if (in.meta.sweep_hash != first.meta.sweep_hash)
       throw InputError(in.path, 0, 0,
@@ -240,7 +252,7 @@ const unsigned char* current_row(Cursor& c, const Input& in, hid_t memtype, std:
   return c.buf.row(c.pos);
 }
 
-/// /scenarios: k-way merge of the inputs' sorted tables, streamed. Marks cov.scen.
+/// /scenarios: k-way merge of the inputs' sorted tables, streamed. Fills cov.ids.
 void merge_scenarios(const std::vector<Input>& ins, Writer& w, const std::string& shown, Coverage& cov) {
   const Layout& sl = ins.front().scen_layout;
   const Field sid = sl.at("id");
@@ -273,13 +285,14 @@ void merge_scenarios(const std::vector<Input>& ins, Writer& w, const std::string
     std::memcpy(out.add(), cur[best].buf.row(cur[best].pos), sl.size);
     cur[best].last = best_id;
     ++cur[best].pos;
-    cov.scen.set(static_cast<std::uint64_t>(best_id));
+    cov.ids.push(best_id);
     if (out.n >= kScenarioChunk) {
       write_rows(w.scen.get(), w.stype.get(), w.s_rows, out, 0, out.n, shown, "scenarios");
       out.clear();
     }
   }
   write_rows(w.scen.get(), w.stype.get(), w.s_rows, out, 0, out.n, shown, "scenarios");
+  cov.sized();
 }
 
 /// The table `dset` (with `rows` rows) of every input that has it, for sorted_copy.
@@ -292,8 +305,8 @@ std::vector<SrcTable> tables_of(const std::vector<Input>& ins, Hid Input::*dset,
 }
 
 /// Copies the rows of `srcs` (layout `l`) whose id is a scenario of the file and keep(row),
-/// sorted by id, one per id, to `dset` (`dset_rows` rows so far); calls mark(id) for each row
-/// written. Returns the number of rows written.
+/// sorted by id, one per id, to `dset` (`dset_rows` rows so far); calls mark(position) for each
+/// row written. Returns the number of rows written.
 template <class KeepFn, class MarkFn>
 std::uint64_t copy_by_id(const std::vector<SrcTable>& srcs, const Layout& l, hid_t dset, hid_t type,
                          hsize_t& dset_rows, const char* name, const std::string& shown, const Coverage& cov,
@@ -301,13 +314,10 @@ std::uint64_t copy_by_id(const std::vector<SrcTable>& srcs, const Layout& l, hid
   const Field& fid = l.at("id");
   std::uint64_t rows = 0;
   sorted_copy(
-      srcs, l, type, cov.total, [&](const unsigned char* r) { return Key(get_i64(r, fid), 0); },
-      [&](const unsigned char* r) {
-        const std::int64_t id = get_i64(r, fid);
-        return cov.in_range(id) && keep(r) && cov.scen.test(static_cast<std::uint64_t>(id));
-      },
+      srcs, l, type, cov.ids, [&](const unsigned char* r) { return Key(get_i64(r, fid), 0); },
+      [&](const unsigned char* r) { return cov.pos(get_i64(r, fid)) != IdIndex::npos && keep(r); },
       [&](const Rows& sorted) {
-        for (std::size_t i = 0; i < sorted.n; ++i) mark(static_cast<std::uint64_t>(get_i64(sorted.row(i), fid)));
+        for (std::size_t i = 0; i < sorted.n; ++i) mark(cov.pos(get_i64(sorted.row(i), fid)));
         write_rows(dset, type, dset_rows, sorted, 0, sorted.n, shown, name);
         rows += sorted.n;
       });
@@ -340,11 +350,11 @@ void copy_jobs(const std::vector<Input>& ins, Writer& w, const std::string& show
   const Field& js = jobs_layout().at("scenario_id");
   const Field& jj = jobs_layout().at("job_id");
   sorted_copy(
-      tables_of(ins, &Input::jobs, &Input::n_jobs, "jobs"), jobs_layout(), w.jtype.get(), cov.total,
+      tables_of(ins, &Input::jobs, &Input::n_jobs, "jobs"), jobs_layout(), w.jtype.get(), cov.ids,
       [&](const unsigned char* r) { return Key(get_i64(r, js), get_i64(r, jj)); },
       [&](const unsigned char* r) {
-        const std::int64_t s = get_i64(r, js);
-        return cov.in_range(s) && cov.ok.test(static_cast<std::uint64_t>(s));
+        const std::size_t p = cov.pos(get_i64(r, js));
+        return p != IdIndex::npos && cov.ok.test(p);
       },
       [&](const Rows& sorted) {
         write_rows(w.jobs.get(), w.jtype.get(), w.j_rows, sorted, 0, sorted.n, shown, "jobs");
@@ -365,10 +375,7 @@ StoreMeta final_meta(StoreMeta meta, Rebuild mode, const std::string& layout, hs
       break;
     case Rebuild::Finalize: {
       // complete = every scenario of this file has a metrics or errors row.
-      std::uint64_t covered = 0;
-      for (std::uint64_t id = 0; id < total; ++id)
-        if (cov.scen.test(id) && cov.done.test(id)) ++covered;
-      meta.complete = covered == cov.scen.count();
+      meta.complete = cov.done.count() == cov.ids.size();
       break;
     }
     case Rebuild::Merge:
@@ -384,6 +391,13 @@ StoreMeta final_meta(StoreMeta meta, Rebuild mode, const std::string& layout, hs
 Writer rebuild(const std::vector<std::string>& inputs, const std::string& tmp, const std::string& shown,
                Rebuild mode, const std::string& layout, std::uint64_t* rows_out) {
   std::vector<Input> ins = open_inputs(inputs);
+  // The inputs were checked, but copying reads them again: a crash then removes the new file.
+  const CrashGuard guard(inputs.size() == 1 ? inputs.front() : shown);
+  CrashGuard::remove_on_crash(tmp);
+  struct Forget {
+    const std::string& tmp;
+    ~Forget() { CrashGuard::forget_on_crash(tmp); }
+  } forget{tmp};
   bool has_jobs = false;
   std::uint64_t scen_rows = 0;
   for (const Input& in : ins) {
@@ -412,7 +426,8 @@ void merge_stores(const std::vector<std::string>& inputs, const std::string& out
   Lock lock;
   if (inputs.empty()) throw InputError(output, 0, 0, "merge: no input files");
   if (util::path_exists(output)) throw InputError(output, 0, 0, "output file exists (remove it first)");
-  for (const auto& in : inputs) (void)open_input(in);  // every input problem before creating anything
+  const OutputLock writer(output);  // one writer per output
+  for (const auto& in : inputs) require_current_version(open_input(in));  // every input problem first
   produce(output + ".merge-tmp", output, /*must_not_exist=*/true, /*keep_open=*/false,
           [&](const std::string& tmp) { return rebuild(inputs, tmp, output, Rebuild::Merge, "", nullptr); });
 }

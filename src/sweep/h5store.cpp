@@ -7,8 +7,15 @@
 // h5_rebuild.cpp, read_joined() in h5_read.cpp. Every public entry point takes the Lock.
 #include "sweep/h5store.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <iostream>
 #include <limits>
 #include <stdexcept>
@@ -121,6 +128,7 @@ struct ResultStore::Impl {
   bool finalized = false;
   bool jobs_unflushed = false;  ///< /jobs rows written since the last H5Fflush
   bool dirty = false;           ///< rows written since the last H5Fflush
+  bool durable = false;         ///< fsync after every H5Fflush
   Rows mbuf{metrics_layout().size}, ebuf{errors_layout().size}, jbuf{jobs_layout().size};
   std::uint64_t written = 0;
 
@@ -134,8 +142,17 @@ struct ResultStore::Impl {
 
   void gflush() {
     w_check(H5Fflush(w.file.get(), H5F_SCOPE_GLOBAL), path, "flushing the file");
+    if (durable) sync();
     jobs_unflushed = false;
     dirty = false;
+  }
+
+  /// fsync of the sec2 driver's file descriptor: H5Fflush only writes to the page cache.
+  void sync() {
+    void* handle = nullptr;
+    w_check(H5Fget_vfd_handle(w.file.get(), H5P_DEFAULT, &handle), path, "syncing the file");
+    if (!handle || ::fsync(*static_cast<int*>(handle)) != 0)
+      throw std::runtime_error(path + ": cannot sync the file to disk (--durable): " + std::strerror(errno));
   }
 
   /// Jobs rows first and flushed, then errors and metrics: a valid metrics row on disk implies
@@ -213,40 +230,10 @@ std::unique_ptr<ResultStore> ResultStore::create(const std::string& path, const 
 
 StoreContents ResultStore::read(const std::string& path) {
   Lock lock;
-  Hid file = open_for_read(path);
+  Input in = open_input(path);
   StoreContents out;
-  out.meta = read_meta(file.get(), path);
-  Hid scen = open_table(file.get(), "scenarios", path);
-  Hid met = open_table(file.get(), "metrics", path);
-  Hid err = open_table(file.get(), "errors", path);
-  // Only id and status are read (HDF5 converts the selected columns by name), block by block.
-  Layout ml;
-  ml.add("id", Kind::I64).add("status", Kind::I8);
-  const Layout have = layout_of(met.get(), path, "metrics");
-  if (!have.find("id") || !have.find("status")) not_geopipe(path, "/metrics has no id/status columns");
-  if (!layout_of(err.get(), path, "errors").find("id")) not_geopipe(path, "/errors has no id column");
-  Layout el;
-  el.add("id", Kind::I64);
-  Hid mt = make_type(ml, path), et = make_type(el, path);
-  Rows buf;
-  const hsize_t nm = table_rows(met.get(), path, "metrics");
-  for (hsize_t start = 0; start < nm; start += kBlockRows) {
-    read_block(met.get(), mt.get(), ml.size, start, std::min<hsize_t>(kBlockRows, nm - start), buf, path, "metrics");
-    for (std::size_t i = 0; i < buf.n; ++i) {
-      const std::int64_t id = get_i64(buf.row(i), ml.fields[0]);
-      if (id >= 0 && get_i64(buf.row(i), ml.fields[1]) == 1) out.done_ids.push_back(id);
-    }
-  }
-  const hsize_t ne = table_rows(err.get(), path, "errors");
-  for (hsize_t start = 0; start < ne; start += kBlockRows) {
-    read_block(err.get(), et.get(), el.size, start, std::min<hsize_t>(kBlockRows, ne - start), buf, path, "errors");
-    for (std::size_t i = 0; i < buf.n; ++i) {
-      const std::int64_t id = get_i64(buf.row(i), el.fields[0]);
-      if (id >= 0) out.done_ids.push_back(id);
-    }
-  }
-  std::sort(out.done_ids.begin(), out.done_ids.end());
-  out.done_ids.erase(std::unique(out.done_ids.begin(), out.done_ids.end()), out.done_ids.end());
+  out.meta = std::move(in.meta);
+  out.done_ids = std::move(in.done_ids);
   return out;
 }
 
@@ -256,6 +243,7 @@ std::unique_ptr<ResultStore> ResultStore::resume(const std::string& path, const 
   bool has_jobs = false;
   {
     Input in = open_input(path);
+    require_current_version(in);
     if (!contents.meta.sweep_hash.empty() && contents.meta.sweep_hash != in.meta.sweep_hash)
       throw InputError(path, 0, 0, "the file changed since it was read (sweep_hash " + in.meta.sweep_hash +
                                        ", expected " + contents.meta.sweep_hash + ")");
@@ -312,6 +300,62 @@ void ResultStore::finalize() {
 }
 
 std::uint64_t ResultStore::rows_written() const { return impl_->written; }
+
+void ResultStore::set_durable(bool on) {
+  Lock lock;
+  impl_->durable = on;
+}
+
+// ---------------------------------------------------------------------------------------------
+// OutputLock
+// ---------------------------------------------------------------------------------------------
+
+OutputLock::OutputLock(const std::string& path) : lock_path_(path + ".lock") {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    fd_ = ::open(lock_path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) {
+      const int e = errno;
+      throw InputError(path, 0, 0, "cannot create the lock file '" + lock_path_ + "': " + std::strerror(e));
+    }
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      const int e = errno;
+      char buf[256] = {0};
+      const ssize_t n = ::pread(fd_, buf, sizeof buf - 1, 0);
+      std::string holder = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string("unknown");
+      while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
+      ::close(fd_);
+      fd_ = -1;
+      if (e == EWOULDBLOCK)
+        throw InputError(path, 0, 0,
+                         "another geopipe process is writing this file (" + holder +
+                             ") (expected one writer per output: wait for it to end or stop it; its lock is '" +
+                             lock_path_ + "')");
+      throw InputError(path, 0, 0, "cannot lock '" + lock_path_ + "': " + std::strerror(e));
+    }
+    // The holder before us may have removed the file between our open and our flock: then the
+    // lock is on a deleted file and does not count. Retry with the file at the path.
+    struct stat at_path {}, locked {};
+    if (::stat(lock_path_.c_str(), &at_path) == 0 && ::fstat(fd_, &locked) == 0 && at_path.st_ino == locked.st_ino &&
+        at_path.st_dev == locked.st_dev) {
+      char host[256] = {0};
+      ::gethostname(host, sizeof host - 1);
+      const std::string who = "pid " + std::to_string(::getpid()) + " on " + host + " since " + util::utc_now_iso8601() + "\n";
+      if (::ftruncate(fd_, 0) == 0) (void)!::pwrite(fd_, who.data(), who.size(), 0);
+      CrashGuard::remove_on_crash(lock_path_);
+      return;
+    }
+    ::close(fd_);
+    fd_ = -1;
+  }
+  throw InputError(path, 0, 0, "cannot lock '" + lock_path_ + "': it keeps being replaced");
+}
+
+OutputLock::~OutputLock() {
+  if (fd_ < 0) return;
+  CrashGuard::forget_on_crash(lock_path_);
+  ::unlink(lock_path_.c_str());  // while still holding the lock: see the constructor
+  ::close(fd_);
+}
 
 
 }  // namespace geopipe::sweep

@@ -84,11 +84,28 @@ class ResultStore final : public ResultSink {
   void flush() override;                          ///< writes buffered rows, H5Fflush(GLOBAL)
   void finalize() override;                       ///< flush, sort by id, complete = 1, close
   std::uint64_t rows_written() const;    ///< metrics + errors rows in the file incl. buffered
+  /// With `on`, every flush() also fsyncs the file (H5Fflush only hands the rows to the OS).
+  void set_durable(bool on);
 
  private:
   struct Impl;
   explicit ResultStore(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
+};
+
+/// An exclusive lock on "<path>.lock" (flock; the file holds the holder's pid and host) for
+/// the one process that writes `path`. InputError if another live process holds it. Released
+/// (and the lock file removed) on destruction; the kernel releases it if the process dies.
+class OutputLock {
+ public:
+  explicit OutputLock(const std::string& path);
+  ~OutputLock();
+  OutputLock(const OutputLock&) = delete;
+  OutputLock& operator=(const OutputLock&) = delete;
+
+ private:
+  std::string lock_path_;
+  int fd_ = -1;
 };
 
 /// Joins shard files of one sweep into `output` (must not exist). Refuses (InputError) files

@@ -13,8 +13,30 @@ namespace {
 
 // ---- HDF5 (sweep/h5store.h) ------------------------------------------------------------------
 
+/// The store with the output's lock: the store is closed first, then the lock released.
+class LockedStore final : public ResultSink {
+ public:
+  LockedStore(std::unique_ptr<OutputLock> lock, std::unique_ptr<ResultStore> store)
+      : lock_(std::move(lock)), store_(std::move(store)) {}
+  void append(const ScenarioResult& r) override { store_->append(r); }
+  void flush() override { store_->flush(); }
+  void finalize() override { store_->finalize(); }
+
+ private:
+  std::unique_ptr<OutputLock> lock_;  // declared first: released last
+  std::unique_ptr<ResultStore> store_;
+};
+
 OpenedOutput open_hdf5(const OutputRequest& rq, const config::SweepSpec& spec, const Plan& plan) {
   OpenedOutput out;
+  if (auto why = util::not_a_regular_file(rq.path))  // --force must never remove a device or FIFO
+    throw InputError(rq.path, 0, 0, "cannot use as the output: " + *why + " (expected a new or existing result file)");
+  // One writer per output, before the file is read, removed or created.
+  auto lock = std::make_unique<OutputLock>(rq.path);
+  auto locked = [&](std::unique_ptr<ResultStore> store) -> std::unique_ptr<ResultSink> {
+    store->set_durable(rq.durable);
+    return std::make_unique<LockedStore>(std::move(lock), std::move(store));
+  };
   const std::string hash = util::hex16(spec.hash);
   const std::string shard =
       plan.shards() > 1 ? std::to_string(plan.shard()) + "/" + std::to_string(plan.shards()) : "";
@@ -28,7 +50,7 @@ OpenedOutput open_hdf5(const OutputRequest& rq, const config::SweepSpec& spec, c
     if (c.meta.shard != shard)
       throw InputError(rq.path, 0, 0, "holds shard '" + c.meta.shard + "' (expected '" + shard + "')");
     out.done = std::move(c.done_ids);
-    out.sink = ResultStore::resume(rq.path, c, rq.layout);
+    out.sink = locked(ResultStore::resume(rq.path, c, rq.layout));
     return out;
   }
   if (util::path_exists(rq.path)) {
@@ -52,7 +74,7 @@ OpenedOutput open_hdf5(const OutputRequest& rq, const config::SweepSpec& spec, c
   meta.shard = shard;
   meta.schedulers = spec.schedulers;
   for (const auto& c : spec.columns) meta.axes.push_back(c.param);
-  out.sink = ResultStore::create(rq.path, meta, spec, plan, rq.save_jobs);
+  out.sink = locked(ResultStore::create(rq.path, meta, spec, plan, rq.save_jobs));
   return out;
 }
 

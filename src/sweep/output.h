@@ -22,6 +22,7 @@ struct OutputRequest {
   bool resume = false;    ///< continue the output if it exists (else create it)
   bool force = false;     ///< replace an existing output; with resume: accept a changed sweep
   bool save_jobs = false; ///< store per-job rows
+  bool durable = false;   ///< fsync the output after every flush
   std::string layout;     ///< "ranks=R threads=T" of this run
   std::string version;    ///< geopipe version of this build
 };
@@ -34,7 +35,10 @@ struct OpenedOutput {
 /// Creates the output of `spec`'s scenarios in `plan` (this shard), or resumes it. The rules
 /// (docs/sweep-runner.md, "Reliability"): an existing output is refused unless resume or force;
 /// resume refuses an output of another sweep (hash) or shard unless force. Throws InputError;
-/// nothing is created or changed then.
+/// nothing is created or changed then. One writer per output: the sink holds an exclusive
+/// lock on "OUT.lock" (flock, released when the sink is destroyed or the process dies) taken
+/// before anything is read, removed or created; a second writer gets an InputError naming the
+/// holder (docs/hdf5-format.md, "One writer per file").
 OpenedOutput open_output(const OutputRequest& request, const config::SweepSpec& spec, const Plan& plan);
 
 /// A result file as columns (for `geopipe summarize`). Throws InputError if unreadable.

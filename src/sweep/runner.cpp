@@ -141,6 +141,7 @@ int run_sweep(const SweepOptions& opt) {
       rq.resume = opt.resume;
       rq.force = opt.force;
       rq.save_jobs = opt.save_jobs;
+      rq.durable = opt.durable;
       rq.layout = "ranks=" + std::to_string(mpi.ranks()) + " threads=" + std::to_string(threads);
       rq.version = opt.version;
       output = open_output(rq, *spec, plan);

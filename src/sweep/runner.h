@@ -24,6 +24,7 @@ struct SweepOptions {
   bool resume = false;                      ///< continue OUT.h5 if it exists (else start it)
   bool force = false;                       ///< overwrite OUT.h5; with --resume: accept a changed sweep
   bool save_jobs = false;                   ///< write /jobs
+  bool durable = false;                     ///< fsync the output after every flush (--durable)
   bool dry_run = false;                     ///< print the scenario count and first points, run nothing
   bool quiet = false;                       ///< no progress output
   bool null_scenarios = false;              ///< benchmark only: scenarios return zero metrics at once

@@ -3,6 +3,7 @@
 // limits lives in the config layer, which owns input errors.)
 #pragma once
 
+#include <optional>
 #include <string>
 
 namespace geopipe::util {
@@ -17,5 +18,14 @@ bool path_exists(const std::string& path);
 /// True if both paths exist and name the same file (same device and inode, so links and
 /// different spellings of one path count): an output must never overwrite an input.
 bool same_file(const std::string& a, const std::string& b);
+
+/// For a stat() mode that is not a regular file: "it is a directory", "it is not a regular file
+/// (a FIFO)" (or a character device, a block device, a socket, a special file).
+std::string non_regular_phrase(unsigned mode);
+
+/// Why the existing `path` is not a regular file (non_regular_phrase), or nothing when it is one
+/// or does not exist; links are followed. HDF5 opens a FIFO blockingly and --force would
+/// remove a device node, so every result file path is checked with this first.
+std::optional<std::string> not_a_regular_file(const std::string& path);
 
 }  // namespace geopipe::util

@@ -104,6 +104,17 @@ TOML
 rejected 2 "-o" -- "$BIN" sweep "$tmp/trace-sweep.toml" -o "$tmp/trace.csv" --force
 cmp -s "$tmp/trace.csv" "$tmp/trace.keep" && ok || bad "sweep -o TRACE --force changed the trace"
 
+# --- result files that are not regular files: an error at once, never a blocked open or a
+# removed FIFO (a device as -o --force is the same check; not tried here, so that a regression
+# could not remove one)
+mkfifo "$tmp/pipe.h5"
+rejected 2 "FIFO" -- "$BIN" summarize "$tmp/pipe.h5"
+rejected 2 "FIFO" -- "$BIN" merge "$tmp/pipe.h5" "$tmp/ok.h5" -o "$tmp/out.h5"
+rejected 2 "FIFO" -- "$BIN" sweep "$tmp/study.toml" -o "$tmp/pipe.h5" --resume
+rejected 2 "FIFO" -- "$BIN" sweep "$tmp/study.toml" -o "$tmp/pipe.h5" --force
+[ -p "$tmp/pipe.h5" ] && [ ! -e "$tmp/pipe.h5.lock" ] && ok || bad "the FIFO was replaced or got a lock file"
+rejected 2 "directory" -- "$BIN" summarize "$tmp"
+
 # --- write errors are errors
 if [ -w /dev/full ]; then
   rejected 2 "/dev/full" -- "$BIN" run "$SCEN" --jobs-csv /dev/full

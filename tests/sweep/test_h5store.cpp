@@ -376,7 +376,10 @@ TEST(H5Store, TextAxisValuesAreStoredWithoutTomlQuotes) {
     spec.points.push_back(p);
   }
   const std::string path = dir.file("text.h5");
-  auto store = ResultStore::create(path, small_meta(), spec, Plan(5, 1, 1), false);
+  StoreMeta meta = small_meta();
+  meta.schedulers = spec.schedulers;
+  meta.axes = {"workload.trace"};
+  auto store = ResultStore::create(path, meta, spec, Plan(5, 1, 1), false);
   for (std::int64_t id = 0; id < 5; ++id) {
     ScenarioResult r = small_result(0, false);
     r.id = id;
