@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "sim/metrics.h"
+#include "util/input_error.h"
 
 namespace geopipe::sweep::h5 {
 
@@ -152,11 +153,14 @@ void put_f64(unsigned char* row, const Field& f, double v) {
 
 /// Copies at most f.size bytes, cut at a UTF-8 character boundary; the rest is NUL padding.
 void put_str(unsigned char* row, const Field& f, const std::string& s) {
-  std::size_t n = std::min(s.size(), f.size);
-  if (n < s.size())
-    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  // A text longer than its column is never cut silently: wide columns (/errors messages,
+  // /jobs regions) keep its start and end around " ... (N bytes omitted) ... ".
+  const std::string shown = s.size() > f.size && f.size >= kMinMarkedWidth ? util::shortened_text(s, f.size) : s;
+  std::size_t n = std::min(shown.size(), f.size);
+  if (n < shown.size())
+    while (n > 0 && (static_cast<unsigned char>(shown[n]) & 0xC0) == 0x80) --n;
   std::memset(row + f.off, 0, f.size);
-  std::memcpy(row + f.off, s.data(), n);
+  std::memcpy(row + f.off, shown.data(), n);
 }
 
 std::int64_t get_i64(const unsigned char* row, const Field& f) {

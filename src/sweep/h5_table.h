@@ -27,6 +27,8 @@ constexpr std::size_t kTextWidth = 64;
 constexpr std::size_t kErrorWidth = 480;
 constexpr std::size_t kModelWidth = 32;
 constexpr std::size_t kRegionsWidth = 128;
+/// Narrowest column in which a too-long text is shortened with a visible marker.
+constexpr std::size_t kMinMarkedWidth = 128;
 
 // Chunk sizes (rows).
 constexpr hsize_t kScenarioChunk = 4096;

@@ -27,6 +27,7 @@
 
 #include "config/sweep_loader.h"
 #include "crash_rows.h"
+#include "sweep/h5_table.h"
 #include "sweep/h5store.h"
 
 using namespace geopipe;
@@ -876,3 +877,24 @@ TEST(H5StorePerf, Append100kRows) {
 }
 
 }  // namespace
+
+// A text longer than its column keeps its start and end around a visible marker (never a
+// silent cut), on a UTF-8 boundary; a text that fits is stored as is.
+TEST(H5Table, TooLongTextIsShortenedVisibly) {
+  namespace h5 = geopipe::sweep::h5;
+  h5::Layout l;
+  l.add("message", h5::Kind::Str, h5::kErrorWidth);
+  std::vector<unsigned char> row(l.size);
+  std::string longer = "start ";
+  for (int i = 0; i < 300; ++i) longer += "\u00e9t\u00e9 ";
+  longer += " the end";
+  h5::put_str(row.data(), l.fields[0], longer);
+  const std::string got = h5::get_str(row.data(), l.fields[0]);
+  EXPECT_LE(got.size(), h5::kErrorWidth);
+  EXPECT_EQ(got.rfind("start ", 0), 0u) << got;
+  EXPECT_NE(got.find("bytes omitted"), std::string::npos) << got;
+  EXPECT_EQ(got.substr(got.size() - 8), " the end") << got;
+  const std::string fits = "a short message";
+  h5::put_str(row.data(), l.fields[0], fits);
+  EXPECT_EQ(h5::get_str(row.data(), l.fields[0]), fits);
+}
