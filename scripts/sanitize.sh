@@ -14,7 +14,9 @@ mode=${1:-asan}
 supp=$(mktemp)
 tsupp=$(mktemp)
 trap 'rm -f "$supp" "$tsupp"' EXIT
-printf 'leak:libmpi\nleak:libopen-pal\nleak:libopen-rte\nleak:libpmix\nleak:libhwloc\nleak:libevent\n' >"$supp"
+# HDF5 1.10.8 leaks a few hundred bytes on some failed opens of a damaged file (its own error
+# path: sweep.damaged_files shows it); the allocation is HDF5's, so it is suppressed by library.
+printf 'leak:libmpi\nleak:libopen-pal\nleak:libopen-rte\nleak:libpmix\nleak:libhwloc\nleak:libevent\nleak:libhdf5\n' >"$supp"
 # Debian's libtbb is not built with TSan, so TSan cannot see oneTBB's task spawning and joins:
 # every parallel_for (even its body's closure, copied into tasks by the uninstrumented library)
 # is reported as a race (a known limitation of TSan with an uninstrumented oneTBB; fixing it
