@@ -32,7 +32,7 @@ run() {
   shift 3
   cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGEOPIPE_SANITIZE="$san" >/dev/null
   cmake --build "$dir" -j2
-  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=$leaks LSAN_OPTIONS=suppressions=$supp \
+  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=$leaks LSAN_OPTIONS=suppressions=$supp:print_suppressions=0 \
     TSAN_OPTIONS=halt_on_error=1:suppressions=$tsupp ctest --test-dir "$dir" --output-on-failure -j2 "$@"
 }
 asan() {
