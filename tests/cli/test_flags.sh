@@ -58,7 +58,7 @@ done
 # --- empty names are never "the default"
 rejected 2 "--scheduler" -- "$BIN" run "$SCEN" --scheduler ""
 rejected 2 "--scheduler" -- "$BIN" run "$SCEN" --scheduler "bace-pipe,"
-"$BIN" sweep "$tmp/study.toml" -o "$tmp/ok.h5" --force -q --threads 2 >/dev/null 2>&1 || bad "small sweep for summarize"
+"$BIN" sweep "$tmp/study.toml" -o "$tmp/ok.h5" --force -q --threads 1 >/dev/null 2>&1 || bad "small sweep for summarize"  # one thread: TSan-clean (scripts/sanitize.sh)
 rejected 2 "--baseline" -- "$BIN" summarize "$tmp/ok.h5" --baseline ""
 rejected 2 "--metric" -- "$BIN" summarize "$tmp/ok.h5" --metric ""
 rejected 2 "--by" -- "$BIN" summarize "$tmp/ok.h5" --by ""
