@@ -24,7 +24,9 @@ void add_validate_command(CLI::App& app, int& rc) {
       std::vector<config::Override> ov;
       for (const auto& s : args->sets) ov.push_back(config::parse_override(s));
       const Scenario sc = config::load_scenario_file(args->file, ov);
-      fmt::print("{}: ok: scenario '{}', {} regions, {} GPUs, {} links, {} {}, scheduler {}\n", args->file, sc.name,
+      // One line like every message: the file and scenario names are the user's text.
+      fmt::print("{}: ok: scenario '{}', {} regions, {} GPUs, {} links, {} {}, scheduler {}\n",
+                 util::printable_text(args->file), util::printable_text(sc.name),
                  sc.topology.num_regions(), sc.topology.total_gpus(), [&] {
                    int n = 0;
                    for (const auto& l : sc.topology.links) n += l.capacity_bytes_per_s > 0;

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "sim/job_row.h"
+#include "util/input_error.h"
 
 namespace geopipe::cli {
 namespace {
@@ -61,7 +62,7 @@ std::string header_of(const TableColumn& c) {
 
 void print_table(std::ostream& os, const Scenario& sc, std::uint64_t seed, const std::vector<RunOutcome>& runs) {
   const int total = runs.empty() ? 0 : runs.front().result.metrics.jobs_total;
-  fmt::print(os, "scenario {}  seed {}  jobs {}  regions {}  GPUs {}\n", sc.name, seed, total,
+  fmt::print(os, "scenario {}  seed {}  jobs {}  regions {}  GPUs {}\n", util::printable_text(sc.name), seed, total,
              sc.topology.num_regions(), sc.topology.total_gpus());
   fmt::print(os, "{:<19} {:>9}", "scheduler", "done");
   for (const TableColumn& c : kRunColumns) fmt::print(os, " {:>{}}", header_of(c), c.width);

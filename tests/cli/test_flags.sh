@@ -76,6 +76,13 @@ rejected 2 "what" -- "$BIN" list
 # --- a newline in an echoed value stays on one line (escaped)
 rejected 2 'a\\nb' -- "$BIN" run "$SCEN" --scheduler $'a\nb'
 
+# ... and so are the reports that echo a scenario name (validate's ok line, run's table)
+sed 's/^name = "small"/name = "sm\\nall"/' "$SCEN" >"$tmp/nl.toml"
+"$BIN" validate "$tmp/nl.toml" >"$tmp/stdout" 2>&1 && [ "$(wc -l <"$tmp/stdout")" -eq 1 ] && grep -qF "'sm\\nall'" "$tmp/stdout" &&
+  ok || bad "validate's ok line with a newline in the name: $(cat "$tmp/stdout")"
+"$BIN" run "$tmp/nl.toml" >"$tmp/stdout" 2>&1 && head -1 "$tmp/stdout" | grep -q '^scenario sm\\nall ' &&
+  ok || bad "run's table header with a newline in the name: $(head -2 "$tmp/stdout")"
+
 # --- an output never replaces an input, even with --force
 cp "$tmp/study.toml" "$tmp/study.keep"
 rejected 2 "-o" -- "$BIN" sweep "$tmp/study.toml" -o "$tmp/study.toml" --force
