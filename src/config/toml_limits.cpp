@@ -247,6 +247,9 @@ class Scanner {
         ++i_;
         return true;
       }
+      // toml++ 3.3 calls parse_value() on a '}' here, against its own precondition (undefined
+      // behaviour in a release build; found by the fuzzer): refuse it first.
+      if (at('}')) fail(i_, "'}' where an array element belongs (expected a value or ']')");
       if (eof() || !value(d)) return false;
       skip_ws_nl();
       if (at(',')) {

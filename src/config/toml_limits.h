@@ -29,8 +29,9 @@ struct TomlLimitViolation {
 };
 
 /// Checks size and depth of `text`, that non-ASCII characters appear only in strings and
-/// comments, and that every table header starts with a key (toml++ 3.3 has undefined behaviour
-/// or a failed precondition on these two otherwise), without parsing it fully: strings (all four kinds) and
+/// comments, that every table header starts with a key and that no '}' stands where an array
+/// element belongs (toml++ 3.3 has undefined behaviour or a failed precondition on these three
+/// otherwise), without parsing it fully: strings (all four kinds) and
 /// comments are skipped, so dots and brackets inside them do not count. Anything the scanner
 /// does not understand is left to toml++ (which then reports the syntax error); scanning
 /// resumes on the next line, so such text cannot hide a deep key from the check.

@@ -181,6 +181,11 @@ TEST(HostileDepth, NonAsciiOutsideStringsAndKeylessHeadersAreRefused) {
   ASSERT_TRUE(at);
   EXPECT_EQ(at->line, 2);
   EXPECT_EQ(at->column, 7);
+  for (const std::string bad : {"a = [}\n", "a = [1, }\n", "a = [\n # c\n }]\n", "[t]\nb = [[1], [}]]\n"}) {
+    const auto v = scan_toml_limits(bad);
+    ASSERT_TRUE(v) << bad;
+    EXPECT_NE(v->message.find("array element"), std::string::npos) << v->message;
+  }
   for (const std::string bad : {"[$\n", "[[$]]\n", "[ ]\n", "[.a]\n", "[\u00e9]\n"}) {
     const auto v = scan_toml_limits(bad);
     ASSERT_TRUE(v) << bad;
