@@ -25,6 +25,10 @@ bool is_bare(char c) {
 }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
+const char* const kNonAsciiMessage =
+    "non-ASCII character outside a string or comment (expected ASCII: TOML allows other characters only in "
+    "quoted strings, quoted keys and comments)";
+
 class Scanner {
  public:
   explicit Scanner(std::string_view s) : s_(s) {}
@@ -48,7 +52,12 @@ class Scanner {
         continue;
       }
       const bool ok = c == '[' ? header() : keyval(header_depth_);
-      if (!ok) resync();
+      if (ok) {  // only a comment may follow on the line
+        skip_ws();
+        if (!eof() && s_[i_] != '\n' && s_[i_] != '\r' && s_[i_] != '#') resync();
+      } else {
+        resync();
+      }
     }
   }
 
@@ -102,9 +111,14 @@ class Scanner {
       }
     }
   }
-  /// Skips the rest of the line (after text the scanner does not understand).
+  /// Skips the rest of the line (after text the scanner does not understand). That text is not
+  /// valid TOML, and toml++ 3.3 reaches __builtin_unreachable() on some non-ASCII characters in
+  /// it while reporting the error: a non-ASCII byte there is refused first.
   void resync() {
-    while (!eof() && s_[i_] != '\n') ++i_;
+    while (!eof() && s_[i_] != '\n') {
+      if (static_cast<unsigned char>(s_[i_]) >= 0x80) fail(i_, kNonAsciiMessage);
+      ++i_;
+    }
   }
 
   /// A one-line string at i_ ('"' basic with escapes, or '\'' literal). False if unterminated.
@@ -225,6 +239,7 @@ class Scanner {
         if (c == ',' || c == ']' || c == '}' || c == '#' || c == '\n' || c == '\r' || c == ' ' || c == '\t' ||
             c == '[' || c == '{' || c == '"' || c == '\'' || c == '=')
           break;
+        if (static_cast<unsigned char>(c) >= 0x80) fail(i_, kNonAsciiMessage);
         ++i_;
       }
     };
@@ -369,9 +384,7 @@ std::optional<TomlLimitViolation> scan_toml_limits(std::string_view text) {
   }
   if (const std::size_t at = non_ascii_outside_strings(text); at != std::string_view::npos) {
     const auto [line, col] = position_of(text, at);
-    return TomlLimitViolation{line, col,
-                              "non-ASCII character outside a string or comment (expected ASCII: TOML allows other "
-                              "characters only in quoted strings, quoted keys and comments)"};
+    return TomlLimitViolation{line, col, kNonAsciiMessage};
   }
   return std::nullopt;
 }
