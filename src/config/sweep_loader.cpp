@@ -81,7 +81,9 @@ SweepSpec Loader::load() {
   // Fixed overrides: [sweep.set] then the command line.
   for (const Entry& e : set_) spec_.fixed.push_back(file_.override_of(e.path, e.value));
   for (const Override& o : cli_sets_) spec_.fixed.push_back(o);
-  spec_.trace_paths = validate_points(spec_, file_, base_pos_, *design_);
+  PointFacts facts = validate_points(spec_, file_, base_pos_, *design_);
+  spec_.trace_paths = std::move(facts.trace_paths);
+  spec_.job_text = facts.job_text;
   spec_.hash = hash();
   return std::move(spec_);
 }

@@ -19,8 +19,7 @@ class PointCheck {
   PointCheck(const SweepSpec& spec, const SweepFile& file, Pos base_pos, const SweepDesign& design)
       : spec_(spec), file_(file), base_pos_(base_pos), design_(design) {}
 
-  /// Returns the distinct trace paths of the points.
-  std::vector<std::string> run() const;
+  PointFacts run() const;
 
  private:
   const SweepSpec& spec_;
@@ -33,11 +32,12 @@ class PointCheck {
   bool base_itself_fails(std::size_t i, const InputError& e) const;
 };
 
-std::vector<std::string> PointCheck::run() const {
-  std::vector<std::string> traces;
+PointFacts PointCheck::run() const {
+  PointFacts facts;
   std::set<std::string> seen;
   auto note = [&](const Scenario& sc) {
-    if (!sc.trace_path.empty() && seen.insert(sc.trace_path).second) traces.push_back(sc.trace_path);
+    if (!sc.trace_path.empty() && seen.insert(sc.trace_path).second) facts.trace_paths.push_back(sc.trace_path);
+    facts.job_text = facts.job_text.max_with(job_text_bytes(sc));
   };
   // The pre-parsed document is only used when every fixed override applies cleanly; otherwise
   // the exact (fresh) path below reports the problem.
@@ -68,7 +68,7 @@ std::vector<std::string> PointCheck::run() const {
       report(i, e);
     }
   }
-  return traces;
+  return facts;
 }
 
 bool PointCheck::base_itself_fails(std::size_t i, const InputError& e) const {
@@ -108,7 +108,7 @@ void PointCheck::report(std::size_t i, const InputError& e) const {
 
 }  // namespace
 
-std::vector<std::string> validate_points(const SweepSpec& spec, const SweepFile& file, Pos base_pos,
+PointFacts validate_points(const SweepSpec& spec, const SweepFile& file, Pos base_pos,
                                          const SweepDesign& design) {
   return PointCheck(spec, file, base_pos, design).run();
 }

@@ -11,7 +11,11 @@ namespace geopipe::config::sweep_internal {
 
 /// Builds the scenario of every point of `spec` (base, fixed overrides, points all filled in)
 /// once. Throws InputError for the first invalid point; `base_pos` is where [sweep].base is.
-/// Returns the distinct trace files the points read, in order of first use.
-std::vector<std::string> validate_points(const SweepSpec& spec, const SweepFile& file, Pos base_pos, const SweepDesign& design);
+/// What the check learned about the points.
+struct PointFacts {
+  std::vector<std::string> trace_paths;  ///< the distinct trace files read, in order of first use
+  JobTextBytes job_text;                 ///< the largest job_text_bytes() of any point
+};
+PointFacts validate_points(const SweepSpec& spec, const SweepFile& file, Pos base_pos, const SweepDesign& design);
 
 }  // namespace geopipe::config::sweep_internal

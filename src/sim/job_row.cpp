@@ -1,6 +1,31 @@
 #include "sim/job_row.h"
 
+#include <algorithm>
+
+#include "model/workload.h"
+
 namespace geopipe {
+
+JobTextBytes JobTextBytes::max_with(const JobTextBytes& o) const {
+  return {std::max(model, o.model), std::max(regions, o.regions)};
+}
+
+JobTextBytes job_text_bytes(const Scenario& sc) {
+  JobTextBytes b;
+  for (const LlmSpec& m : sc.llms) b.model = std::max(b.model, m.name.size());
+  std::size_t name = 0;
+  for (const Region& r : sc.topology.regions) name = std::max(name, r.name.size());
+  std::size_t stages = 0;
+  for (const Job& j : sc.trace_jobs) stages = std::max(stages, static_cast<std::size_t>(std::max(j.stages, 0)));
+  if (sc.trace_jobs.empty())
+    for (const ModelMixEntry& e : sc.workload.mix) {
+      if (e.model < 0 || static_cast<std::size_t>(e.model) >= sc.llms.size()) continue;
+      const int s = generated_stages(e, sc.llms[static_cast<std::size_t>(e.model)], sc.topology);
+      stages = std::max(stages, static_cast<std::size_t>(std::max(s, 0)));
+    }
+  if (stages > 0) b.regions = std::max(b.regions, stages * (name + 1) - 1);
+  return b;
+}
 
 std::string regions_text(const Scenario& sc, const std::vector<int>& stage_region) {
   std::string s;

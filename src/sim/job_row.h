@@ -50,6 +50,22 @@ void for_each_job_column(R& row, F&& f) {
 /// placement is empty).
 std::string regions_text(const Scenario& sc, const std::vector<int>& stage_region);
 
+/// The most bytes each text column of a JobRow can take in any run of a scenario (HDF5 /jobs
+/// sizes its text columns with it, so no text is ever cut): `model`, the longest LLM name of
+/// the catalogue; `regions`, S_max names of the longest region name plus S_max - 1 separators,
+/// S_max the most stages any job of the scenario has (the trace's, or each mix entry's
+/// generated_stages; stage counts do not depend on the seed). At least 1 each. A new text
+/// column of GEOPIPE_JOB_COLUMNS needs its bound here.
+struct JobTextBytes {
+  std::size_t model = 1;
+  std::size_t regions = 1;
+
+  /// The larger of each bound.
+  JobTextBytes max_with(const JobTextBytes& o) const;
+  bool operator==(const JobTextBytes&) const = default;
+};
+JobTextBytes job_text_bytes(const Scenario& sc);
+
 /// The output row of one job record of a run of `sc`.
 JobRow job_row(const Scenario& sc, const JobRecord& rec);
 

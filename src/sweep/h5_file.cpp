@@ -245,7 +245,7 @@ void Writer::close(const std::string& path) {
 
 /// Creates `fpath` (truncating the placeholder) with empty tables. `shown` names it in messages.
 Writer open_new(const std::string& fpath, const std::string& shown, const Layout& scen_layout,
-                std::uint64_t scen_rows, bool has_jobs) {
+                std::uint64_t scen_rows, const std::optional<JobTextBytes>& jobs) {
   Writer w;
   Hid fapl = w_hid(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, shown, "creating the file");
   w_check(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_LATEST, H5F_LIBVER_LATEST), shown, "creating the file");
@@ -258,9 +258,10 @@ Writer open_new(const std::string& fpath, const std::string& shown, const Layout
   w.metrics = create_table(w.file.get(), "metrics", w.mtype.get(), metrics_layout(), kMetricsChunk, shown);
   w.etype = make_type(errors_layout(), shown);
   w.errors = create_table(w.file.get(), "errors", w.etype.get(), errors_layout(), kErrorsChunk, shown);
-  if (has_jobs) {
-    w.jtype = make_type(jobs_layout(), shown);
-    w.jobs = create_table(w.file.get(), "jobs", w.jtype.get(), jobs_layout(), kJobsChunk, shown);
+  if (jobs) {
+    w.jlayout = jobs_layout(*jobs);
+    w.jtype = make_type(w.jlayout, shown);
+    w.jobs = create_table(w.file.get(), "jobs", w.jtype.get(), w.jlayout, kJobsChunk, shown);
   }
   return w;
 }

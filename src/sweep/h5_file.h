@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 #include <string>
 
@@ -24,7 +25,7 @@ namespace geopipe::sweep::h5 {
 /// older versions can be read (summarize, Python) but not resumed or merged.
 /// 1: the first release; 2: /metrics gains sched_truncated_searches, /jobs gains
 /// first_iteration_s, carbon_g and cross_region_bytes.
-constexpr std::int64_t kFormatVersion = 2;
+constexpr std::int64_t kFormatVersion = 3;
 
 // Limits on what a file read by geopipe may claim (docs/hdf5-format.md, "Damaged files and
 // limits"), checked before anything is allocated for it.
@@ -64,14 +65,16 @@ struct Writer {
   Hid scen, metrics, errors, jobs;
   Hid stype, mtype, etype, jtype;
   hsize_t s_rows = 0, m_rows = 0, e_rows = 0, j_rows = 0;
+  Layout jlayout;  ///< the layout of /jobs (no fields if the file has none)
 
   /// Closes the datasets, then the file, reporting a failure of the final write.
   void close(const std::string& path);
 };
 
-/// Creates `fpath` (truncating the placeholder) with empty tables. `shown` names it in messages.
+/// Creates `fpath` (truncating the placeholder) with empty tables, /jobs only if `jobs` gives
+/// its text widths. `shown` names it in messages.
 Writer open_new(const std::string& fpath, const std::string& shown, const Layout& scen_layout,
-                std::uint64_t scen_rows, bool has_jobs);
+                std::uint64_t scen_rows, const std::optional<JobTextBytes>& jobs);
 
 /// Writes the root attributes; with `swmr`, switches to SWMR-write mode (nothing can be created
 /// or changed in the file's structure afterwards). Flushes.
@@ -123,6 +126,7 @@ struct Input {
   Hid file;
   StoreMeta meta;
   Layout scen_layout;
+  Layout jobs_layout;                   ///< no fields if the file has no /jobs
   Hid scen, metrics, errors, jobs;
   hsize_t n_scen = 0, n_metrics = 0, n_errors = 0, n_jobs = 0;
   IdIndex ids;                          ///< the ids of /scenarios

@@ -347,10 +347,10 @@ std::uint64_t copy_errors(const std::vector<Input>& ins, Writer& w, const std::s
 
 /// /jobs: rows of a scenario with a metrics row (cov.ok), sorted by (scenario_id, job_id).
 void copy_jobs(const std::vector<Input>& ins, Writer& w, const std::string& shown, const Coverage& cov) {
-  const Field& js = jobs_layout().at("scenario_id");
-  const Field& jj = jobs_layout().at("job_id");
+  const Field& js = w.jlayout.at("scenario_id");
+  const Field& jj = w.jlayout.at("job_id");
   sorted_copy(
-      tables_of(ins, &Input::jobs, &Input::n_jobs, "jobs"), jobs_layout(), w.jtype.get(), cov.ids,
+      tables_of(ins, &Input::jobs, &Input::n_jobs, "jobs"), w.jlayout, w.jtype.get(), cov.ids,
       [&](const unsigned char* r) { return Key(get_i64(r, js), get_i64(r, jj)); },
       [&](const unsigned char* r) {
         const std::size_t p = cov.pos(get_i64(r, js));
@@ -389,7 +389,7 @@ StoreMeta final_meta(StoreMeta meta, Rebuild mode, const std::string& layout, hs
 }  // namespace
 
 Writer rebuild(const std::vector<std::string>& inputs, const std::string& tmp, const std::string& shown,
-               Rebuild mode, const std::string& layout, std::uint64_t* rows_out) {
+               Rebuild mode, const std::string& layout, std::uint64_t* rows_out, const JobTextBytes& job_text) {
   std::vector<Input> ins = open_inputs(inputs);
   // The inputs were checked, but copying reads them again: a crash then removes the new file.
   const CrashGuard guard(inputs.size() == 1 ? inputs.front() : shown);
@@ -398,20 +398,21 @@ Writer rebuild(const std::vector<std::string>& inputs, const std::string& tmp, c
     const std::string& tmp;
     ~Forget() { CrashGuard::forget_on_crash(tmp); }
   } forget{tmp};
-  bool has_jobs = false;
+  // /jobs if any input has it, with text columns as wide as the widest input's (and job_text).
+  std::optional<JobTextBytes> jobs;
   std::uint64_t scen_rows = 0;
   for (const Input& in : ins) {
-    has_jobs = has_jobs || in.jobs.valid();
+    if (in.jobs.valid()) jobs = job_text.max_with(job_text_of(in.jobs_layout)).max_with(jobs.value_or(job_text));
     scen_rows += in.n_scen;
   }
   StoreMeta meta = ins.front().meta;
   Coverage cov(meta.total_scenarios);
 
-  Writer w = open_new(tmp, shown, ins.front().scen_layout, scen_rows, has_jobs);
+  Writer w = open_new(tmp, shown, ins.front().scen_layout, scen_rows, jobs);
   merge_scenarios(ins, w, shown, cov);
   std::uint64_t rows = copy_metrics(ins, w, shown, cov);
   rows += copy_errors(ins, w, shown, cov);
-  if (has_jobs) copy_jobs(ins, w, shown, cov);
+  if (jobs) copy_jobs(ins, w, shown, cov);
   ins.clear();  // close the inputs (resume and finalize replace one of them)
 
   finish_new(w, final_meta(std::move(meta), mode, layout, w.s_rows, cov), mode == Rebuild::Resume, shown);

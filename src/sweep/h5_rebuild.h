@@ -26,8 +26,11 @@ enum class Rebuild { Resume, Finalize, Merge };
 /// /scenarios merged by id (each input's is sorted; an id in two inputs is an error), /metrics
 /// (status 1, id a scenario of the file), /errors (id a scenario) and /jobs (scenario with a
 /// metrics row) sorted by id / (scenario_id, job_id), one row per key. Memory stays bounded.
-/// `rows_out` = metrics + errors rows written. The inputs are closed before it returns.
+/// `rows_out` = metrics + errors rows written. /jobs text columns are as wide as the widest
+/// input's and at least `job_text` (a resumed sweep may write longer texts). The inputs are
+/// closed before it returns.
 Writer rebuild(const std::vector<std::string>& inputs, const std::string& tmp, const std::string& shown,
-               Rebuild mode, const std::string& layout, std::uint64_t* rows_out);
+               Rebuild mode, const std::string& layout, std::uint64_t* rows_out,
+               const JobTextBytes& job_text = {});
 
 }  // namespace geopipe::sweep::h5

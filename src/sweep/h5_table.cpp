@@ -48,6 +48,15 @@ bool Layout::same_as(const Layout& o) const {
   return true;
 }
 
+bool Layout::same_columns_as(const Layout& o) const {
+  if (fields.size() != o.fields.size()) return false;
+  for (std::size_t i = 0; i < fields.size(); ++i)
+    if (fields[i].name != o.fields[i].name || fields[i].kind != o.fields[i].kind ||
+        (fields[i].kind != Kind::Str && fields[i].size != o.fields[i].size))
+      return false;
+  return true;
+}
+
 std::string Layout::describe() const {
   std::string s;
   for (const auto& f : fields) s += (s.empty() ? "" : ", ") + f.name;
@@ -218,34 +227,49 @@ const Layout& errors_layout() {
   }();
   return l;
 }
-const Layout& jobs_layout() {
-  static const Layout l = [] {
-    Layout x;
-    x.add("scenario_id", Kind::I64);
-    const JobRow columns{};
-    for_each_job_column(columns, [&](const char* name, const auto& v) {
-      using T = std::decay_t<decltype(v)>;
-      if constexpr (std::is_same_v<T, std::string>) {
-        const std::string_view n = name;
-        x.add(name, Kind::Str, n == "regions" ? kRegionsWidth : n == "model" ? kModelWidth : kTextWidth);
-      } else if constexpr (std::is_same_v<T, double>) {
-        x.add(name, Kind::F64);
-      } else {
-        static_assert(std::is_same_v<T, std::int32_t>, "job columns are int32, double or text");
-        x.add(name, Kind::I32);
-      }
-    });
-    return x;
-  }();
-  return l;
+Layout jobs_layout(const JobTextBytes& text) {
+  Layout x;
+  x.add("scenario_id", Kind::I64);
+  const JobRow columns{};
+  for_each_job_column(columns, [&](const char* name, const auto& v) {
+    using T = std::decay_t<decltype(v)>;
+    if constexpr (std::is_same_v<T, std::string>) {
+      const std::string_view n = name;
+      if (n != "regions" && n != "model")
+        throw std::logic_error("h5store: no width for the /jobs text column " + std::string(n) +
+                               " (add it to JobTextBytes, sim/job_row.h)");
+      x.add(name, Kind::Str, std::max<std::size_t>(1, n == "regions" ? text.regions : text.model));
+    } else if constexpr (std::is_same_v<T, double>) {
+      x.add(name, Kind::F64);
+    } else {
+      static_assert(std::is_same_v<T, std::int32_t>, "job columns are int32, double or text");
+      x.add(name, Kind::I32);
+    }
+  });
+  return x;
+}
+
+JobTextBytes job_text_of(const Layout& jobs) {
+  JobTextBytes t;
+  if (const Field* f = jobs.find("model"); f && f->kind == Kind::Str) t.model = f->size;
+  if (const Field* f = jobs.find("regions"); f && f->kind == Kind::Str) t.regions = f->size;
+  return t;
 }
 
 void put_job_row(unsigned char* row, const Layout& l, std::int64_t scenario_id, const JobRow& j) {
   std::size_t k = 0;
   put_i64(row, l.fields[k++], scenario_id);
-  for_each_job_column(j, [&](const char*, const auto& v) {
+  for_each_job_column(j, [&](const char* name, const auto& v) {
     using T = std::decay_t<decltype(v)>;
-    if constexpr (std::is_same_v<T, std::string>) put_str(row, l.fields[k++], v);
+    if constexpr (std::is_same_v<T, std::string>) {
+      const Field& f = l.fields[k++];
+      // The widths come from job_text_bytes() of every point: a longer text is a wrong bound.
+      if (v.size() > f.size)
+        throw std::logic_error("h5store: /jobs " + std::string(name) + " of scenario " + std::to_string(scenario_id) +
+                               " is " + std::to_string(v.size()) + " bytes, the column " + std::to_string(f.size) +
+                               " (job_text_bytes, sim/job_row.cpp, is too small)");
+      put_str(row, f, v);
+    }
     else if constexpr (std::is_same_v<T, double>) put_f64(row, l.fields[k++], v);
     else put_i64(row, l.fields[k++], v);
   });

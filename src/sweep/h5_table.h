@@ -3,7 +3,7 @@
 //
 // Owns: the in-memory/in-file row format (a Layout is a packed compound type, identical in
 // memory and in the file; Rows holds rows packed that way; put_*/get_* convert one field),
-// the fixed /metrics, /errors and /jobs layouts with their string widths, the chunk sizes,
+// the /metrics, /errors and /jobs layouts with their string widths, the chunk sizes,
 // and creating, appending to, reading and sorting one table. Files, attributes and metadata
 // are in h5_file.h; HDF5 errors and handles in h5_error.h.
 #pragma once
@@ -18,22 +18,25 @@
 
 #include "sim/job_row.h"
 #include "sweep/h5_error.h"
+#include "util/input_error.h"
 
 namespace geopipe::sweep::h5 {
 
-// Fixed string widths (bytes). Scheduler and text-axis columns grow if a value is longer.
+// String widths (bytes). No stored text is ever cut: scheduler and text-axis columns are as
+// wide as the longest value of the sweep (at least these), /jobs text columns as the sweep's
+// JobTextBytes (sim/job_row.h), and /errors messages as wide as the longest error line geopipe
+// prints (util::kMaxShownBytes; a longer exception text is shortened exactly as on stderr).
 constexpr std::size_t kSchedulerWidth = 32;
 constexpr std::size_t kTextWidth = 64;
-constexpr std::size_t kErrorWidth = 480;
-constexpr std::size_t kModelWidth = 32;
-constexpr std::size_t kRegionsWidth = 128;
-/// Narrowest column in which a too-long text is shortened with a visible marker.
+constexpr std::size_t kErrorWidth = util::kMaxShownBytes;
+/// Narrowest column in which a too-long text is shortened with a visible marker (a defence:
+/// the widths above make it unreachable for every text geopipe writes).
 constexpr std::size_t kMinMarkedWidth = 128;
 
 // Chunk sizes (rows).
 constexpr hsize_t kScenarioChunk = 4096;
 constexpr hsize_t kMetricsChunk = 1024;
-constexpr hsize_t kErrorsChunk = 256;
+constexpr hsize_t kErrorsChunk = 128;  // 128 x 4 KiB rows: a chunk fits HDF5's 1 MiB chunk cache
 constexpr hsize_t kJobsChunk = 2048;
 constexpr unsigned kDeflateLevel = 1;
 
@@ -62,6 +65,7 @@ struct Layout {
   const Field* find(std::string_view name) const;
   const Field& at(std::string_view name) const;  ///< throws std::logic_error if absent
   bool same_as(const Layout& o) const;           ///< same names, order, kinds and sizes
+  bool same_columns_as(const Layout& o) const;   ///< same names, order and kinds (text widths may differ)
   std::string describe() const;                  ///< "id, status, ..."
 };
 
@@ -105,12 +109,16 @@ std::string get_str(const unsigned char* row, const Field& f);
 /// A row of fill values: NaN for floats, -1 for "id"/"scenario_id"/"job_id", 0 otherwise.
 Rows fill_row(const Layout& l);
 
-// The fixed tables. /metrics: id, status, then every metric of sim/metrics.h as float64;
-// /jobs: scenario_id, then the columns of sim/job_row.h (int32, float64, fixed-width text).
+// The tables. /metrics: id, status, then every metric of sim/metrics.h as float64;
+// /jobs: scenario_id, then the columns of sim/job_row.h (int32, float64, text as wide as
+// `text` says).
 const Layout& metrics_layout();
 const Layout& errors_layout();
-const Layout& jobs_layout();
-/// Packs one /jobs row (jobs_layout()) of scenario `scenario_id`.
+Layout jobs_layout(const JobTextBytes& text);
+/// The text widths of a /jobs layout (the column sizes of `model` and `regions`).
+JobTextBytes job_text_of(const Layout& jobs);
+/// Packs one /jobs row (a jobs_layout()) of scenario `scenario_id`; std::logic_error if a text
+/// is longer than its column (the widths are bounds: that is a bug, never a silent cut).
 void put_job_row(unsigned char* row, const Layout& jobs, std::int64_t scenario_id, const JobRow& job);
 
 // ---------------------------------------------------------------------------------------------

@@ -212,11 +212,15 @@ Input open_input(const std::string& path) {
   const Layout& sl = in.scen_layout;
   const Layout ml = layout_of(in.metrics.get(), path, "metrics");
   const Layout el = layout_of(in.errors.get(), path, "errors");
-  const Layout jl = in.jobs.valid() ? layout_of(in.jobs.get(), path, "jobs") : Layout{};
+  if (in.jobs.valid()) in.jobs_layout = layout_of(in.jobs.get(), path, "jobs");
+  const Layout& jl = in.jobs_layout;
   if (current) {
     require_layout(ml, metrics_layout(), path, "metrics");
     require_layout(el, errors_layout(), path, "errors");
-    if (in.jobs.valid()) require_layout(jl, jobs_layout(), path, "jobs");
+    if (in.jobs.valid() && !jl.same_columns_as(jobs_layout(job_text_of(jl))))
+      throw InputError(path, 0, 0,
+                       "/jobs has different columns than this geopipe build writes (written by another version?): "
+                       "file has [" + jl.describe() + "], expected [" + jobs_layout({}).describe() + "]");
   }
   const Field& s_id = int_column(sl, "id", path, "scenarios");
   const Field& s_point = int_column(sl, "point", path, "scenarios");

@@ -123,13 +123,13 @@ void write_scenarios(Writer& nw, const Layout& sl, const config::SweepSpec& spec
 struct ResultStore::Impl {
   std::string path;
   Writer w;
-  bool has_jobs = false;
+  bool has_jobs = false;         ///< w.jlayout has fields
   bool open = false;
   bool finalized = false;
   bool jobs_unflushed = false;  ///< /jobs rows written since the last H5Fflush
   bool dirty = false;           ///< rows written since the last H5Fflush
   bool durable = false;         ///< fsync after every H5Fflush
-  Rows mbuf{metrics_layout().size}, ebuf{errors_layout().size}, jbuf{jobs_layout().size};
+  Rows mbuf{metrics_layout().size}, ebuf{errors_layout().size}, jbuf;
   std::uint64_t written = 0;
 
   void write_jobs() {
@@ -178,11 +178,12 @@ struct ResultStore::Impl {
     w.close(path);
   }
 
-  static std::unique_ptr<Impl> make(const std::string& path, Writer&& w, bool has_jobs, std::uint64_t written) {
+  static std::unique_ptr<Impl> make(const std::string& path, Writer&& w, std::uint64_t written) {
     auto impl = std::make_unique<Impl>();
     impl->path = path;
     impl->w = std::move(w);
-    impl->has_jobs = has_jobs;
+    impl->has_jobs = !impl->w.jlayout.fields.empty();
+    impl->jbuf = Rows(impl->w.jlayout.size);
     impl->open = true;
     impl->written = written;
     return impl;
@@ -219,13 +220,14 @@ std::unique_ptr<ResultStore> ResultStore::create(const std::string& path, const 
   const Layout sl = scenario_layout(spec);
   Writer w = produce(path + ".create-tmp", path, /*must_not_exist=*/true, /*keep_open=*/true,
                      [&](const std::string& tmp) {
-    Writer nw = open_new(tmp, path, sl, plan.shard_total(), save_jobs);
+    Writer nw = open_new(tmp, path, sl, plan.shard_total(),
+                         save_jobs ? std::optional<JobTextBytes>(spec.job_text) : std::nullopt);
     write_scenarios(nw, sl, spec, plan, path);
     m.num_scenarios = nw.s_rows;
     finish_new(nw, m, /*swmr=*/true, path);
     return nw;
   });
-  return std::unique_ptr<ResultStore>(new ResultStore(Impl::make(path, std::move(w), save_jobs, 0)));
+  return std::unique_ptr<ResultStore>(new ResultStore(Impl::make(path, std::move(w), 0)));
 }
 
 StoreContents ResultStore::read(const std::string& path) {
@@ -238,21 +240,21 @@ StoreContents ResultStore::read(const std::string& path) {
 }
 
 std::unique_ptr<ResultStore> ResultStore::resume(const std::string& path, const StoreContents& contents,
-                                                 const std::string& layout) {
+                                                 const std::string& layout, const JobTextBytes& job_text) {
   Lock lock;
-  bool has_jobs = false;
   {
     Input in = open_input(path);
     require_current_version(in);
     if (!contents.meta.sweep_hash.empty() && contents.meta.sweep_hash != in.meta.sweep_hash)
       throw InputError(path, 0, 0, "the file changed since it was read (sweep_hash " + in.meta.sweep_hash +
                                        ", expected " + contents.meta.sweep_hash + ")");
-    has_jobs = in.jobs.valid();
   }
   std::uint64_t rows = 0;
   Writer w = produce(path + ".resume-tmp", path, /*must_not_exist=*/false, /*keep_open=*/true,
-                     [&](const std::string& tmp) { return rebuild({path}, tmp, path, Rebuild::Resume, layout, &rows); });
-  return std::unique_ptr<ResultStore>(new ResultStore(Impl::make(path, std::move(w), has_jobs, rows)));
+                     [&](const std::string& tmp) {
+                       return rebuild({path}, tmp, path, Rebuild::Resume, layout, &rows, job_text);
+                     });
+  return std::unique_ptr<ResultStore>(new ResultStore(Impl::make(path, std::move(w), rows)));
 }
 
 void ResultStore::append(const ScenarioResult& r) {
@@ -261,6 +263,16 @@ void ResultStore::append(const ScenarioResult& r) {
   if (!s.open) throw std::logic_error("ResultStore::append: the store is closed (" + s.path + ")");
   if (r.id < 0) throw std::invalid_argument("ResultStore::append: negative scenario id");
   if (r.ok) {
+    if (s.has_jobs) {  // all of the scenario's job rows, or none (put_job_row may throw)
+      const std::size_t before = s.jbuf.n;
+      try {
+        for (const JobRow& j : r.jobs) put_job_row(s.jbuf.add(), s.w.jlayout, r.id, j);
+      } catch (...) {
+        s.jbuf.n = before;
+        s.jbuf.data.resize(before * s.jbuf.row_size);
+        throw;
+      }
+    }
     const Layout& ml = metrics_layout();
     unsigned char* row = s.mbuf.add();
     put_i64(row, ml.fields[0], r.id);
@@ -268,9 +280,6 @@ void ResultStore::append(const ScenarioResult& r) {
     const auto fields = metric_fields(r.metrics);
     for (std::size_t i = 0; i < fields.size() && i + 2 < ml.fields.size(); ++i)
       put_f64(row, ml.fields[i + 2], fields[i].value);
-    if (s.has_jobs) {
-      for (const JobRow& j : r.jobs) put_job_row(s.jbuf.add(), jobs_layout(), r.id, j);
-    }
   } else {
     const Layout& el = errors_layout();
     unsigned char* row = s.ebuf.add();

@@ -9,7 +9,7 @@
 //               axis (float64 for numeric axes, fixed string otherwise). Written at creation.
 //  /metrics     one row per finished scenario: id, status (1 = ok), then every metric of
 //               sim/metrics.h (GEOPIPE_SCENARIO_METRICS) as float64, named as there.
-//  /errors      id, message (fixed-length string, truncated to 480 bytes).
+//  /errors      id, message (fixed-length string of 4 KiB: the error line as geopipe prints it).
 //  /jobs        (only with --save-jobs) scenario_id, then the per-job row of sim/job_row.h.
 // All datasets are chunked, extendible and deflate-compressed; /metrics, /errors and /jobs
 // are appended in batches by one writer.
@@ -38,7 +38,7 @@
 namespace geopipe::sweep {
 
 struct StoreMeta {
-  int format_version = 2;         ///< what the file says; this build writes h5_file.h kFormatVersion
+  int format_version = 3;         ///< what the file says; this build writes h5_file.h kFormatVersion
   std::string geopipe_version;
   std::string created_utc;        ///< ISO 8601
   std::string sweep_name;
@@ -75,8 +75,9 @@ class ResultStore final : public ResultSink {
 
   /// Rebuilds `path` from its valid rows (see file comment), keeps its metadata except
   /// `layout`, and returns a store appending to it. `contents` = read(path) done by the caller.
+  /// /jobs text columns become at least `job_text` wide (the resuming sweep's SweepSpec::job_text).
   static std::unique_ptr<ResultStore> resume(const std::string& path, const StoreContents& contents,
-                                             const std::string& layout);
+                                             const std::string& layout, const JobTextBytes& job_text = {});
 
   ~ResultStore() override;  ///< flushes and closes (without finalize: the file stays resumable)
 

@@ -50,7 +50,7 @@ OpenedOutput open_hdf5(const OutputRequest& rq, const config::SweepSpec& spec, c
     if (c.meta.shard != shard)
       throw InputError(rq.path, 0, 0, "holds shard '" + c.meta.shard + "' (expected '" + shard + "')");
     out.done = std::move(c.done_ids);
-    out.sink = locked(ResultStore::resume(rq.path, c, rq.layout));
+    out.sink = locked(ResultStore::resume(rq.path, c, rq.layout, spec.job_text));
     return out;
   }
   if (util::path_exists(rq.path)) {

@@ -393,6 +393,51 @@ def test_jobs_rows(c):
     print(f"  /jobs and --jobs-csv: {len(columns)} columns, {len(rows)} jobs identical")
 
 
+def test_long_texts(c):
+    """No stored text is cut (format version 3): with 70-byte region names, a 90-byte model name
+    and 8-stage pipelines, /jobs `regions` and `model` are exactly what `geopipe run --jobs-csv`
+    writes, and the columns are as wide as the sweep's longest possible text (job_text_bytes)."""
+    import csv
+    src_base = os.path.join(c.src, "sweeps/base/six-regions.toml")
+    text = open(src_base).read()
+    names = ["us-east", "us-west", "eu-west", "eu-central", "ap-northeast", "ap-southeast"]
+    for n in names:
+        text = text.replace(f'"{n}"', f'"{n}-{"x" * (69 - len(n))}"')
+    model = "a-custom-model-" + "m" * 75
+    text = text.replace('[workload]', f'[[model]]\nname = "{model}"\nlayers = 32\nhidden = 4096\n'
+                        'vocab = 32000\nseq_len = 2048\n\n[workload]', 1)
+    text += f'\n[[workload.mix]]\nmodel = "{model}"\nstage_multiplier = 8.0\n'
+    base = c.path("long-base.toml")
+    open(base, "w").write(text)
+    sweep = c.path("long.toml")
+    open(sweep, "w").write(f'[sweep]\nname = "long"\nbase = "{base}"\nschedulers = ["bace-pipe", "cost-first"]\n'
+                           'seeds = 1\n[sweep.set]\n"workload.num_jobs" = 60\n')
+    out = c.path("long.h5")
+    c.run(c.sweep_cmd(sweep, out, "--save-jobs", "--threads", "1", "--no-mpi"))
+    with h5py.File(out, "r") as f:
+        assert int(f.attrs["format_version"]) == 3
+        jobs = f["jobs"][:]
+        widths = {n: jobs.dtype[n].itemsize for n in ("model", "regions")}
+    longest = 0
+    for sid, sched in enumerate(["bace-pipe", "cost-first"]):
+        csv_path = c.path(f"long-{sched}.csv")
+        c.run([c.bin, "run", base, "--scheduler", sched, "--seed", "1", "--set", "workload.num_jobs=60",
+               "--jobs-csv", csv_path])
+        with open(csv_path) as fh:
+            rows = list(csv.DictReader(fh))
+        mine = jobs[jobs["scenario_id"] == sid]
+        assert len(rows) == len(mine) == 60, (len(rows), len(mine))
+        for r, j in zip(rows, mine):
+            for n in ("model", "regions"):
+                assert j[n].decode() == r[n], f"{sched} job {r['job_id']} {n}: /jobs {j[n]!r} vs csv {r[n]!r}"
+                longest = max(longest, len(r["regions"]))
+    # The bound: 8 x the 32-layer model's minimum stages at most 32 stages, 70-byte names.
+    assert longest > 128, f"the test needs regions texts longer than the old 128-byte column ({longest})"
+    assert widths["model"] == len(model), widths
+    assert longest <= widths["regions"] <= 32 * 71 - 1, (longest, widths)
+    print(f"  /jobs texts whole: regions up to {longest} bytes (column {widths['regions']}), model {len(model)}")
+
+
 def test_io_errors(c):
     """Unwritable output directory, a full disk, and HDF5 file locking turned off (as on shared
     file systems): clear messages, no crash, nothing half-written left for the read-only case.

@@ -54,6 +54,7 @@ config::SweepSpec crash_spec(std::uint64_t m) {
     s.points.push_back(pt);
   }
   s.hash = 0x1234;
+  s.job_text = {16, 32};
   return s;
 }
 

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -80,6 +81,7 @@ config::SweepSpec small_spec() {
   p1.text = {"", "'b.csv'"};
   s.points = {p0, p1};
   s.hash = 0xabcdef0123456789ULL;
+  s.job_text = {16, 32};
   return s;
 }
 
@@ -168,6 +170,49 @@ std::vector<double> col_f64(const std::string& p, const char* d, const char* f) 
 }
 std::vector<std::int8_t> col_i8(const std::string& p, const char* d, const char* f) {
   return read_column<std::int8_t>(p, d, f, H5T_NATIVE_INT8);
+}
+
+/// A text column, read with the width it has in the file.
+std::vector<std::string> col_str(const std::string& path, const char* dset, const char* field) {
+  hid_t f = open_raw(path);
+  hid_t d = H5Dopen2(f, dset, H5P_DEFAULT);
+  hid_t ft = H5Dget_type(d);
+  hid_t mt = H5Tget_member_type(ft, static_cast<unsigned>(H5Tget_member_index(ft, field)));
+  const std::size_t width = H5Tget_size(mt);
+  hid_t sp = H5Dget_space(d);
+  hsize_t n = 0;
+  H5Sget_simple_extent_dims(sp, &n, nullptr);
+  hid_t ct = H5Tcreate(H5T_COMPOUND, width);
+  H5Tinsert(ct, field, 0, mt);
+  std::vector<char> buf(n * width + 1, '\0');
+  herr_t rc = n ? H5Dread(d, ct, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data()) : 0;
+  H5Tclose(ct);
+  H5Sclose(sp);
+  H5Tclose(mt);
+  H5Tclose(ft);
+  H5Dclose(d);
+  H5Fclose(f);
+  if (rc < 0) throw std::runtime_error(std::string("cannot read ") + dset + "." + field);
+  std::vector<std::string> v;
+  for (hsize_t i = 0; i < n; ++i) {
+    const char* p = buf.data() + i * width;
+    v.emplace_back(p, strnlen(p, width));
+  }
+  return v;
+}
+
+/// The width in bytes of a text column.
+std::size_t str_width(const std::string& path, const char* dset, const char* field) {
+  hid_t f = open_raw(path);
+  hid_t d = H5Dopen2(f, dset, H5P_DEFAULT);
+  hid_t ft = H5Dget_type(d);
+  hid_t mt = H5Tget_member_type(ft, static_cast<unsigned>(H5Tget_member_index(ft, field)));
+  const std::size_t width = H5Tget_size(mt);
+  H5Tclose(mt);
+  H5Tclose(ft);
+  H5Dclose(d);
+  H5Fclose(f);
+  return width;
 }
 
 bool has_dataset(const std::string& path, const char* name) {
@@ -283,7 +328,7 @@ TEST(H5Store, RoundTripSortedWithErrorsJobsAndAttributes) {
   const StoreContents c = ResultStore::read(path);
   EXPECT_EQ(c.done_ids, (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
   EXPECT_TRUE(c.meta.complete);
-  EXPECT_EQ(c.meta.format_version, 2);
+  EXPECT_EQ(c.meta.format_version, 3);
   EXPECT_EQ(c.meta.sweep_hash, "abcdef0123456789");
   EXPECT_EQ(c.meta.sweep_toml, small_spec().text);
   EXPECT_EQ(c.meta.base_toml, small_spec().base_text);
@@ -642,6 +687,80 @@ std::string make_shard(const TempDir& dir, const std::string& name, std::uint64_
   return path;
 }
 
+// No text is cut: /errors holds the whole error line (up to the 4 KiB every geopipe error line
+// is bounded by), /jobs text columns are as wide as the sweep's longest model name and regions
+// text, and a resume whose sweep needs wider ones widens them (a merge takes the widest).
+TEST(H5Store, LongTextsAreStoredWhole) {
+  TempDir dir;
+  std::string message = "scenario failed: ";
+  while (message.size() < 3000) message += "\u00e9t\u00e9 r\u00e9gion ";
+  const std::string model(100, 'm');
+  std::string regions;
+  for (int s = 0; s < 24; ++s) regions += (s ? ";" : "") + std::string(39, static_cast<char>('a' + s % 26));
+  ASSERT_EQ(regions.size(), 24u * 40 - 1);
+  auto result = [&](std::int64_t id, const std::string& reg) {
+    ScenarioResult r = small_result(id, true);
+    if (!r.ok) r.error = message + std::to_string(id);
+    for (JobRow& j : r.jobs) {
+      j.model = model;
+      j.regions = reg;
+    }
+    return r;
+  };
+  config::SweepSpec spec = small_spec();
+  spec.job_text = {model.size(), regions.size()};
+  const std::string path = dir.file("long.h5");
+  {
+    auto store = ResultStore::create(path, small_meta(), spec, Plan(2, 2, 2), true);
+    for (std::int64_t id : {0, 1, 2, 3}) store->append(result(id, regions));
+  }
+  EXPECT_EQ(str_width(path, "jobs", "model"), model.size());
+  EXPECT_EQ(str_width(path, "jobs", "regions"), regions.size());
+  // Resumed by a sweep whose jobs span 30 regions.
+  std::string wider = regions;
+  for (int s = 24; s < 30; ++s) wider += ";" + std::string(39, 'z');
+  spec.job_text.regions = wider.size();
+  {
+    auto store = ResultStore::resume(path, ResultStore::read(path), "ranks=1 threads=1", spec.job_text);
+    for (std::int64_t id : {4, 5, 6, 7}) store->append(result(id, wider));
+    store->finalize();
+  }
+  EXPECT_EQ(str_width(path, "jobs", "regions"), wider.size());
+  EXPECT_EQ(col_i64(path, "errors", "id"), (std::vector<std::int64_t>{3, 4}));
+  EXPECT_EQ(col_str(path, "errors", "message"), (std::vector<std::string>{message + "3", message + "4"}));
+  const auto ids = col_i64(path, "jobs", "scenario_id");
+  const auto got_regions = col_str(path, "jobs", "regions");
+  const auto got_models = col_str(path, "jobs", "model");
+  ASSERT_EQ(ids.size(), 12u);
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    EXPECT_EQ(got_regions[i], ids[i] < 4 ? regions : wider) << "scenario " << ids[i];
+    EXPECT_EQ(got_models[i], model);
+  }
+
+  // A merge of files of different widths takes the widest; a text longer than its column is a
+  // bug (a wrong bound), never cut.
+  const std::string narrow = make_shard(dir, "narrow.h5", 0, 2);
+  const std::string wide_shard = dir.file("wide.h5");
+  {
+    StoreMeta meta = small_meta();
+    meta.shard = "1/2";
+    Plan plan(2, 2, 2, 1, 2);
+    auto store = ResultStore::create(wide_shard, meta, spec, plan, true);
+    for (std::int64_t id = 0; id < 8; ++id)
+      if (plan.in_shard(static_cast<std::uint64_t>(id))) store->append(result(id, wider));
+    EXPECT_THROW(store->append(result(2, wider + ";x")), std::logic_error);
+    store->finalize();
+  }
+  const std::string merged = dir.file("merged.h5");
+  merge_stores({narrow, wide_shard}, merged);
+  EXPECT_EQ(str_width(merged, "jobs", "regions"), wider.size());
+  const auto m_ids = col_i64(merged, "jobs", "scenario_id");
+  const auto m_regions = col_str(merged, "jobs", "regions");
+  ASSERT_EQ(m_ids.size(), 12u);
+  for (std::size_t i = 0; i < m_ids.size(); ++i)
+    EXPECT_EQ(m_regions[i], Plan(2, 2, 2, 1, 2).in_shard(static_cast<std::uint64_t>(m_ids[i])) ? wider : "us-east;eu-west");
+}
+
 TEST(H5StoreMerge, DisjointShardsMergeComplete) {
   TempDir dir;
   const auto a = make_shard(dir, "a.h5", 0, 2);
@@ -886,7 +1005,7 @@ TEST(H5Table, TooLongTextIsShortenedVisibly) {
   l.add("message", h5::Kind::Str, h5::kErrorWidth);
   std::vector<unsigned char> row(l.size);
   std::string longer = "start ";
-  for (int i = 0; i < 300; ++i) longer += "\u00e9t\u00e9 ";
+  for (int i = 0; i < 1000; ++i) longer += "\u00e9t\u00e9 ";
   longer += " the end";
   h5::put_str(row.data(), l.fields[0], longer);
   const std::string got = h5::get_str(row.data(), l.fields[0]);
