@@ -40,6 +40,7 @@ done
 /usr/bin/python3 - "$tmp" <<'PY'
 import glob, json, os, sys
 import h5py
+import numpy as np
 from numpy.lib import recfunctions
 tmp = sys.argv[1]
 skip = {"wall_s", "sched_time_total_s", "sched_time_max_s", "sched_searches", "sched_search_nodes"}
@@ -59,9 +60,20 @@ for old in sorted(glob.glob(os.path.join(tmp, "old", "*.h5"))):
             da, db = a[g][...], b[g][...]
             names, only = common(da, db)
             x, y = pick(da, names), pick(db, names)
-            same = x.shape == y.shape and x.dtype == y.dtype and x.tobytes() == y.tobytes()
+            # Numbers bit for bit; texts by value (a column's width may change between versions).
+            same = x.shape == y.shape
+            widths = []
+            for n in names if same else []:
+                ca, cb = x[n], y[n]
+                if ca.dtype.kind == "S" and cb.dtype.kind == "S":
+                    same = same and bool(np.array_equal(ca, cb))
+                    if ca.dtype != cb.dtype:
+                        widths.append(f"{n} {ca.dtype.itemsize}->{cb.dtype.itemsize} bytes")
+                else:
+                    same = same and ca.dtype == cb.dtype and ca.tobytes() == cb.tobytes()
             bad += not same
             extra = f"  (columns only in one version: {' '.join(only)})" if only else ""
+            extra += f"  (text widths: {', '.join(widths)})" if widths else ""
             print(f"{name:24s} /{g:8s} {x.shape[0]:7d} rows  {'IDENTICAL' if same else 'DIFFERENT'}{extra}")
 runs = [json.load(open(os.path.join(tmp, s, "run5000.json")))["results"] for s in ("old", "new")]
 for ra, rb in zip(*runs):

@@ -179,6 +179,13 @@ class OverrideWalk {
     if (std::string err = tokenize(o.path, toks_); !err.empty()) throw fail(err);
   }
 
+  /// Resolves the path without setting anything: where apply() would set the value.
+  OverrideTarget target() {
+    target_only_ = true;
+    apply();
+    return target_;
+  }
+
   void apply() {
     for (; i_ < toks_.size(); ++i_) {
       const Token& t = toks_[i_];
@@ -216,6 +223,8 @@ class OverrideWalk {
   const TableSpec* spec_ = &schema::scenario_root();  ///< schema of tbl_
   toml::table* tbl_;                                  ///< table reached so far
   std::string walked_;                                ///< canonical path of tbl_
+  bool target_only_ = false;                          ///< target(): record, do not set
+  OverrideTarget target_;
 
   InputError fail(const std::string& msg) const { return InputError(origin_, o_.line, o_.column, msg); }
 
@@ -239,6 +248,10 @@ class OverrideWalk {
 
   /// Resolves the override's value for leaf `f` and sets it in the current table.
   void set_leaf(const Field& f, const std::string& here) {
+    if (target_only_) {
+      target_ = OverrideTarget{tbl_, f.name};
+      return;
+    }
     toml::table holder;
     std::string why;
     const bool ok = parse_value(o_, o_.value, holder, &why);
@@ -386,6 +399,8 @@ Override parse_override(const std::string& arg) {
 }
 
 void apply_override(toml::table& root, const Override& o) { OverrideWalk(root, o).apply(); }
+
+OverrideTarget override_target(toml::table& root, const Override& o) { return OverrideWalk(root, o).target(); }
 
 void apply_overrides(toml::table& root, const std::vector<Override>& overrides) {
   for (const auto& o : overrides) apply_override(root, o);

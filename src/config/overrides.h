@@ -24,6 +24,20 @@ namespace geopipe::config {
 /// (unless the key expects a string, in which case the raw text is used as the string).
 void apply_override(toml::table& root, const Override& o);
 
+/// Where an override lands in a document: the table whose key it sets. Two overrides with equal
+/// targets in the same document set the same parameter, however their paths are spelled
+/// ("cluster.region[0].gpus" and "cluster.region.us-east.gpus").
+struct OverrideTarget {
+  const toml::table* table = nullptr;
+  std::string key;
+  bool operator==(const OverrideTarget&) const = default;
+};
+
+/// Resolves `o.path` in `root` as apply_override() would, without setting the value (missing
+/// intermediate tables are created, as apply_override() does). Throws the same errors for a
+/// path that does not name a parameter.
+OverrideTarget override_target(toml::table& root, const Override& o);
+
 /// Applies overrides in order (a later one wins over an earlier one for the same path).
 void apply_overrides(toml::table& root, const std::vector<Override>& overrides);
 

@@ -141,7 +141,32 @@ void Loader::check_paths() const {
     apply_override(doc, file_.override_of(e.path, e.value));
   };
   for (const Entry& e : set_) check(e);
-  for (const Entry& e : design_->probes()) check(e);
+  const std::vector<Entry> swept = design_->probes();
+  for (const Entry& e : swept) check(e);
+
+  // A fixed value ([sweep.set] or --set) of a swept parameter would be silently replaced by the
+  // point's value: refuse it, however the two paths are spelled.
+  toml::table scratch = base;
+  std::vector<OverrideTarget> targets;
+  for (const Entry& e : swept) targets.push_back(override_target(scratch, file_.override_of(e.path, e.value)));
+  auto swept_by = [&](const Override& o) -> const Entry* {
+    const OverrideTarget t = override_target(scratch, o);
+    for (std::size_t i = 0; i < swept.size(); ++i)
+      if (targets[i] == t) return &swept[i];
+    return nullptr;
+  };
+  const auto where = [&](const Entry& e) {
+    return "line " + std::to_string(e.value.pos.line) + ", column " + std::to_string(e.value.pos.column);
+  };
+  for (const Entry& e : set_)
+    if (const Entry* s = swept_by(file_.override_of(e.path, e.value)))
+      fail(e.value.pos, "[sweep.set] '" + e.path + "' is also swept by this sweep ('" + s->path + "' at " + where(*s) +
+                            "), whose values would replace it (expected each parameter either fixed or swept)");
+  for (const Override& o : cli_sets_)
+    if (const Entry* s = swept_by(o))
+      fail(s->value.pos, "--set " + o.path + "=" + o.value + " changes '" + s->path +
+                             "', which this sweep varies here, so the --set would be ignored (expected a --set of a "
+                             "parameter the sweep does not vary: change the values in the sweep file instead)");
 }
 
 /// FNV-1a 64 of the sweep text, a NUL, the base text, then "\0path=value" per command-line set.

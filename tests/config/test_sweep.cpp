@@ -439,6 +439,49 @@ gpus = 4
   EXPECT_DOUBLE_EQ(sc.scheduler.epsilon, 0.5);
 }
 
+// A fixed value (--set or [sweep.set]) of a parameter the sweep varies would be replaced by the
+// point's value without a word: it is an error at the swept parameter (--set) or at the fixed
+// entry ([sweep.set]), however the two paths are spelled.
+TEST(SweepLoader, FixedValueOfASweptParameterIsAnError) {
+  TempDir tmp;
+  const std::string axes = R"(
+[[axis]]
+param = "network.bandwidth_scale"
+values = [0.5, 2]
+
+[[zip]]
+[[zip.axis]]
+param = "cluster.region.b.gpus"
+values = [2, 4]
+[[zip.axis]]
+param = "sim.mfu"
+values = [0.3, 0.4]
+
+[[point]]
+"workload.num_jobs" = 9
+)";
+  const std::string text = sweep_text(axes);
+  struct Case {
+    std::string set, where, param;
+  };
+  for (const Case& c : {Case{"network.bandwidth_scale=3", ":8:9:", "network.bandwidth_scale"},
+                        Case{"cluster.region[1].gpus=8", ":13:9:", "cluster.region.b.gpus"},
+                        Case{"sim.mfu=0.5", ":16:9:", "sim.mfu"},
+                        Case{"workload.num_jobs=3", ":20:23:", "workload.num_jobs"}}) {
+    const std::string e = input_error_of([&] { load_text(tmp, text, {parse_override(c.set)}); });
+    EXPECT_NE(e.find("sweep.toml" + c.where + " --set " + c.set + " changes '" + c.param + "'"), std::string::npos)
+        << c.set << ": " << e;
+  }
+  // Not swept: fine, and applied.
+  const SweepSpec ok = load_text(tmp, text, {parse_override("scheduler.epsilon=0.5")});
+  EXPECT_EQ(ok.fixed.back().path, "scheduler.epsilon");
+
+  const std::string e = input_error_of([&] { load_text(tmp, sweep_text("[sweep.set]\nsim.mfu = 0.2\n" + axes)); });
+  EXPECT_NE(e.find("sweep.toml:7:11: [sweep.set] 'sim.mfu' is also swept by this sweep ('sim.mfu' at line 18, column 9)"),
+            std::string::npos)
+      << e;
+}
+
 TEST(SweepExpand, PointOverridesWinOverFixed) {
   TempDir tmp;
   const SweepSpec s = load_text(tmp, sweep_text(R"(
