@@ -213,6 +213,7 @@ class OverrideWalk {
   struct Selected {
     toml::node* entry = nullptr;
     std::string segment;
+    std::size_t index = 0;  ///< position in the array
   };
 
   toml::table& root_;
@@ -223,6 +224,7 @@ class OverrideWalk {
   const TableSpec* spec_ = &schema::scenario_root();  ///< schema of tbl_
   toml::table* tbl_;                                  ///< table reached so far
   std::string walked_;                                ///< canonical path of tbl_
+  std::string indexed_;                               ///< the same with every entry by index
   bool target_only_ = false;                          ///< target(): record, do not set
   OverrideTarget target_;
 
@@ -249,7 +251,7 @@ class OverrideWalk {
   /// Resolves the override's value for leaf `f` and sets it in the current table.
   void set_leaf(const Field& f, const std::string& here) {
     if (target_only_) {
-      target_ = OverrideTarget{tbl_, f.name};
+      target_ = OverrideTarget{tbl_, f.name, (indexed_.empty() ? "" : indexed_ + ".") + f.name, &f};
       return;
     }
     toml::table holder;
@@ -285,6 +287,7 @@ class OverrideWalk {
     tbl_ = n->as_table();
     spec_ = f.table;
     walked_ = here;
+    indexed_ += (indexed_.empty() ? "" : ".") + f.name;
   }
 
   /// Descends into the entry of array of tables `f` that the next token(s) select.
@@ -305,6 +308,7 @@ class OverrideWalk {
     tbl_ = s.entry->as_table();
     spec_ = f.table;
     walked_ = here + s.segment;
+    indexed_ += (indexed_.empty() ? "" : ".") + f.name + "[" + std::to_string(s.index) + "]";
   }
 
   /// Consumes the selector token(s) after an array of tables. The entry name may itself contain
@@ -331,7 +335,7 @@ class OverrideWalk {
     if (n >= arr.size())
       throw fail("cannot apply override '" + o_.path + "': " + here + "[" + std::to_string(n) +
                  "] does not exist (the scenario has " + std::to_string(arr.size()) + " entries)");
-    return {arr.get(n), "[" + std::to_string(n) + "]"};
+    return {arr.get(n), "[" + std::to_string(n) + "]", n};
   }
 
   Selected by_name(toml::array& arr, const Field& f, const std::string& name, const std::string& here) const {
@@ -355,7 +359,7 @@ class OverrideWalk {
                  "]] entries have " + f.address_key + " '" + name + "' (address one by index, e.g. " + here + "[" +
                  std::to_string(first_ix) + "]." + toks_.back().key + ")");
     }
-    return {entry, "." + segment(name)};
+    return {entry, "." + segment(name), first_ix};
   }
 };
 

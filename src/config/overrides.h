@@ -13,6 +13,7 @@
 #include <toml++/toml.h>
 
 #include "config/scenario_loader.h"
+#include "config/schema.h"
 #include "config/toml_text.h"  // toml_quote(), used with overrides
 
 namespace geopipe::config {
@@ -30,7 +31,9 @@ void apply_override(toml::table& root, const Override& o);
 struct OverrideTarget {
   const toml::table* table = nullptr;
   std::string key;
-  bool operator==(const OverrideTarget&) const = default;
+  std::string path;                      ///< entries by index: "cluster.region[0].gpus"
+  const schema::Field* field = nullptr;  ///< the leaf's schema
+  bool operator==(const OverrideTarget& o) const { return table == o.table && key == o.key; }
 };
 
 /// Resolves `o.path` in `root` as apply_override() would, without setting the value (missing

@@ -1,0 +1,247 @@
+// Content keys of scenarios (config/scenario_key.h; the canonical form is documented in
+// docs/hdf5-format.md, "Scenario keys").
+#include "config/scenario_key.h"
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <map>
+#include <sstream>
+#include <string_view>
+#include <unordered_map>
+
+#include <toml++/toml.h>
+
+#include "config/input_file.h"
+#include "config/overrides.h"
+#include "config/schema.h"
+#include "config/toml_error.h"
+#include "config/toml_text.h"
+#include "util/hash.h"
+
+namespace geopipe::config {
+namespace {
+
+using schema::Field;
+using schema::Kind;
+using schema::TableSpec;
+
+/// SplitMix64's finaliser: every input bit affects every output bit.
+constexpr std::uint64_t mix64(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+// Two independent 64-bit hashes of the same bytes: FNV-1a from two offset bases, each
+// finalised by mix64.
+constexpr std::uint64_t kLaneB = 0x84222325CBF29CE4ULL;
+std::uint64_t lane_a(std::string_view s) { return mix64(util::fnv1a64(s)); }
+std::uint64_t lane_b(std::string_view s) { return mix64(util::fnv1a64(s, kLaneB)); }
+
+ContentDigest entry_digest(const std::string& path, const std::string& value) {
+  std::string s;
+  s.reserve(path.size() + value.size() + 1);
+  s += path;
+  s += '\0';
+  s += value;
+  return {lane_a(s), lane_b(s)};
+}
+
+void add(ContentDigest& d, const ContentDigest& e) {
+  d.a += e.a;
+  d.b += e.b;
+}
+void sub(ContentDigest& d, const ContentDigest& e) {
+  d.a -= e.a;
+  d.b -= e.b;
+}
+
+/// The shortest text that reads back as the same double.
+std::string canonical_double(double v) {
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
+/// Any node as TOML text, marked: only for values validation rejects (kept distinct anyway).
+std::string toml_text(const toml::node& n) {
+  std::ostringstream os;
+  n.visit([&](const auto& x) { os << x; });
+  return "?" + os.str();
+}
+
+std::string canonical_number(const Field& f, const toml::node& n) {
+  if (f.kind == Kind::kInt) {
+    if (auto i = n.value<std::int64_t>()) return std::to_string(*i);
+  } else if (auto d = n.value<double>()) {
+    return canonical_double(*d);
+  }
+  return toml_text(n);
+}
+
+}  // namespace
+
+std::string ScenarioKey::hex() const { return util::hex16(hi) + util::hex16(lo); }
+
+ScenarioKey scenario_key(const ContentDigest& point, std::uint64_t seed, const std::string& scheduler,
+                         int model_version) {
+  std::string s = "geopipe scenario key";
+  s += '\0';
+  s += std::to_string(model_version);
+  s += '\0';
+  s += util::hex16(point.a) + util::hex16(point.b);
+  s += '\0';
+  s += std::to_string(seed);
+  s += '\0';
+  s += scheduler;
+  return {lane_a(s), lane_b(s)};
+}
+
+struct PointKeyer::Impl {
+  std::string base_dir;
+  toml::table doc;                                    ///< base + fixed; point overrides land here too
+  std::map<std::string, std::string> entries;         ///< canonical form of base + fixed
+  ContentDigest base;                                 ///< digest of `entries`
+  std::unordered_map<std::string, OverrideTarget> targets;         ///< by override path
+  std::unordered_map<std::string, std::string> values;             ///< by canonical path '\0' value text
+  std::unordered_map<std::string, std::string> traces;             ///< file -> "csv:<bytes>:<fnv>"
+
+  /// workload.trace: the file's size and digest instead of its path.
+  std::string trace_value(const std::string& given) {
+    namespace fs = std::filesystem;
+    const fs::path g(given);
+    const std::string file =
+        (g.is_absolute() || base_dir.empty() || base_dir == ".") ? given : (fs::path(base_dir) / g).lexically_normal().string();
+    auto it = traces.find(file);
+    if (it != traces.end()) return it->second;
+    std::string text;
+    std::string v;
+    if (auto why = read_input_file(file, kMaxTraceBytes, text))
+      v = "unreadable " + toml_quote(file);  // the scenario loader reports it
+    else
+      v = "csv:" + std::to_string(text.size()) + ":" + util::hex16(util::fnv1a64(text));
+    return traces.emplace(file, v).first->second;
+  }
+
+  std::string value_of(const Field& f, const std::string& path, const toml::node& n) {
+    switch (f.kind) {
+      case Kind::kInt:
+      case Kind::kFloat:
+        return canonical_number(f, n);
+      case Kind::kString: {
+        const auto s = n.value<std::string>();
+        if (!s) return toml_text(n);
+        return path == "workload.trace" ? trace_value(*s) : toml_quote(*s);
+      }
+      case Kind::kFloatArray:
+      case Kind::kStringArray: {
+        const toml::array* a = n.as_array();
+        if (!a) return toml_text(n);
+        std::string out = "[";
+        for (std::size_t i = 0; i < a->size(); ++i) {
+          const toml::node& e = *a->get(i);
+          out += i ? "," : "";
+          if (f.kind == Kind::kFloatArray) {
+            const auto d = e.value<double>();
+            out += d ? canonical_double(*d) : toml_text(e);
+          } else {
+            const auto s = e.value<std::string>();
+            out += s ? toml_quote(*s) : toml_text(e);
+          }
+        }
+        return out + "]";
+      }
+      case Kind::kTable:
+      case Kind::kTableArray:
+        break;
+    }
+    return toml_text(n);
+  }
+
+  /// A default as documented: its TOML value when it is one, else the text ("none", "= x").
+  std::string default_of(const Field& f, const std::string& path) {
+    try {
+      const toml::table t = toml::parse("x = " + f.default_text);
+      if (const toml::node* n = t.get("x")) return value_of(f, path, *n);
+    } catch (const toml::parse_error&) {
+    }
+    return "default " + toml_quote(f.default_text);
+  }
+
+  void flatten(const TableSpec& spec, const toml::table* t, const std::string& prefix) {
+    for (const Field& f : spec.fields) {
+      const std::string path = prefix.empty() ? f.name : prefix + "." + f.name;
+      const toml::node* n = t ? t->get(f.name) : nullptr;
+      if (f.kind == Kind::kTable) {
+        flatten(*f.table, n ? n->as_table() : nullptr, path);
+      } else if (f.kind == Kind::kTableArray) {
+        if (const toml::array* a = n ? n->as_array() : nullptr)
+          for (std::size_t i = 0; i < a->size(); ++i)
+            flatten(*f.table, a->get(i)->as_table(), path + "[" + std::to_string(i) + "]");
+      } else if (n) {
+        entries[path] = value_of(f, path, *n);
+      } else if (!f.default_text.empty()) {
+        entries[path] = default_of(f, path);
+      }
+    }
+  }
+
+  /// The canonical (path, value) of one point override, cached.
+  std::pair<const std::string*, const std::string*> resolve(const Override& o) {
+    auto t = targets.find(o.path);
+    if (t == targets.end()) t = targets.emplace(o.path, override_target(doc, o)).first;
+    const OverrideTarget& tg = t->second;
+    std::string k = tg.path;
+    k += '\0';
+    k += o.value;
+    auto v = values.find(k);
+    if (v == values.end()) {
+      apply_override(doc, o);  // types the value exactly as the scenario loader will see it
+      const toml::node* n = tg.table->get(tg.key);
+      v = values.emplace(std::move(k), n ? value_of(*tg.field, tg.path, *n) : std::string("?")).first;
+    }
+    return {&tg.path, &v->second};
+  }
+};
+
+PointKeyer::PointKeyer(const std::string& base_text, const std::string& base_path, const std::vector<Override>& fixed)
+    : impl_(std::make_unique<Impl>()) {
+  const std::string dir = std::filesystem::path(base_path).parent_path().string();
+  impl_->base_dir = dir.empty() ? std::string(".") : dir;
+  impl_->doc = parse_toml(base_text, base_path);
+  apply_overrides(impl_->doc, fixed);
+  impl_->flatten(schema::scenario_root(), &impl_->doc, "");
+  for (const auto& [path, value] : impl_->entries) add(impl_->base, entry_digest(path, value));
+}
+
+PointKeyer::~PointKeyer() = default;
+
+ContentDigest PointKeyer::digest(const std::vector<Override>& overrides) {
+  ContentDigest d = impl_->base;
+  // A later override of the same parameter wins, as when the scenario is built.
+  std::map<std::string_view, const std::string*> set;
+  for (const Override& o : overrides) {
+    const auto [path, value] = impl_->resolve(o);
+    set[*path] = value;
+  }
+  for (const auto& [path, value] : set) {
+    const std::string p(path);
+    if (auto it = impl_->entries.find(p); it != impl_->entries.end()) sub(d, entry_digest(p, it->second));
+    add(d, entry_digest(p, *value));
+  }
+  return d;
+}
+
+std::vector<std::string> PointKeyer::canonical(const std::vector<Override>& overrides) {
+  std::map<std::string, std::string> e = impl_->entries;
+  for (const Override& o : overrides) {
+    const auto [path, value] = impl_->resolve(o);
+    e[*path] = *value;
+  }
+  std::vector<std::string> out;
+  for (const auto& [path, value] : e) out.push_back(path + " = " + value);
+  return out;
+}
+
+}  // namespace geopipe::config
