@@ -33,8 +33,8 @@ void add_sweep_command(CLI::App& app, int& rc) {
   CLI::Option* threads = cmd->add_option("-t,--threads", a->threads,
                                          "oneTBB threads per process, 1 to " + std::to_string(kMaxThreads) +
                                              " (default, or 0: all hardware threads)");
-  cmd->add_flag("--resume", a->o.resume, "Continue OUTPUT if it exists (skips finished scenarios), else start it");
-  cmd->add_flag("--force", a->o.force, "Overwrite OUTPUT; with --resume: continue even if the sweep changed");
+  cmd->add_flag("--resume", a->o.resume, "Continue OUTPUT if it exists, else start it: reuses every result the sweep still has (also after the sweep changed), runs the rest");
+  cmd->add_flag("--force", a->o.force, "Overwrite OUTPUT (ignored with --resume)");
   cmd->add_flag("--save-jobs", a->o.save_jobs, "Also store one row per job in /jobs");
   cmd->add_flag("--dry-run", a->o.dry_run, "Print the scenario count and the first points, run nothing");
   cmd->add_flag("-q,--quiet", a->o.quiet, "No progress output");

@@ -82,9 +82,21 @@ std::string canonical_number(const Field& f, const toml::node& n) {
 
 }  // namespace
 
-std::string ScenarioKey::hex() const { return util::hex16(hi) + util::hex16(lo); }
+std::string ContentKey::hex() const { return util::hex16(hi) + util::hex16(lo); }
 
-ScenarioKey scenario_key(const ContentDigest& point, std::uint64_t seed, const std::string& scheduler,
+std::optional<ContentKey> ContentKey::from_hex(std::string_view text) {
+  if (text.size() != 32) return std::nullopt;
+  std::uint64_t part[2] = {0, 0};
+  for (std::size_t i = 0; i < 32; ++i) {
+    const char c = text[i];
+    const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    if (d < 0) return std::nullopt;
+    part[i / 16] = part[i / 16] << 4 | static_cast<std::uint64_t>(d);
+  }
+  return ContentKey{part[0], part[1]};
+}
+
+ContentKey scenario_key(const ContentDigest& point, std::uint64_t seed, const std::string& scheduler,
                          int model_version) {
   std::string s = "geopipe scenario key";
   s += '\0';

@@ -21,7 +21,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "config/scenario_loader.h"
@@ -36,16 +38,18 @@ struct ContentDigest {
 };
 
 /// A scenario's 128-bit key.
-struct ScenarioKey {
+struct ContentKey {
   std::uint64_t hi = 0;
   std::uint64_t lo = 0;
-  bool operator==(const ScenarioKey&) const = default;
-  auto operator<=>(const ScenarioKey&) const = default;
+  bool operator==(const ContentKey&) const = default;
+  auto operator<=>(const ContentKey&) const = default;
   std::string hex() const;  ///< 32 lower-case hex digits, hi first
+  /// The key whose hex() is `text`; nullopt unless it is 32 lower-case hex digits.
+  static std::optional<ContentKey> from_hex(std::string_view text);
 };
 
 /// The key of scenario (point digest, seed, scheduler preset) under `model_version`.
-ScenarioKey scenario_key(const ContentDigest& point, std::uint64_t seed, const std::string& scheduler,
+ContentKey scenario_key(const ContentDigest& point, std::uint64_t seed, const std::string& scheduler,
                          int model_version);
 
 /// Digests of the points of one base scenario. Not thread-safe (it caches).

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <unordered_map>
 #include <utility>
 
 #include "config/error.h"
@@ -67,6 +68,7 @@ class Loader {
   void read_base(const toml::node& n);
   void check_size() const;
   void check_paths() const;
+  void check_fixed_vs_swept() const;
   std::uint64_t hash() const;
 };
 
@@ -81,9 +83,13 @@ SweepSpec Loader::load() {
   // Fixed overrides: [sweep.set] then the command line.
   for (const Entry& e : set_) spec_.fixed.push_back(file_.override_of(e.path, e.value));
   for (const Override& o : cli_sets_) spec_.fixed.push_back(o);
+  check_fixed_vs_swept();
   PointFacts facts = validate_points(spec_, file_, base_pos_, *design_);
   spec_.trace_paths = std::move(facts.trace_paths);
   spec_.job_text = facts.job_text;
+  PointKeyer keyer(spec_.base_text, spec_.base_path, spec_.fixed);
+  spec_.point_digests.reserve(spec_.points.size());
+  for (const SweepPoint& p : spec_.points) spec_.point_digests.push_back(keyer.digest(p.overrides));
   spec_.hash = hash();
   return std::move(spec_);
 }
@@ -141,32 +147,52 @@ void Loader::check_paths() const {
     apply_override(doc, file_.override_of(e.path, e.value));
   };
   for (const Entry& e : set_) check(e);
-  const std::vector<Entry> swept = design_->probes();
-  for (const Entry& e : swept) check(e);
+  for (const Entry& e : design_->probes()) check(e);
+}
 
-  // A fixed value ([sweep.set] or --set) of a swept parameter would be silently replaced by the
-  // point's value: refuse it, however the two paths are spelled.
-  toml::table scratch = base;
-  std::vector<OverrideTarget> targets;
-  for (const Entry& e : swept) targets.push_back(override_target(scratch, file_.override_of(e.path, e.value)));
-  auto swept_by = [&](const Override& o) -> const Entry* {
-    const OverrideTarget t = override_target(scratch, o);
-    for (std::size_t i = 0; i < swept.size(); ++i)
-      if (targets[i] == t) return &swept[i];
-    return nullptr;
+/// A fixed value ([sweep.set] or --set) of a parameter the points set would be replaced by the
+/// points' values without a word: a --set of any swept parameter is refused (at the first point
+/// value that overrides it), and a [sweep.set] entry that every point overrides (an axis's or
+/// a zip's parameter). A [sweep.set] value that only some [[point]]s override is their default.
+/// Paths are compared by the parameter they name, however they are spelled.
+void Loader::check_fixed_vs_swept() const {
+  if (spec_.points.empty() || spec_.fixed.empty()) return;
+  toml::table scratch = parse_toml(spec_.base_text, spec_.base_path);
+  std::unordered_map<std::string, OverrideTarget> by_path;
+  auto target = [&](const Override& o) -> const OverrideTarget& {
+    auto it = by_path.find(o.path);
+    if (it == by_path.end()) it = by_path.emplace(o.path, override_target(scratch, o)).first;
+    return it->second;
   };
-  const auto where = [&](const Entry& e) {
-    return "line " + std::to_string(e.value.pos.line) + ", column " + std::to_string(e.value.pos.column);
-  };
-  for (const Entry& e : set_)
-    if (const Entry* s = swept_by(file_.override_of(e.path, e.value)))
-      fail(e.value.pos, "[sweep.set] '" + e.path + "' is also swept by this sweep ('" + s->path + "' at " + where(*s) +
-                            "), whose values would replace it (expected each parameter either fixed or swept)");
-  for (const Override& o : cli_sets_)
-    if (const Entry* s = swept_by(o))
-      fail(s->value.pos, "--set " + o.path + "=" + o.value + " changes '" + s->path +
-                             "', which this sweep varies here, so the --set would be ignored (expected a --set of a "
-                             "parameter the sweep does not vary: change the values in the sweep file instead)");
+  std::vector<OverrideTarget> fixed;
+  for (const Override& o : spec_.fixed) fixed.push_back(target(o));
+  std::vector<std::size_t> points_setting(fixed.size(), 0);
+  std::vector<const Override*> first(fixed.size(), nullptr);
+  for (const SweepPoint& p : spec_.points) {
+    std::vector<bool> here(fixed.size(), false);
+    for (const Override& o : p.overrides) {
+      const OverrideTarget& t = target(o);
+      for (std::size_t i = 0; i < fixed.size(); ++i)
+        if (!here[i] && fixed[i] == t) {
+          here[i] = true;
+          ++points_setting[i];
+          if (!first[i]) first[i] = &o;
+        }
+    }
+  }
+  const auto at = [](const Override& o) { return Pos{o.line, o.column}; };
+  for (std::size_t i = 0; i < fixed.size(); ++i) {
+    const Override& f = spec_.fixed[i];
+    if (!first[i]) continue;
+    if (f.origin == "--set")
+      fail(at(*first[i]), "--set " + f.path + "=" + f.value + " changes '" + first[i]->path +
+                              "', which this sweep varies here, so the --set would be ignored (expected a --set of "
+                              "a parameter the sweep does not vary: change the values in the sweep file instead)");
+    if (points_setting[i] == spec_.points.size())
+      fail(at(f), "[sweep.set] '" + f.path + "' is also swept by this sweep ('" + first[i]->path + "' at line " +
+                      std::to_string(first[i]->line) + ", column " + std::to_string(first[i]->column) +
+                      "), whose values replace it at every point (expected each parameter either fixed or swept)");
+  }
 }
 
 /// FNV-1a 64 of the sweep text, a NUL, the base text, then "\0path=value" per command-line set.

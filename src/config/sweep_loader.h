@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "config/scenario_key.h"
 #include "config/scenario_loader.h"
 #include "model/scenario.h"
 #include "sim/job_row.h"
@@ -48,6 +49,7 @@ struct SweepSpec {
   std::vector<SweepPoint> points;       ///< see the file comment
   std::vector<std::string> trace_paths; ///< every distinct CSV trace the points read (outputs must not be one)
   JobTextBytes job_text;                ///< widest job texts of any point (sim/job_row.h): /jobs column widths
+  std::vector<ContentDigest> point_digests;  ///< per point: its content (config/scenario_key.h)
   std::uint64_t hash = 0;               ///< FNV-1a 64 of text, base_text and the command-line sets
 
   std::uint64_t num_scenarios() const {

@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <stdexcept>
 #include <vector>
 
@@ -198,6 +199,7 @@ void write_meta(hid_t file, const StoreMeta& m, const std::string& path) {
   attr_strlist(file, "schedulers", m.schedulers, path);
   attr_strlist(file, "axes", m.axes, path);
   attr_num<std::int8_t>(file, "complete", H5T_NATIVE_INT8, m.complete ? 1 : 0, path);
+  attr_num<std::int64_t>(file, "model_version", H5T_NATIVE_INT64, m.model_version, path);
 }
 
 StoreMeta read_meta(hid_t file, const std::string& path) {
@@ -224,6 +226,12 @@ StoreMeta read_meta(hid_t file, const std::string& path) {
   if (attr_exists(file, "schedulers")) m.schedulers = attr_read_strings(file, "schedulers", path);
   if (attr_exists(file, "axes")) m.axes = attr_read_strings(file, "axes", path);
   m.complete = attr_read_num<std::int8_t>(file, "complete", H5T_NATIVE_INT8, path, 0) != 0;
+  if (fv >= 3) {
+    if (!attr_exists(file, "model_version")) not_geopipe(path, "no 'model_version' attribute");
+    const auto mv = attr_read_num<std::int64_t>(file, "model_version", H5T_NATIVE_INT64, path, 0);
+    if (mv < 1 || mv > std::numeric_limits<int>::max()) not_geopipe(path, "bad model_version " + std::to_string(mv));
+    m.model_version = static_cast<int>(mv);
+  }
   return m;
 }
 

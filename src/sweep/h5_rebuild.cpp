@@ -253,7 +253,8 @@ const unsigned char* current_row(Cursor& c, const Input& in, hid_t memtype, std:
 }
 
 /// /scenarios: k-way merge of the inputs' sorted tables, streamed. Fills cov.ids.
-void merge_scenarios(const std::vector<Input>& ins, Writer& w, const std::string& shown, Coverage& cov) {
+void merge_scenarios(const std::vector<Input>& ins, Writer& w, const std::string& shown, Coverage& cov,
+                     const std::function<bool(std::int64_t)>& keep) {
   const Layout& sl = ins.front().scen_layout;
   const Field sid = sl.at("id");
   const std::uint64_t total = cov.total;
@@ -282,8 +283,12 @@ void merge_scenarios(const std::vector<Input>& ins, Writer& w, const std::string
       }
     }
     if (best == ins.size()) break;
-    std::memcpy(out.add(), cur[best].buf.row(cur[best].pos), sl.size);
     cur[best].last = best_id;
+    if (keep && !keep(best_id)) {
+      ++cur[best].pos;
+      continue;
+    }
+    std::memcpy(out.add(), cur[best].buf.row(cur[best].pos), sl.size);
     ++cur[best].pos;
     cov.ids.push(best_id);
     if (out.n >= kScenarioChunk) {
@@ -378,6 +383,10 @@ StoreMeta final_meta(StoreMeta meta, Rebuild mode, const std::string& layout, hs
       meta.complete = cov.done.count() == cov.ids.size();
       break;
     }
+    case Rebuild::Retire:
+      meta.shard = "";
+      meta.complete = cov.done.count() == cov.ids.size();
+      break;
     case Rebuild::Merge:
       meta.shard = "";
       meta.complete = total > 0 && cov.done.count() == total;
@@ -389,7 +398,8 @@ StoreMeta final_meta(StoreMeta meta, Rebuild mode, const std::string& layout, hs
 }  // namespace
 
 Writer rebuild(const std::vector<std::string>& inputs, const std::string& tmp, const std::string& shown,
-               Rebuild mode, const std::string& layout, std::uint64_t* rows_out, const JobTextBytes& job_text) {
+               Rebuild mode, const std::string& layout, std::uint64_t* rows_out, const JobTextBytes& job_text,
+               const std::function<bool(std::int64_t)>& keep) {
   std::vector<Input> ins = open_inputs(inputs);
   // The inputs were checked, but copying reads them again: a crash then removes the new file.
   const CrashGuard guard(inputs.size() == 1 ? inputs.front() : shown);
@@ -409,7 +419,7 @@ Writer rebuild(const std::vector<std::string>& inputs, const std::string& tmp, c
   Coverage cov(meta.total_scenarios);
 
   Writer w = open_new(tmp, shown, ins.front().scen_layout, scen_rows, jobs);
-  merge_scenarios(ins, w, shown, cov);
+  merge_scenarios(ins, w, shown, cov, keep);
   std::uint64_t rows = copy_metrics(ins, w, shown, cov);
   rows += copy_errors(ins, w, shown, cov);
   if (jobs) copy_jobs(ins, w, shown, cov);

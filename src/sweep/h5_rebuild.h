@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,17 +21,18 @@ namespace geopipe::sweep::h5 {
 ///   Resume:   new `layout`, complete = 0, left in SWMR-write mode for appending
 ///   Finalize: complete = every scenario of the file has a metrics or errors row
 ///   Merge:    shard = "", complete = every scenario of the sweep has a row
-enum class Rebuild { Resume, Finalize, Merge };
+///   Retire:   the rows set aside by an extension: shard = "" (a subset), complete as Finalize
+enum class Rebuild { Resume, Finalize, Merge, Retire };
 
 /// Writes at `tmp` a new file with the metadata of inputs[0] and every valid row of the inputs:
 /// /scenarios merged by id (each input's is sorted; an id in two inputs is an error), /metrics
 /// (status 1, id a scenario of the file), /errors (id a scenario) and /jobs (scenario with a
 /// metrics row) sorted by id / (scenario_id, job_id), one row per key. Memory stays bounded.
 /// `rows_out` = metrics + errors rows written. /jobs text columns are as wide as the widest
-/// input's and at least `job_text` (a resumed sweep may write longer texts). The inputs are
-/// closed before it returns.
+/// input's and at least `job_text` (a resumed sweep may write longer texts). With `keep`, only
+/// the scenarios whose id it accepts are copied. The inputs are closed before it returns.
 Writer rebuild(const std::vector<std::string>& inputs, const std::string& tmp, const std::string& shown,
                Rebuild mode, const std::string& layout, std::uint64_t* rows_out,
-               const JobTextBytes& job_text = {});
+               const JobTextBytes& job_text = {}, const std::function<bool(std::int64_t)>& keep = {});
 
 }  // namespace geopipe::sweep::h5

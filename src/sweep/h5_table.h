@@ -29,6 +29,10 @@ namespace geopipe::sweep::h5 {
 constexpr std::size_t kSchedulerWidth = 32;
 constexpr std::size_t kTextWidth = 64;
 constexpr std::size_t kErrorWidth = util::kMaxShownBytes;
+/// /scenarios.key: a scenario's content key, 32 hex digits (config/scenario_key.h).
+constexpr std::size_t kKeyWidth = 32;
+/// /scenarios columns before the axes: id, point, seed, scheduler, key (format 1 and 2: no key).
+constexpr std::size_t kScenarioLeadColumns = 5;
 /// Narrowest column in which a too-long text is shortened with a visible marker (a defence:
 /// the widths above make it unreachable for every text geopipe writes).
 constexpr std::size_t kMinMarkedWidth = 128;

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "sweep/h5_file.h"
+#include "sim/model_version.h"
 #include "util/input_error.h"
 
 namespace geopipe::sweep::h5 {
@@ -226,12 +227,20 @@ Input open_input(const std::string& path) {
   const Field& s_point = int_column(sl, "point", path, "scenarios");
   const Field* s_sched = sl.find("scheduler");
   if (!s_sched || s_sched->kind != Kind::Str) not_geopipe(path, "/scenarios has no text 'scheduler' column");
-  if (sl.fields.size() < 4 || sl.fields.size() - 4 != m.axes.size())
+  // Format 3 adds the content key after the scheduler.
+  const std::size_t lead = m.format_version >= 3 ? kScenarioLeadColumns : 4;
+  if (m.format_version >= 3) {
+    const Field* key = sl.fields.size() > 4 ? &sl.fields[4] : nullptr;
+    if (!key || key->name != "key" || key->kind != Kind::Str || key->size != kKeyWidth)
+      not_geopipe(path, "/scenarios has no 32-byte text 'key' column after 'scheduler'");
+  }
+  if (sl.fields.size() < lead || sl.fields.size() - lead != m.axes.size())
     damaged(path, "/scenarios has " + std::to_string(sl.fields.size()) + " columns for " +
-                      std::to_string(m.axes.size()) + " axes (expected id, point, seed, scheduler, then the axes)");
+                      std::to_string(m.axes.size()) + " axes (expected id, point, seed, scheduler" +
+                      (lead == 5 ? ", key" : "") + ", then the axes)");
   for (std::size_t k = 0; k < m.axes.size(); ++k)
-    if (sl.fields[4 + k].name != m.axes[k])
-      damaged(path, "/scenarios column '" + sl.fields[4 + k].name + "' is not the axis '" + m.axes[k] + "'");
+    if (sl.fields[lead + k].name != m.axes[k])
+      damaged(path, "/scenarios column '" + sl.fields[lead + k].name + "' is not the axis '" + m.axes[k] + "'");
   const Field& m_id = int_column(ml, "id", path, "metrics");
   const Field& m_status = int_column(ml, "status", path, "metrics");
   const Field& e_id = int_column(el, "id", path, "errors");
@@ -262,6 +271,7 @@ Input open_input(const std::string& path) {
   }
 
   // /scenarios: ascending ids of this shard, consistent with their scheduler and point.
+  const Field* s_key = m.format_version >= 3 ? &sl.fields[4] : nullptr;
   std::int64_t last = -1;
   std::vector<const Field*> texts;
   for (const auto& f : sl.fields)
@@ -280,6 +290,11 @@ Input open_input(const std::string& path) {
     if (get_str(row, *s_sched) != m.schedulers[static_cast<std::uint64_t>(id) % n_sched])
       damaged(path, row_at("scenarios", r) + ": scheduler '" + get_str(row, *s_sched) + "' does not match id " +
                         std::to_string(id));
+    if (s_key) {
+      const std::string k = get_str(row, *s_key);
+      if (k.size() != kKeyWidth || k.find_first_not_of("0123456789abcdef") != std::string::npos)
+        damaged(path, row_at("scenarios", r) + ": key '" + k + "' is not 32 lower-case hex digits");
+    }
     const std::int64_t point = get_i64(row, s_point);
     if (point < 0 || static_cast<std::uint64_t>(point) > pair)
       damaged(path, row_at("scenarios", r) + ": point " + std::to_string(point) + " does not match id " +
@@ -362,6 +377,13 @@ Input open_input(const std::string& path) {
 }
 
 void require_current_version(const Input& in) {
+  if (in.meta.format_version == kFormatVersion && in.meta.model_version != kModelVersion)
+    throw InputError(in.path, 0, 0,
+                     "holds results of model version " + std::to_string(in.meta.model_version) + " (geopipe " +
+                         in.meta.geopipe_version + "); this build simulates model version " +
+                         std::to_string(kModelVersion) +
+                         ", whose results may differ, so it cannot add to or merge them (expected the geopipe that "
+                         "wrote it, or a new file; docs/model.md, \"Model versions\")");
   if (in.meta.format_version < kFormatVersion)
     throw InputError(in.path, 0, 0,
                      "was written in format version " + std::to_string(in.meta.format_version) + " by geopipe " +

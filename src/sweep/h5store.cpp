@@ -17,13 +17,18 @@
 #include <cerrno>
 #include <cstring>
 #include <iostream>
+#include <iterator>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 
+#include "config/scenario_key.h"
 #include "config/toml_text.h"
 #include "sim/metrics.h"
+#include "sim/model_version.h"
 #include "sweep/h5_error.h"
+#include "sweep/h5_extend.h"
 #include "sweep/h5_file.h"
 #include "sweep/h5_rebuild.h"
 #include "sweep/h5_table.h"
@@ -46,6 +51,7 @@ constexpr std::size_t kJobsBatch = 8192;
 StoreMeta new_file_meta(const StoreMeta& meta, const config::SweepSpec& spec, const Plan& plan) {
   StoreMeta m = meta;
   m.format_version = static_cast<int>(kFormatVersion);
+  m.model_version = kModelVersion;
   if (m.geopipe_version.empty()) m.geopipe_version = "unknown";
   if (m.created_utc.empty()) m.created_utc = util::utc_now_iso8601();
   if (m.sweep_name.empty()) m.sweep_name = spec.name;
@@ -71,6 +77,7 @@ Layout scenario_layout(const config::SweepSpec& spec) {
       if (!spec.columns[k].numeric) text_w[k] = std::max(text_w[k], config::toml_unquote(p.text[k]).size());
   Layout sl;
   sl.add("id", Kind::I64).add("point", Kind::I64).add("seed", Kind::U64).add("scheduler", Kind::Str, sched_w);
+  sl.add("key", Kind::Str, kKeyWidth);
   for (std::size_t k = 0; k < spec.columns.size(); ++k) {
     const auto& col = spec.columns[k];
     if (sl.find(col.param))
@@ -89,18 +96,25 @@ void write_scenarios(Writer& nw, const Layout& sl, const config::SweepSpec& spec
   const Field& f_point = sl.at("point");
   const Field& f_seed = sl.at("seed");
   const Field& f_sched = sl.at("scheduler");
+  const Field& f_key = sl.at("key");
+  if (spec.point_digests.size() != spec.points.size())
+    throw std::logic_error("h5store: the sweep has no content digest for every point");
   Rows rows(sl.size);
   for (std::uint64_t id = 0; id < plan.total(); ++id) {  // chunk by chunk: flat memory
     if (!plan.in_shard(id)) continue;
     const ScenarioKey k = plan.key(id);
     const auto& pt = spec.points[k.point];
     unsigned char* row = rows.add();
+    put_str(row, f_key,
+            config::scenario_key(spec.point_digests[k.point], spec.seeds[k.seed_index],
+                                 spec.schedulers[k.scheduler_index], kModelVersion)
+                .hex());
     put_i64(row, f_id, static_cast<std::int64_t>(id));
     put_i64(row, f_point, static_cast<std::int64_t>(k.point));
     put_u64(row, f_seed, spec.seeds[k.seed_index]);
     put_str(row, f_sched, spec.schedulers[k.scheduler_index]);
     for (std::size_t j = 0; j < spec.columns.size(); ++j) {
-      const Field& f = sl.fields[4 + j];
+      const Field& f = sl.fields[kScenarioLeadColumns + j];
       if (spec.columns[j].numeric)
         put_f64(row, f, j < pt.numeric.size() ? pt.numeric[j] : std::numeric_limits<double>::quiet_NaN());
       else
@@ -254,6 +268,69 @@ std::unique_ptr<ResultStore> ResultStore::resume(const std::string& path, const 
                      [&](const std::string& tmp) {
                        return rebuild({path}, tmp, path, Rebuild::Resume, layout, &rows, job_text);
                      });
+  return std::unique_ptr<ResultStore>(new ResultStore(Impl::make(path, std::move(w), rows)));
+}
+
+std::unique_ptr<ResultStore> ResultStore::extend(const std::string& path, const StoreMeta& meta,
+                                                 const config::SweepSpec& spec, const Plan& plan, Extension& out) {
+  Lock lock;
+  if (plan.total() != spec.num_scenarios())
+    throw std::invalid_argument("h5store: the plan does not match the sweep");
+  std::optional<Input> in(open_input(path));
+  require_current_version(*in);
+
+  // Which results the new sweep contains, by content key.
+  const auto keys = result_keys(*in);
+  IdPairs pairs;
+  out = Extension{};
+  std::vector<std::int64_t> used;
+  for (std::uint64_t id = 0; id < plan.total(); ++id) {
+    if (!plan.in_shard(id)) continue;
+    const ScenarioKey k = plan.key(id);
+    const config::ContentKey ck = config::scenario_key(spec.point_digests[k.point], spec.seeds[k.seed_index],
+                                                       spec.schedulers[k.scheduler_index], kModelVersion);
+    const auto it = keys.find(ck);
+    if (it == keys.end()) continue;
+    pairs.emplace_back(it->second, static_cast<std::int64_t>(id));
+    used.push_back(it->second);
+    out.reused.push_back(static_cast<std::int64_t>(id));
+  }
+  std::sort(pairs.begin(), pairs.end());
+  std::sort(used.begin(), used.end());
+  std::vector<std::int64_t> retired;
+  std::set_difference(in->done_ids.begin(), in->done_ids.end(), used.begin(), used.end(), std::back_inserter(retired));
+  out.retired = retired.size();
+
+  // 1. The results no longer in the sweep, to a file of their own (never silently dropped).
+  if (!retired.empty()) {
+    for (int n = 1;; ++n) {
+      out.retired_path = path + ".retired-" + std::to_string(n) + ".h5";
+      if (!util::path_exists(out.retired_path) && !util::path_exists(out.retired_path + ".retire-tmp")) break;
+    }
+    produce(out.retired_path + ".retire-tmp", out.retired_path, /*must_not_exist=*/true, /*keep_open=*/false,
+            [&](const std::string& tmp) {
+              return rebuild({path}, tmp, out.retired_path, Rebuild::Retire, in->meta.layout, nullptr, {},
+                             [&](std::int64_t id) { return std::binary_search(retired.begin(), retired.end(), id); });
+            });
+  }
+
+  // 2. The new file: the new sweep's scenarios, the kept results under their new ids.
+  const Layout sl = scenario_layout(spec);
+  std::optional<JobTextBytes> jobs;
+  if (in->jobs.valid()) jobs = spec.job_text.max_with(job_text_of(in->jobs_layout));
+  StoreMeta m = new_file_meta(meta, spec, plan);
+  m.created_utc = in->meta.created_utc;
+  std::uint64_t rows = 0;
+  Writer w = produce(path + ".extend-tmp", path, /*must_not_exist=*/false, /*keep_open=*/true,
+                     [&](const std::string& tmp) {
+    Writer nw = open_new(tmp, path, sl, plan.shard_total(), jobs);
+    write_scenarios(nw, sl, spec, plan, path);
+    rows = copy_remapped(*in, nw, pairs, path);
+    in.reset();  // closed before the new file replaces it
+    m.num_scenarios = nw.s_rows;
+    finish_new(nw, m, /*swmr=*/true, path);
+    return nw;
+  });
   return std::unique_ptr<ResultStore>(new ResultStore(Impl::make(path, std::move(w), rows)));
 }
 

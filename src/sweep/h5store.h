@@ -4,9 +4,11 @@
 //  /            attributes: format_version, geopipe_version, created_utc, sweep_name,
 //               sweep_toml, base_toml, sweep_hash (16 hex digits), layout ("ranks=R threads=T"),
 //               num_scenarios (in this file, i.e. this shard), total_scenarios (whole sweep),
-//               shard ("K/N" or ""), schedulers (list), axes (list), complete (0/1)
-//  /scenarios   one row per scenario of this file: id, point, seed, scheduler, one column per
-//               axis (float64 for numeric axes, fixed string otherwise). Written at creation.
+//               shard ("K/N" or ""), schedulers (list), axes (list), complete (0/1),
+//               model_version (sim/model_version.h of every result in the file)
+//  /scenarios   one row per scenario of this file: id, point, seed, scheduler, key (content
+//               key, config/scenario_key.h), one column per axis (float64 for numeric axes,
+//               fixed string otherwise). Written at creation.
 //  /metrics     one row per finished scenario: id, status (1 = ok), then every metric of
 //               sim/metrics.h (GEOPIPE_SCENARIO_METRICS) as float64, named as there.
 //  /errors      id, message (fixed-length string of 4 KiB: the error line as geopipe prints it).
@@ -52,12 +54,20 @@ struct StoreMeta {
   std::vector<std::string> schedulers;
   std::vector<std::string> axes;
   bool complete = false;
+  int model_version = 0;          ///< sim/model_version.h of the results (0: format < 3, unknown)
 };
 
 /// What an existing file holds (for --resume and merge).
 struct StoreContents {
   StoreMeta meta;
   std::vector<std::int64_t> done_ids;   ///< ids with a valid /metrics or /errors row, sorted, unique
+};
+
+/// What ResultStore::extend() did.
+struct Extension {
+  std::vector<std::int64_t> reused;  ///< ids of the new sweep whose result the file held, ascending
+  std::uint64_t retired = 0;         ///< results of the file that the new sweep no longer has
+  std::string retired_path;          ///< the file they were moved to ("" if none)
 };
 
 class ResultStore final : public ResultSink {
@@ -78,6 +88,16 @@ class ResultStore final : public ResultSink {
   /// /jobs text columns become at least `job_text` wide (the resuming sweep's SweepSpec::job_text).
   static std::unique_ptr<ResultStore> resume(const std::string& path, const StoreContents& contents,
                                              const std::string& layout, const JobTextBytes& job_text = {});
+
+  /// Grows `path` into the result file of another sweep (`spec`, `plan`; metadata as create()
+  /// writes it, from `meta`): every result whose content key (config/scenario_key.h) a scenario
+  /// of the new sweep has is kept under that scenario's id; results the new sweep no longer has
+  /// are moved to a new file "<path>.retired-N.h5" (a valid result file of the old sweep, N the
+  /// first free number) before `path` is replaced. Each file appears by rename: a crash leaves
+  /// the old file, or the old file and the retired one, or both new files. Refuses files of
+  /// format < 3 or of another model version, and another shard. Fills `out`.
+  static std::unique_ptr<ResultStore> extend(const std::string& path, const StoreMeta& meta,
+                                             const config::SweepSpec& spec, const Plan& plan, Extension& out);
 
   ~ResultStore() override;  ///< flushes and closes (without finalize: the file stays resumable)
 

@@ -145,11 +145,11 @@ class Master {
       progress_.finish(done_, failed_, "interrupted (signal " + std::to_string(stop_signal()) + "): " + opt_.output +
                                            " closed; rerun with --resume to finish");
       if (abandoned_workers_) std::cerr << "geopipe: workers did not return within 30 s; aborting them\n";
-      return {util::kExitInterrupted, abandoned_workers_};
+      return {util::kExitInterrupted, abandoned_workers_, done_, failed_};
     }
     sink_.finalize();
     progress_.finish(done_, failed_, "-> " + opt_.output);
-    return {failed_ ? util::kExitFailures : util::kExitOk, false};
+    return {failed_ ? util::kExitFailures : util::kExitOk, false, done_, failed_};
   }
 
   const SweepOptions& opt_;

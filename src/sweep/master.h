@@ -16,6 +16,8 @@ namespace geopipe::sweep {
 struct MasterOutcome {
   int exit_code = 0;             ///< util/exit_codes.h: ok, failures, or interrupted
   bool abandoned_workers = false;  ///< workers did not return their batch after a stop: abort them
+  std::uint64_t computed = 0;      ///< scenarios run and written by this run
+  std::uint64_t failed = 0;        ///< of those, failed
 };
 
 /// Runs the sweep's remaining scenarios (all of the plan's shard but `done`, sorted) with

@@ -40,27 +40,6 @@ OpenedOutput open_hdf5(const OutputRequest& rq, const config::SweepSpec& spec, c
   const std::string hash = util::hex16(spec.hash);
   const std::string shard =
       plan.shards() > 1 ? std::to_string(plan.shard()) + "/" + std::to_string(plan.shards()) : "";
-  if (util::path_exists(rq.path) && rq.resume) {
-    StoreContents c = ResultStore::read(rq.path);
-    if (c.meta.sweep_hash != hash && !rq.force)
-      throw InputError(rq.path, 0, 0,
-                       "was written by a different sweep (hash " + c.meta.sweep_hash + ", now " + hash +
-                           "): the sweep file, its base scenario or --set changed (expected the same sweep; use "
-                           "--force with --resume to continue anyway)");
-    if (c.meta.shard != shard)
-      throw InputError(rq.path, 0, 0, "holds shard '" + c.meta.shard + "' (expected '" + shard + "')");
-    out.done = std::move(c.done_ids);
-    out.sink = locked(ResultStore::resume(rq.path, c, rq.layout, spec.job_text));
-    return out;
-  }
-  if (util::path_exists(rq.path)) {
-    if (!rq.force)
-      throw InputError(rq.path, 0, 0,
-                       "output file exists (expected a new file; use --resume to continue it or --force to overwrite "
-                       "it)");
-    if (std::remove(rq.path.c_str()) != 0)
-      throw InputError(rq.path, 0, 0, "cannot remove the existing file for --force");
-  }
   StoreMeta meta;
   meta.geopipe_version = rq.version;
   meta.created_utc = util::utc_now_iso8601();
@@ -74,6 +53,32 @@ OpenedOutput open_hdf5(const OutputRequest& rq, const config::SweepSpec& spec, c
   meta.shard = shard;
   meta.schedulers = spec.schedulers;
   for (const auto& c : spec.columns) meta.axes.push_back(c.param);
+  if (util::path_exists(rq.path) && rq.resume) {
+    StoreContents c = ResultStore::read(rq.path);
+    if (c.meta.shard != shard)
+      throw InputError(rq.path, 0, 0, "holds shard '" + c.meta.shard + "' (expected '" + shard + "')");
+    out.resumed = true;
+    if (c.meta.sweep_hash == hash) {  // the same sweep: the same ids
+      out.done = std::move(c.done_ids);
+      out.sink = locked(ResultStore::resume(rq.path, c, rq.layout, spec.job_text));
+      return out;
+    }
+    // A changed sweep: keep the results it still has (by content key), set the others aside.
+    Extension ext;
+    out.sink = locked(ResultStore::extend(rq.path, meta, spec, plan, ext));
+    out.done = std::move(ext.reused);
+    out.retired = ext.retired;
+    out.retired_path = std::move(ext.retired_path);
+    return out;
+  }
+  if (util::path_exists(rq.path)) {
+    if (!rq.force)
+      throw InputError(rq.path, 0, 0,
+                       "output file exists (expected a new file; use --resume to continue it or --force to overwrite "
+                       "it)");
+    if (std::remove(rq.path.c_str()) != 0)
+      throw InputError(rq.path, 0, 0, "cannot remove the existing file for --force");
+  }
   out.sink = locked(ResultStore::create(rq.path, meta, spec, plan, rq.save_jobs));
   return out;
 }

@@ -20,7 +20,7 @@ namespace geopipe::sweep {
 struct OutputRequest {
   std::string path;       ///< -o
   bool resume = false;    ///< continue the output if it exists (else create it)
-  bool force = false;     ///< replace an existing output; with resume: accept a changed sweep
+  bool force = false;     ///< replace an existing output (not with resume)
   bool save_jobs = false; ///< store per-job rows
   bool durable = false;   ///< fsync the output after every flush
   std::string layout;     ///< "ranks=R threads=T" of this run
@@ -30,11 +30,16 @@ struct OutputRequest {
 struct OpenedOutput {
   std::unique_ptr<ResultSink> sink;
   std::vector<std::int64_t> done;  ///< scenario ids the output already holds (resume), sorted
+  bool resumed = false;            ///< an existing output is continued
+  std::uint64_t retired = 0;       ///< results of the output that the sweep no longer has
+  std::string retired_path;        ///< where they were moved ("" if none)
 };
 
 /// Creates the output of `spec`'s scenarios in `plan` (this shard), or resumes it. The rules
 /// (docs/sweep-runner.md, "Reliability"): an existing output is refused unless resume or force;
-/// resume refuses an output of another sweep (hash) or shard unless force. Throws InputError;
+/// resume continues an output of the same sweep, and grows one of a changed sweep (results
+/// reused by content key, those no longer in the sweep moved aside: ResultStore::extend);
+/// it refuses another shard. Throws InputError;
 /// nothing is created or changed then. One writer per output: the sink holds an exclusive
 /// lock on "OUT.lock" (flock, released when the sink is destroyed or the process dies) taken
 /// before anything is read, removed or created; a second writer gets an InputError naming the

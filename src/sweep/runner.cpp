@@ -156,10 +156,18 @@ int run_sweep(const SweepOptions& opt) {
     if (code == util::kExitInternal) mpi.abort(code);
     return code;
   }
+  // What a resumed output holds and what this run adds, said before and after (docs/sweep-runner.md).
+  const auto accounting = [&](std::uint64_t to_run) {
+    std::string s = "reused " + std::to_string(output.done.size()) + ", to run " + std::to_string(to_run) +
+                    ", no longer in the sweep " + std::to_string(output.retired);
+    if (!output.retired_path.empty()) s += " (moved to " + output.retired_path + ")";
+    return s;
+  };
+  const std::uint64_t to_run = plan.shard_total() - output.done.size();
   if (!opt.quiet)
     std::cerr << "geopipe sweep '" << spec->name << "': " << plan.shard_total() << " scenarios"
-              << (output.done.empty() ? "" : " (" + std::to_string(output.done.size()) + " already in the file)")
-              << ", " << mpi.ranks() << " rank(s) x " << threads << " thread(s) -> " << opt.output << "\n";
+              << (output.resumed ? " (" + accounting(to_run) + ")" : "") << ", " << mpi.ranks() << " rank(s) x "
+              << threads << " thread(s) -> " << opt.output << "\n";
   MasterOutcome outcome;
   code = util::guarded(
       [&] {
@@ -168,6 +176,12 @@ int run_sweep(const SweepOptions& opt) {
       },
       {true, mpi.used() ? "rank 0" : ""});
   output.sink.reset();  // close the output first: it stays resumable whatever happens next
+  if (!opt.quiet && output.resumed)
+    std::cerr << "geopipe sweep '" << spec->name << "': " << opt.output << " holds "
+              << output.done.size() + outcome.computed << " of " << plan.shard_total() << " scenarios: reused "
+              << output.done.size() << ", computed " << outcome.computed << " ("
+              << outcome.failed << " failed), not yet run " << to_run - outcome.computed << ", no longer in the sweep "
+              << output.retired << (output.retired_path.empty() ? "" : " (in " + output.retired_path + ")") << "\n";
   // Workers stuck after a stop request, or an internal error: end the whole job.
   if (outcome.abandoned_workers || (code == util::kExitInternal && mpi.used())) mpi.abort(code);
   return code;

@@ -182,7 +182,7 @@ TEST(ScenarioKey, ATraceCountsByItsContentNotItsPath) {
 
 TEST(ScenarioKey, SeedSchedulerAndModelVersionAreInTheKey) {
   const ContentDigest d = digest_of(kBase);
-  const ScenarioKey k = scenario_key(d, 1, "bace-pipe", kModelVersion);
+  const ContentKey k = scenario_key(d, 1, "bace-pipe", kModelVersion);
   EXPECT_EQ(k.hex().size(), 32u);
   EXPECT_EQ(k, scenario_key(digest_of(kSameBase), 1, "bace-pipe", kModelVersion));
   EXPECT_NE(k, scenario_key(d, 2, "bace-pipe", kModelVersion));

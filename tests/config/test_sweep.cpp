@@ -439,9 +439,10 @@ gpus = 4
   EXPECT_DOUBLE_EQ(sc.scheduler.epsilon, 0.5);
 }
 
-// A fixed value (--set or [sweep.set]) of a parameter the sweep varies would be replaced by the
-// point's value without a word: it is an error at the swept parameter (--set) or at the fixed
-// entry ([sweep.set]), however the two paths are spelled.
+// A fixed value of a parameter the sweep varies would be replaced by the points' values without
+// a word: a --set of any swept parameter is an error at the first value that replaces it, a
+// [sweep.set] entry of an axis's or zip's parameter an error at the entry, however the paths
+// are spelled.
 TEST(SweepLoader, FixedValueOfASweptParameterIsAnError) {
   TempDir tmp;
   const std::string axes = R"(
@@ -464,9 +465,9 @@ values = [0.3, 0.4]
   struct Case {
     std::string set, where, param;
   };
-  for (const Case& c : {Case{"network.bandwidth_scale=3", ":8:9:", "network.bandwidth_scale"},
-                        Case{"cluster.region[1].gpus=8", ":13:9:", "cluster.region.b.gpus"},
-                        Case{"sim.mfu=0.5", ":16:9:", "sim.mfu"},
+  for (const Case& c : {Case{"network.bandwidth_scale=3", ":9:11:", "network.bandwidth_scale"},
+                        Case{"cluster.region[1].gpus=8", ":14:11:", "cluster.region.b.gpus"},
+                        Case{"sim.mfu=0.5", ":17:11:", "sim.mfu"},
                         Case{"workload.num_jobs=3", ":20:23:", "workload.num_jobs"}}) {
     const std::string e = input_error_of([&] { load_text(tmp, text, {parse_override(c.set)}); });
     EXPECT_NE(e.find("sweep.toml" + c.where + " --set " + c.set + " changes '" + c.param + "'"), std::string::npos)
@@ -476,24 +477,31 @@ values = [0.3, 0.4]
   const SweepSpec ok = load_text(tmp, text, {parse_override("scheduler.epsilon=0.5")});
   EXPECT_EQ(ok.fixed.back().path, "scheduler.epsilon");
 
-  const std::string e = input_error_of([&] { load_text(tmp, sweep_text("[sweep.set]\nsim.mfu = 0.2\n" + axes)); });
-  EXPECT_NE(e.find("sweep.toml:7:11: [sweep.set] 'sim.mfu' is also swept by this sweep ('sim.mfu' at line 18, column 9)"),
+  // [sweep.set]: an error when every point replaces it (no [[point]] leaves sim.mfu alone).
+  const std::string grid_only = axes.substr(0, axes.find("[[point]]"));
+  const std::string e = input_error_of([&] { load_text(tmp, sweep_text("[sweep.set]\nsim.mfu = 0.2\n" + grid_only)); });
+  EXPECT_NE(e.find("sweep.toml:7:11: [sweep.set] 'sim.mfu' is also swept by this sweep ('sim.mfu' at line 19, column 11)"),
             std::string::npos)
       << e;
 }
 
+// A [sweep.set] value is the default of the [[point]]s that do not set the parameter; the
+// points that do win. (Fixing an axis's parameter is an error: FixedValueOfASweptParameterIsAnError.)
 TEST(SweepExpand, PointOverridesWinOverFixed) {
   TempDir tmp;
   const SweepSpec s = load_text(tmp, sweep_text(R"(
 [sweep.set]
 "network.bandwidth_scale" = 4
 
-[[axis]]
-param = "network.bandwidth_scale"
-values = [0.5]
+[[point]]
+"network.bandwidth_scale" = 0.5
+
+[[point]]
+"sim.mfu" = 0.3
 )"));
   ScenarioFactory f(s);
   EXPECT_DOUBLE_EQ(f.make(0).bandwidth_scale, 0.5);
+  EXPECT_DOUBLE_EQ(f.make(1).bandwidth_scale, 4);
 }
 
 TEST(SweepExpand, PointValueOfWrongTypeIsRejectedAtTheValue) {

@@ -52,6 +52,7 @@ config::SweepSpec crash_spec(std::uint64_t m) {
     pt.numeric = {0.5 * static_cast<double>(p)};
     pt.text = {""};
     s.points.push_back(pt);
+    s.point_digests.push_back({p, p + 1});
   }
   s.hash = 0x1234;
   s.job_text = {16, 32};

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "config/sweep_loader.h"
+#include "sim/model_version.h"
 #include "crash_rows.h"
 #include "sweep/h5_table.h"
 #include "sweep/h5store.h"
@@ -82,6 +83,7 @@ config::SweepSpec small_spec() {
   s.points = {p0, p1};
   s.hash = 0xabcdef0123456789ULL;
   s.job_text = {16, 32};
+  s.point_digests = {{1, 2}, {3, 4}};
   return s;
 }
 
@@ -365,7 +367,7 @@ TEST(H5Store, RoundTripSortedWithErrorsJobsAndAttributes) {
   EXPECT_EQ(t.names[2], "seed");
   EXPECT_EQ(t.names[3], "network.bandwidth_scale");
   EXPECT_EQ(t.names[4], "jobs_total");
-  EXPECT_EQ(t.text_names, (std::vector<std::string>{"scheduler", "workload.trace"}));
+  EXPECT_EQ(t.text_names, (std::vector<std::string>{"scheduler", "key", "workload.trace"}));
   EXPECT_EQ(t.numeric[0], (std::vector<double>{0, 1, 2, 5, 6, 7}));
   EXPECT_EQ(t.numeric[3], (std::vector<double>{0.5, 0.5, 0.5, 2, 2, 2}));
   const auto jct = std::find(t.names.begin(), t.names.end(), "avg_jct_s") - t.names.begin();
@@ -373,7 +375,17 @@ TEST(H5Store, RoundTripSortedWithErrorsJobsAndAttributes) {
   EXPECT_EQ(std::find(t.names.begin(), t.names.end(), "status"), t.names.end());
   EXPECT_EQ(t.text[0], (std::vector<std::string>{"bace-pipe", "cost-first", "bace-pipe", "cost-first",
                                                  "bace-pipe", "cost-first"}));
-  EXPECT_EQ(t.text[1], (std::vector<std::string>{"a.csv", "a.csv", "a.csv", "b.csv", "b.csv", "b.csv"}));
+  EXPECT_EQ(t.text[2], (std::vector<std::string>{"a.csv", "a.csv", "a.csv", "b.csv", "b.csv", "b.csv"}));
+  // Every row's content key: its point's digest, seed and scheduler under this model version.
+  const std::vector<std::int64_t> ids = {0, 1, 2, 5, 6, 7};
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const auto k = Plan(2, 2, 2).key(static_cast<std::uint64_t>(ids[i]));
+    const auto spec = small_spec();
+    EXPECT_EQ(t.text[1][i], config::scenario_key(spec.point_digests[k.point], spec.seeds[k.seed_index],
+                                                 spec.schedulers[k.scheduler_index], kModelVersion)
+                                .hex());
+  }
+  EXPECT_EQ(c.meta.model_version, kModelVersion);
 
   // The documented h5py/pandas recipe (docs/hdf5-format.md) works on the file.
   if (!python_ok()) GTEST_SKIP() << "python3 with h5py and pandas not available";
@@ -425,6 +437,7 @@ TEST(H5Store, TextAxisValuesAreStoredWithoutTomlQuotes) {
   StoreMeta meta = small_meta();
   meta.schedulers = spec.schedulers;
   meta.axes = {"workload.trace"};
+  spec.point_digests.assign(spec.points.size(), {7, 8});
   auto store = ResultStore::create(path, meta, spec, Plan(5, 1, 1), false);
   for (std::int64_t id = 0; id < 5; ++id) {
     ScenarioResult r = small_result(0, false);
@@ -433,8 +446,8 @@ TEST(H5Store, TextAxisValuesAreStoredWithoutTomlQuotes) {
   }
   store->flush();
   const Table t = read_joined(path);
-  ASSERT_EQ(t.text_names, (std::vector<std::string>{"scheduler", "workload.trace"}));
-  EXPECT_EQ(t.text[1], (std::vector<std::string>{"x\"y", "caf\u00e9", "lit", "[1, 2]", "true"}));
+  ASSERT_EQ(t.text_names, (std::vector<std::string>{"scheduler", "key", "workload.trace"}));
+  EXPECT_EQ(t.text[2], (std::vector<std::string>{"x\"y", "caf\u00e9", "lit", "[1, 2]", "true"}));
   EXPECT_EQ(t.numeric[2], (std::vector<double>{7, 7, 7, 7, 7}));  // seed
 }
 
@@ -637,32 +650,27 @@ TEST(H5StoreCrash, FailedResumeLeavesTheOldFileUntouched) {
   EXPECT_EQ(ResultStore::read(path).done_ids, (std::vector<std::int64_t>{2}));
 }
 
+// tests/sweep/data/format2.h5 was written by geopipe 2aa5ef3 (HDF5 format version 2; how: the
+// comment of format2.toml). This build reads it, but neither resumes nor merges it.
 TEST(H5StoreVersions, OlderFormatIsReadableButNotResumedOrMerged) {
   TempDir dir;
-  const std::string path = dir.file("v1.h5");
-  {
-    auto store = create_small(path, false);
-    store->append(small_result(0, false));
-    store->finalize();
-  }
-  {  // Make it a version-1 file, as an older geopipe wrote it.
-    const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-    ASSERT_GE(f, 0);
-    const hid_t a = H5Aopen(f, "format_version", H5P_DEFAULT);
-    const std::int64_t one = 1;
-    ASSERT_GE(H5Awrite(a, H5T_NATIVE_INT64, &one), 0);
-    H5Aclose(a);
-    H5Fclose(f);
-  }
+  const std::string path = dir.file("v2.h5");
+  fs::copy_file(std::string(GEOPIPE_SWEEP_TEST_DATA) + "/format2.h5", path);
   const StoreContents c = ResultStore::read(path);
-  EXPECT_EQ(c.meta.format_version, 1);
-  EXPECT_EQ(read_joined(path).numeric[0], (std::vector<double>{0}));
+  EXPECT_EQ(c.meta.format_version, 2);
+  EXPECT_EQ(c.meta.model_version, 0);
+  EXPECT_TRUE(c.meta.complete);
+  EXPECT_EQ(c.done_ids, (std::vector<std::int64_t>{0, 1, 2, 3}));
+  const Table t = read_joined(path);
+  EXPECT_EQ(t.text_names, (std::vector<std::string>{"scheduler"}));
+  EXPECT_EQ(t.numeric[0], (std::vector<double>{0, 1, 2, 3}));
+  EXPECT_EQ(col_str(path, "jobs", "model").size(), 20u);
   const std::string before = slurp(path);
   try {
     ResultStore::resume(path, c, "ranks=1 threads=1");
-    ADD_FAILURE() << "resumed a version-1 file";
+    ADD_FAILURE() << "resumed a version-2 file";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("format version 1"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("format version 2"), std::string::npos) << e.what();
   }
   EXPECT_THROW(merge_stores({path}, dir.file("m.h5")), InputError);
   EXPECT_EQ(slurp(path), before);
@@ -912,6 +920,7 @@ TEST(H5StorePerf, Append100kRows) {
   const config::SweepPoint p0 = spec.points[0];
   spec.points.assign(static_cast<std::size_t>(n / 4), p0);
   for (std::size_t p = 0; p < spec.points.size(); ++p) spec.points[p].numeric[0] = 0.001 * static_cast<double>(p);
+  spec.point_digests.assign(spec.points.size(), {5, 6});
   Plan plan(spec.points.size(), 2, 2);
   StoreMeta meta = small_meta();
 
