@@ -58,12 +58,10 @@ OpenedOutput open_hdf5(const OutputRequest& rq, const config::SweepSpec& spec, c
     if (c.meta.shard != shard)
       throw InputError(rq.path, 0, 0, "holds shard '" + c.meta.shard + "' (expected '" + shard + "')");
     out.resumed = true;
-    if (c.meta.sweep_hash == hash) {  // the same sweep: the same ids
-      out.done = std::move(c.done_ids);
-      out.sink = locked(ResultStore::resume(rq.path, c, rq.layout, spec.job_text));
-      return out;
-    }
-    // A changed sweep: keep the results it still has (by content key), set the others aside.
+    // Results are matched to the sweep's scenarios by content key, also when the sweep file did
+    // not change (its hash does not cover the content of trace files): results the sweep still
+    // has are kept, the others set aside. Older formats have no keys: require_current_version
+    // refuses them in extend().
     Extension ext;
     out.sink = locked(ResultStore::extend(rq.path, meta, spec, plan, ext));
     out.done = std::move(ext.reused);

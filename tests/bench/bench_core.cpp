@@ -3,11 +3,14 @@
 // ctest's pass/fail. The pathfinder has its own binary (bench_pathfinder).
 #include <benchmark/benchmark.h>
 
+#include <fstream>
 #include <limits>
+#include <sstream>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "config/scenario_key.h"
 #include "config/scenario_loader.h"
 #include "model/rng.h"
 #include "sched/registry.h"
@@ -59,7 +62,7 @@ const Scenario& base_scenario(long jobs) {
   static std::map<long, Scenario> cache;
   auto it = cache.find(jobs);
   if (it == cache.end()) {
-    config::Override o;
+    geopipe::config::Override o;
     o.path = "workload.num_jobs";
     o.value = std::to_string(jobs);
     it = cache.emplace(jobs, config::load_scenario_file(std::string(GEOPIPE_SOURCE_DIR) + "/sweeps/base/six-regions.toml", {o})).first;
@@ -96,5 +99,31 @@ const int kRegistered = [] {
 
 }  // namespace
 }  // namespace geopipe
+
+// Content digest of sweep points (config/scenario_key.h): a point of the six-region base with
+// two swept values, each drawn from `range(0)` distinct values (the keyer caches per distinct
+// value, so a grid of a million points over two 1000-value axes costs what this measures).
+static void BM_PointDigest(benchmark::State& state) {
+  std::ifstream in(std::string(GEOPIPE_SOURCE_DIR) + "/sweeps/base/six-regions.toml");
+  std::stringstream text;
+  text << in.rdbuf();
+  geopipe::config::PointKeyer keyer(text.str(), std::string(GEOPIPE_SOURCE_DIR) + "/sweeps/base/six-regions.toml", {});
+  const auto distinct = static_cast<std::size_t>(state.range(0));
+  std::vector<std::vector<geopipe::config::Override>> points;
+  for (std::size_t i = 0; i < 4096; ++i) {
+    geopipe::config::Override a, b;
+    a.path = "network.bandwidth_scale";
+    a.value = std::to_string(0.5 + static_cast<double>(i % distinct) * 1e-3);
+    b.path = "workload.load_scale";
+    b.value = std::to_string(1.0 + static_cast<double>((i * 7) % distinct) * 1e-3);
+    points.push_back({a, b});
+  }
+  std::size_t i = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(keyer.digest(points[i++ % points.size()]));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_PointDigest)->Arg(1000);
 
 BENCHMARK_MAIN();

@@ -553,6 +553,25 @@ def test_extend(c):
                 assert got_rows.get(k) == want[k], f"{name} ({attempt}): {k} differs from a from-scratch run"
         print(f"  {name}: reused {reused}, ran {to_run}, set aside {retired}; identical to a fresh run (also after kill -9)")
 
+    # The same sweep file, but its trace changed: the sweep hash does not see it, the keys do.
+    trace = c.path("jobs.csv")
+    header = "arrival_s,model,stages,gpus_per_stage,micro_batch_size,micro_batches,iterations\n"
+    open(trace, "w").write(header + "0,gpt3-1.3b,0,1,1,4,50\n600,gpt3-1.3b,0,1,1,4,80\n")
+    sweep = extension_sweep(c, "trace")
+    text = open(sweep).read().replace('"workload.num_jobs" = 12', f'"workload.trace" = "{trace}"')
+    open(sweep, "w").write(text)
+    out = c.path("trace.h5")
+    c.run(c.sweep_cmd(sweep, out, "--threads", "2", "--no-mpi"))
+    r = c.run([c.bin, "sweep", sweep, "-o", out, "--resume", "--threads", "2", "--no-mpi"])
+    assert accounting(r.stderr) == (8, 0, 0), r.stderr
+    open(trace, "w").write(header + "0,gpt3-1.3b,0,1,1,4,50\n600,gpt3-1.3b,0,1,1,4,81\n")
+    r = c.run([c.bin, "sweep", sweep, "-o", out, "--resume", "--threads", "2", "--no-mpi"])
+    assert accounting(r.stderr) == (0, 8, 8), r.stderr
+    ref = c.path("trace-ref.h5")
+    c.run(c.sweep_cmd(sweep, ref, "--threads", "2", "--no-mpi"))
+    assert deterministic(out) == deterministic(ref), "a changed trace was not recomputed"
+    print("  same sweep file, changed trace: reused 0, ran 8, set aside 8; identical to a fresh run")
+
 
 def test_io_errors(c):
     """Unwritable output directory, a full disk, and HDF5 file locking turned off (as on shared
