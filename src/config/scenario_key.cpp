@@ -96,18 +96,30 @@ std::optional<ContentKey> ContentKey::from_hex(std::string_view text) {
   return ContentKey{part[0], part[1]};
 }
 
-ContentKey scenario_key(const ContentDigest& point, std::uint64_t seed, const std::string& scheduler,
-                         int model_version) {
+PointKeyPrefix::PointKeyPrefix(const ContentDigest& point, int model_version) {
   std::string s = "geopipe scenario key";
   s += '\0';
   s += std::to_string(model_version);
   s += '\0';
   s += util::hex16(point.a) + util::hex16(point.b);
   s += '\0';
-  s += std::to_string(seed);
-  s += '\0';
-  s += scheduler;
-  return {lane_a(s), lane_b(s)};
+  a_ = util::fnv1a64(s);
+  b_ = util::fnv1a64(s, kLaneB);
+}
+
+ContentKey PointKeyPrefix::key(std::uint64_t seed, std::string_view scheduler) const {
+  char buf[24];
+  const auto r = std::to_chars(buf, buf + sizeof buf, seed);
+  const std::string_view seed_text(buf, static_cast<std::size_t>(r.ptr - buf));
+  const std::string_view nul("\0", 1);
+  const std::uint64_t a = util::fnv1a64(scheduler, util::fnv1a64(nul, util::fnv1a64(seed_text, a_)));
+  const std::uint64_t b = util::fnv1a64(scheduler, util::fnv1a64(nul, util::fnv1a64(seed_text, b_)));
+  return {mix64(a), mix64(b)};
+}
+
+ContentKey scenario_key(const ContentDigest& point, std::uint64_t seed, const std::string& scheduler,
+                        int model_version) {
+  return PointKeyPrefix(point, model_version).key(seed, scheduler);
 }
 
 struct PointKeyer::Impl {

@@ -50,7 +50,18 @@ struct ContentKey {
 
 /// The key of scenario (point digest, seed, scheduler preset) under `model_version`.
 ContentKey scenario_key(const ContentDigest& point, std::uint64_t seed, const std::string& scheduler,
-                         int model_version);
+                        int model_version);
+
+/// scenario_key() for the many scenarios of one point: the point's part of the text is hashed
+/// once (a sweep writes millions of keys). key(seed, s) == scenario_key(point, seed, s, mv).
+class PointKeyPrefix {
+ public:
+  PointKeyPrefix(const ContentDigest& point, int model_version);
+  ContentKey key(std::uint64_t seed, std::string_view scheduler) const;
+
+ private:
+  std::uint64_t a_ = 0, b_ = 0;  ///< FNV-1a states of both lanes after the point's part
+};
 
 /// Digests of the points of one base scenario. Not thread-safe (it caches).
 class PointKeyer {

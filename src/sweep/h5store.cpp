@@ -100,15 +100,18 @@ void write_scenarios(Writer& nw, const Layout& sl, const config::SweepSpec& spec
   if (spec.point_digests.size() != spec.points.size())
     throw std::logic_error("h5store: the sweep has no content digest for every point");
   Rows rows(sl.size);
+  std::optional<config::PointKeyPrefix> prefix;
+  std::uint64_t prefix_point = 0;
   for (std::uint64_t id = 0; id < plan.total(); ++id) {  // chunk by chunk: flat memory
     if (!plan.in_shard(id)) continue;
     const ScenarioKey k = plan.key(id);
     const auto& pt = spec.points[k.point];
     unsigned char* row = rows.add();
-    put_str(row, f_key,
-            config::scenario_key(spec.point_digests[k.point], spec.seeds[k.seed_index],
-                                 spec.schedulers[k.scheduler_index], kModelVersion)
-                .hex());
+    if (!prefix || prefix_point != k.point) {
+      prefix.emplace(spec.point_digests[k.point], kModelVersion);
+      prefix_point = k.point;
+    }
+    put_str(row, f_key, prefix->key(spec.seeds[k.seed_index], spec.schedulers[k.scheduler_index]).hex());
     put_i64(row, f_id, static_cast<std::int64_t>(id));
     put_i64(row, f_point, static_cast<std::int64_t>(k.point));
     put_u64(row, f_seed, spec.seeds[k.seed_index]);
@@ -284,11 +287,16 @@ std::unique_ptr<ResultStore> ResultStore::extend(const std::string& path, const 
   IdPairs pairs;
   out = Extension{};
   std::vector<std::int64_t> used;
+  std::optional<config::PointKeyPrefix> prefix;
+  std::uint64_t prefix_point = 0;
   for (std::uint64_t id = 0; id < plan.total(); ++id) {
     if (!plan.in_shard(id)) continue;
     const ScenarioKey k = plan.key(id);
-    const config::ContentKey ck = config::scenario_key(spec.point_digests[k.point], spec.seeds[k.seed_index],
-                                                       spec.schedulers[k.scheduler_index], kModelVersion);
+    if (!prefix || prefix_point != k.point) {
+      prefix.emplace(spec.point_digests[k.point], kModelVersion);
+      prefix_point = k.point;
+    }
+    const config::ContentKey ck = prefix->key(spec.seeds[k.seed_index], spec.schedulers[k.scheduler_index]);
     const auto it = keys.find(ck);
     if (it == keys.end()) continue;
     pairs.emplace_back(it->second, static_cast<std::int64_t>(id));
