@@ -2,6 +2,8 @@
 #include "sweep/h5_extend.h"
 
 #include <algorithm>
+#include <cstring>
+#include <limits>
 #include <stdexcept>
 
 #include "util/input_error.h"
@@ -67,69 +69,48 @@ std::unordered_map<config::ContentKey, std::int64_t, ContentKeyHash> result_keys
 
 std::uint64_t copy_remapped(const Input& in, Writer& w, const IdPairs& pairs, const std::string& shown) {
   if (pairs.empty()) return 0;
-  // The new ids of an old id (pairs are sorted by old id).
-  auto new_ids = [&](std::int64_t old) {
-    return std::equal_range(pairs.begin(), pairs.end(), std::make_pair(old, std::numeric_limits<std::int64_t>::min()),
-                            [](const auto& a, const auto& b) { return a.first < b.first; });
+  // Copies the rows of one table whose id (`f_id`) is an old id of `pairs` and that keep(row,
+  // id) accepts, once per new id, with the new id; returns the number written.
+  const auto copy = [&](hid_t src, hsize_t n, const char* name, hid_t dset, hid_t type, hsize_t& in_file,
+                        const Layout& l, const Field& f_id, auto keep) {
+    Appender out{dset, type, in_file, shown, name, Rows(l.size)};
+    each_row(src, type, l.size, n, in.path, name, [&](const unsigned char* row) {
+      const std::int64_t id = get_i64(row, f_id);
+      if (id < 0 || !keep(row, id)) return;
+      auto it = std::lower_bound(pairs.begin(), pairs.end(), std::make_pair(id, std::numeric_limits<std::int64_t>::min()));
+      for (; it != pairs.end() && it->first == id; ++it) {
+        unsigned char* copy_row = out.add();
+        std::memcpy(copy_row, row, l.size);
+        put_i64(copy_row, f_id, it->second);
+        out.flush_if_full();
+      }
+    });
+    out.flush();
+    return out.written;
   };
-  // Old ids with a /metrics row: their /jobs rows are copied.
+  const auto reused = [&](std::int64_t id) {
+    const auto it = std::lower_bound(pairs.begin(), pairs.end(), std::make_pair(id, std::numeric_limits<std::int64_t>::min()));
+    return it != pairs.end() && it->first == id;
+  };
+
+  // /metrics (status 1); the old ids copied, whose /jobs rows follow them.
   std::vector<std::int64_t> ok;
-  std::uint64_t rows = 0;
-
   const Layout& ml = metrics_layout();
-  const Field& m_id = ml.at("id");
   const Field& m_status = ml.at("status");
-  Appender metrics{w.metrics.get(), w.mtype.get(), w.m_rows, shown, "metrics", Rows(ml.size)};
-  each_row(in.metrics.get(), w.mtype.get(), ml.size, in.n_metrics, in.path, "metrics", [&](const unsigned char* row) {
-    const std::int64_t id = get_i64(row, m_id);
-    if (id < 0 || get_i64(row, m_status) != 1) return;
-    const auto [lo, hi] = new_ids(id);
-    if (lo == hi) return;
-    ok.push_back(id);
-    for (auto it = lo; it != hi; ++it) {
-      unsigned char* out = metrics.add();
-      std::memcpy(out, row, ml.size);
-      put_i64(out, m_id, it->second);
-      metrics.flush_if_full();
-    }
-  });
-  metrics.flush();
-  rows += metrics.written;
-
+  std::uint64_t rows = copy(in.metrics.get(), in.n_metrics, "metrics", w.metrics.get(), w.mtype.get(), w.m_rows, ml,
+                            ml.at("id"), [&](const unsigned char* row, std::int64_t id) {
+                              if (get_i64(row, m_status) != 1 || !reused(id)) return false;
+                              ok.push_back(id);
+                              return true;
+                            });
   const Layout& el = errors_layout();
-  const Field& e_id = el.at("id");
-  Appender errors{w.errors.get(), w.etype.get(), w.e_rows, shown, "errors", Rows(el.size)};
-  each_row(in.errors.get(), w.etype.get(), el.size, in.n_errors, in.path, "errors", [&](const unsigned char* row) {
-    const std::int64_t id = get_i64(row, e_id);
-    if (id < 0) return;
-    const auto [lo, hi] = new_ids(id);
-    for (auto it = lo; it != hi; ++it) {
-      unsigned char* out = errors.add();
-      std::memcpy(out, row, el.size);
-      put_i64(out, e_id, it->second);
-      errors.flush_if_full();
-    }
-  });
-  errors.flush();
-  rows += errors.written;
-
+  rows += copy(in.errors.get(), in.n_errors, "errors", w.errors.get(), w.etype.get(), w.e_rows, el, el.at("id"),
+               [](const unsigned char*, std::int64_t) { return true; });
   if (in.jobs.valid() && w.jobs.valid()) {
     std::sort(ok.begin(), ok.end());
     const Layout& jl = w.jlayout;  // the new file's widths (at least the old ones)
-    const Field& j_sid = jl.at("scenario_id");
-    Appender jobs{w.jobs.get(), w.jtype.get(), w.j_rows, shown, "jobs", Rows(jl.size)};
-    each_row(in.jobs.get(), w.jtype.get(), jl.size, in.n_jobs, in.path, "jobs", [&](const unsigned char* row) {
-      const std::int64_t id = get_i64(row, j_sid);
-      if (id < 0 || !std::binary_search(ok.begin(), ok.end(), id)) return;
-      const auto [lo, hi] = new_ids(id);
-      for (auto it = lo; it != hi; ++it) {
-        unsigned char* out = jobs.add();
-        std::memcpy(out, row, jl.size);
-        put_i64(out, j_sid, it->second);
-        jobs.flush_if_full();
-      }
-    });
-    jobs.flush();
+    copy(in.jobs.get(), in.n_jobs, "jobs", w.jobs.get(), w.jtype.get(), w.j_rows, jl, jl.at("scenario_id"),
+         [&](const unsigned char*, std::int64_t id) { return std::binary_search(ok.begin(), ok.end(), id); });
   }
   return rows;
 }
