@@ -95,7 +95,7 @@ class ResultStore final : public ResultSink {
   /// are moved to a new file "<path>.retired-N.h5" (a valid result file of the old sweep, N the
   /// first free number) before `path` is replaced. Each file appears by rename: a crash leaves
   /// the old file, or the old file and the retired one, or both new files. Refuses files of
-  /// format < 3 or of another model version, and another shard. Fills `out`.
+  /// format < 3 or of another model version (the caller checks the shard). Fills `out`.
   static std::unique_ptr<ResultStore> extend(const std::string& path, const StoreMeta& meta,
                                              const config::SweepSpec& spec, const Plan& plan, Extension& out);
 
