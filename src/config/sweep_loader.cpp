@@ -9,6 +9,7 @@
 // config/sweep_parse.h.
 #include "config/sweep_loader.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -39,13 +40,15 @@ const char* const kEmptyMsg =
 
 class Loader {
  public:
-  Loader(std::string path, std::vector<Override> cli_sets) : file_(std::move(path)), cli_sets_(std::move(cli_sets)) {}
+  Loader(std::string path, std::vector<Override> cli_sets, const SweepLoadOptions& options)
+      : file_(std::move(path)), cli_sets_(std::move(cli_sets)), options_(options) {}
 
   SweepSpec load();
 
  private:
   SweepFile file_;
   std::vector<Override> cli_sets_;
+  SweepLoadOptions options_;
   SweepSpec spec_;
   Pos base_pos_;
   Pos sweep_pos_;
@@ -133,9 +136,10 @@ void Loader::check_size() const {
                          " seeds x " + std::to_string(n_sched) + " schedulers = " + count(n_total, approx_total) +
                          " scenarios (expected fewer than 2^40 = " + std::to_string(kMaxScenarios) + ")");
   }
-  if (n_points > kMaxPoints)
+  const std::uint64_t max_points = std::min(kMaxPoints, options_.max_points);
+  if (n_points > max_points)
     fail(sweep_pos_, "the sweep has " + std::to_string(n_points) + " points (expected at most " +
-                         std::to_string(kMaxPoints) + "; use fewer axis values or split the sweep)");
+                         std::to_string(max_points) + "; use fewer axis values or split the sweep)");
 }
 
 /// Every parameter path is resolved against the base document first, so an unknown path is
@@ -367,8 +371,9 @@ void Loader::parse_seeds(const toml::node& n) {
 
 }  // namespace
 
-SweepSpec load_sweep_file(const std::string& path, const std::vector<Override>& cli_sets) {
-  return as_input_errors(path, "the sweep", [&] { return Loader(path, cli_sets).load(); });
+SweepSpec load_sweep_file(const std::string& path, const std::vector<Override>& cli_sets,
+                          const SweepLoadOptions& options) {
+  return as_input_errors(path, "the sweep", [&] { return Loader(path, cli_sets, options).load(); });
 }
 
 }  // namespace geopipe::config

@@ -57,9 +57,18 @@ struct SweepSpec {
   }
 };
 
+/// Bounds of one load_sweep_file() call.
+struct SweepLoadOptions {
+  /// Most points (default kMaxPoints = 1,000,000, config/sweep_parse.h). Loading builds and
+  /// validates every point (~120 µs each), so a caller that must stay fast sets fewer (the
+  /// fuzz target: 10,000, about a second).
+  std::uint64_t max_points = 1'000'000;
+};
+
 /// Reads, expands and validates a sweep file. `cli_sets` (geopipe sweep --set) are appended to
 /// SweepSpec::fixed and enter the hash. Every point's scenario is built once to validate it.
-SweepSpec load_sweep_file(const std::string& path, const std::vector<Override>& cli_sets = {});
+SweepSpec load_sweep_file(const std::string& path, const std::vector<Override>& cli_sets = {},
+                          const SweepLoadOptions& options = {});
 
 /// Builds the scenario of a point: base text + fixed overrides + the point's overrides,
 /// validated. Parses the base text once; make() is const and safe to call from many threads.
