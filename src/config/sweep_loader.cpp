@@ -172,8 +172,9 @@ void Loader::check_fixed_vs_swept() const {
   for (const Override& o : spec_.fixed) fixed.push_back(target(o));
   std::vector<std::size_t> points_setting(fixed.size(), 0);
   std::vector<const Override*> first(fixed.size(), nullptr);
+  std::vector<bool> here;
   for (const SweepPoint& p : spec_.points) {
-    std::vector<bool> here(fixed.size(), false);
+    here.assign(fixed.size(), false);
     for (const Override& o : p.overrides) {
       const OverrideTarget& t = target(o);
       for (std::size_t i = 0; i < fixed.size(); ++i)
