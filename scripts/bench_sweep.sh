@@ -35,6 +35,8 @@ S=sweeps/bench/throughput.toml
 N=$("$G" sweep $S --dry-run | sed -n 's/.*= \([0-9]*\) scenarios.*/\1/p')
 A=sweeps/bench/array.toml
 NA=$("$G" sweep $A --dry-run | sed -n 's/.*= \([0-9]*\) scenarios.*/\1/p')
+sed -e "s|^base = .*|base = \"$PWD/sweeps/base/six-regions.toml\"|" -e 's/^seeds = 1250/seeds = 1251/' \
+  sweeps/bench/null-1m.toml >"$tmp/null-1m-plus.toml"
 echo "geopipe $("$G" --version | cut -d' ' -f2), $(nproc) cores, $(date -u +%F), $REPEATS repeats (median)" >&2
 
 for r in $(seq "$REPEATS"); do
@@ -47,6 +49,12 @@ for r in $(seq "$REPEATS"); do
   t null10k "$G" sweep sweeps/bench/null-10k.toml -o "$tmp/n.h5" --quiet --threads 1 --null-scenarios
   t null1m "$G" sweep sweeps/bench/null-1m.toml -o "$tmp/n.h5" --quiet --threads 1 --null-scenarios
   t null3m "$G" sweep sweeps/bench/null-3m.toml -o "$tmp/n.h5" --quiet --threads 1 --null-scenarios
+  # --resume of a complete 1M-scenario file (results matched by content key), then growing it
+  # by one seed (r.hdf5: not removed by t).
+  rm -f "$tmp/r.hdf5"
+  "$G" sweep sweeps/bench/null-1m.toml -o "$tmp/r.hdf5" --quiet --threads 1 --null-scenarios
+  t resume1m "$G" sweep sweeps/bench/null-1m.toml -o "$tmp/r.hdf5" --resume --quiet --threads 1 --null-scenarios
+  t grow1m "$G" sweep "$tmp/null-1m-plus.toml" -o "$tmp/r.hdf5" --resume --quiet --threads 1 --null-scenarios
   t null1m_mpi $MPIRUN -np 2 "$G" sweep sweeps/bench/null-1m.toml -o "$tmp/n.h5" --quiet --threads 1 --null-scenarios
   # The same NA scenarios as one `geopipe run` process each (what a job-array user does),
   # one after another and two at a time, vs one sweep with 1 and 2 threads.
@@ -73,6 +81,8 @@ cat <<TABLE
 | 10k null scenarios, standalone | $(sec null10k) s ($(rate 10000 "$(sec null10k)") scenarios/s), peak RSS $(rss_mb null10k) MB |
 | 1M null scenarios, standalone | $(sec null1m) s ($(rate 1000000 "$(sec null1m)") scenarios/s), peak RSS $(rss_mb null1m) MB |
 | 3M null scenarios, standalone | $(sec null3m) s ($(rate 3000000 "$(sec null3m)") scenarios/s), peak RSS $(rss_mb null3m) MB |
+| \`--resume\` of the complete 1M null-scenario file | $(sec resume1m) s, peak RSS $(rss_mb resume1m) MB |
+| \`--resume\` growing it to 1251 seeds (800 new scenarios) | $(sec grow1m) s, peak RSS $(rss_mb grow1m) MB |
 | 1M null scenarios, \`mpirun -np 2\` (master dispatches to 1 worker) | $(sec null1m_mpi) s ($(rate 1000000 "$(sec null1m_mpi)") scenarios/s) |
 | $NA scenarios as $NA \`geopipe run\` processes, sequential | $(sec procs1) s |
 | the same as one \`sweep\`, 1 thread | $(sec arr1) s: $(ratio "$(sec procs1)" "$(sec arr1)")x faster |
