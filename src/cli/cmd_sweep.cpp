@@ -66,15 +66,19 @@ void add_merge_command(CLI::App& app, int& rc) {
     std::string output;
   };
   auto a = std::make_shared<Args>();
-  CLI::App* cmd = app.add_subcommand("merge", "Join shard files of one sweep into one HDF5 file");
-  cmd->add_option("inputs", a->inputs, "Shard files")->required();
+  CLI::App* cmd = app.add_subcommand("merge", "Join result files (shards, extensions, other studies) by content");
+  cmd->add_option("inputs", a->inputs, "Result files of the same model version")->required();
   cmd->add_option("-o,--output", a->output, "Merged output file (must not exist)")->required();
   cmd->callback([a, &rc] {
     rc = guarded([&] {
       nonempty_flag("-o", a->output, "the merged output file");
       for (const auto& in : a->inputs) nonempty_flag("inputs", in, "result files");
-      sweep::merge_results(a->inputs, a->output);
-      std::cerr << "geopipe: merged " << a->inputs.size() << " files -> " << a->output << "\n";
+      const sweep::MergeSummary m = sweep::merge_results(a->inputs, a->output);
+      std::cerr << "geopipe: merged " << m.inputs << " files of " << m.sweeps << (m.sweeps == 1 ? " sweep" : " sweeps")
+                << " -> " << a->output << ": " << m.scenarios << " scenarios, " << m.duplicates
+                << " found in more than one file (kept once";
+      if (m.checked > 0) std::cerr << "; " << m.checked << " results compared, all equal";
+      std::cerr << ")" << (m.collection ? "; a collection: ids renumbered, points matched by content" : "") << "\n";
       return kExitOk;
     });
   });

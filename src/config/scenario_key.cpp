@@ -82,6 +82,8 @@ std::string canonical_number(const Field& f, const toml::node& n) {
 
 }  // namespace
 
+std::string ContentDigest::hex() const { return util::hex16(a) + util::hex16(b); }
+
 std::string ContentKey::hex() const { return util::hex16(hi) + util::hex16(lo); }
 
 std::optional<ContentKey> ContentKey::from_hex(std::string_view text) {

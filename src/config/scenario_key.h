@@ -35,6 +35,7 @@ struct ContentDigest {
   std::uint64_t a = 0;
   std::uint64_t b = 0;
   bool operator==(const ContentDigest&) const = default;
+  std::string hex() const;  ///< 32 lower-case hex digits, lane a first
 };
 
 /// A scenario's 128-bit key.

@@ -11,19 +11,6 @@
 namespace geopipe::sweep::h5 {
 namespace {
 
-/// Calls each(row) for every row of a table, read block by block with `memtype` (row size
-/// `row_size`).
-template <class Fn>
-void each_row(hid_t dset, hid_t memtype, std::size_t row_size, hsize_t rows, const std::string& path,
-              const char* name, Fn each) {
-  Rows buf(row_size);
-  for (hsize_t start = 0; start < rows; start += kBlockRows) {
-    const hsize_t count = std::min<hsize_t>(kBlockRows, rows - start);
-    read_block(dset, memtype, row_size, start, count, buf, path, name);
-    for (std::size_t i = 0; i < buf.n; ++i) each(buf.row(i));
-  }
-}
-
 /// Rows to append to one table, written whenever a block is full.
 struct Appender {
   hid_t dset, type;

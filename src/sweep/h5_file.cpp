@@ -185,7 +185,9 @@ void commit(const std::string& tmp, const std::string& path) {
 // ---------------------------------------------------------------------------------------------
 
 void write_meta(hid_t file, const StoreMeta& m, const std::string& path) {
-  attr_num<std::int64_t>(file, "format_version", H5T_NATIVE_INT64, kFormatVersion, path);
+  if (m.format_version < 3 || m.format_version > kFormatVersion)
+    throw std::logic_error("h5store: cannot write a file of format version " + std::to_string(m.format_version));
+  attr_num<std::int64_t>(file, "format_version", H5T_NATIVE_INT64, m.format_version, path);
   attr_str(file, "geopipe_version", m.geopipe_version, path);
   attr_str(file, "created_utc", m.created_utc, path);
   attr_str(file, "sweep_name", m.sweep_name, path);
@@ -200,6 +202,7 @@ void write_meta(hid_t file, const StoreMeta& m, const std::string& path) {
   attr_strlist(file, "axes", m.axes, path);
   attr_num<std::int8_t>(file, "complete", H5T_NATIVE_INT8, m.complete ? 1 : 0, path);
   attr_num<std::int64_t>(file, "model_version", H5T_NATIVE_INT64, m.model_version, path);
+  if (m.format_version >= 4) attr_num<std::int8_t>(file, "collection", H5T_NATIVE_INT8, m.collection ? 1 : 0, path);
 }
 
 StoreMeta read_meta(hid_t file, const std::string& path) {
@@ -231,6 +234,10 @@ StoreMeta read_meta(hid_t file, const std::string& path) {
     const auto mv = attr_read_num<std::int64_t>(file, "model_version", H5T_NATIVE_INT64, path, 0);
     if (mv < 1 || mv > std::numeric_limits<int>::max()) not_geopipe(path, "bad model_version " + std::to_string(mv));
     m.model_version = static_cast<int>(mv);
+  }
+  if (fv >= 4) {
+    if (!attr_exists(file, "collection")) not_geopipe(path, "no 'collection' attribute");
+    m.collection = attr_read_num<std::int8_t>(file, "collection", H5T_NATIVE_INT8, path, 0) != 0;
   }
   return m;
 }

@@ -24,8 +24,9 @@ namespace geopipe::sweep::h5 {
 /// Version of the layout this build writes (docs/hdf5-format.md, "Format versions"). Files of
 /// older versions can be read (summarize, Python) but not resumed or merged.
 /// 1: the first release; 2: /metrics gains sched_truncated_searches, /jobs gains
-/// first_iteration_s, carbon_g and cross_region_bytes.
-constexpr std::int64_t kFormatVersion = 3;
+/// first_iteration_s, carbon_g and cross_region_bytes; 3: /scenarios.key, model_version, no
+/// cut texts; 4: /scenarios.point_key, attribute collection.
+constexpr std::int64_t kFormatVersion = 4;
 
 // Limits on what a file read by geopipe may claim (docs/hdf5-format.md, "Damaged files and
 // limits"), checked before anything is allocated for it.
@@ -49,7 +50,8 @@ constexpr std::uint64_t kTableSlackBytes = std::uint64_t{64} << 20;
 // Metadata (root attributes)
 // ---------------------------------------------------------------------------------------------
 
-/// Writes every StoreMeta field as a root attribute (format_version = kFormatVersion).
+/// Writes every StoreMeta field as a root attribute; m.format_version must be 3..kFormatVersion
+/// (a file of retired rows keeps its source's version), `collection` only from version 4.
 void write_meta(hid_t file, const StoreMeta& m, const std::string& path);
 /// Reads the root attributes; InputError if the file is not a geopipe result file or was
 /// written by a newer format_version.
@@ -141,8 +143,11 @@ struct Input {
 /// to kFormatVersion.
 Input open_input(const std::string& path);
 
-/// InputError unless `in` was written in this build's format version (resume and merge only
-/// write it).
+/// InputError unless `in` was written in this build's format version and model version
+/// (merge and a plain resume copy its /scenarios, so they write only files of their own version).
 void require_current_version(const Input& in);
+/// InputError unless `in` has content keys (format 3 or later) of this build's model version:
+/// what an extension needs (it writes a new /scenarios, so it upgrades a format-3 file).
+void require_extendable(const Input& in);
 
 }  // namespace geopipe::sweep::h5

@@ -1,4 +1,4 @@
-// Rebuilding result files from their valid rows (see h5_rebuild.h), and merge_stores().
+// Rebuilding result files from their valid rows (see h5_rebuild.h).
 #include "sweep/h5_rebuild.h"
 
 #include <algorithm>
@@ -49,12 +49,12 @@ struct SrcTable {
 using Key = std::pair<std::int64_t, std::int64_t>;
 
 /// The work of one sorted_copy() call (see there).
-template <class KeyFn, class ValidFn, class SinkFn>
+template <class KeyFn, class ValidFn, class SinkFn, class DupFn>
 class SortedCopy {
  public:
   SortedCopy(const std::vector<SrcTable>& srcs, const Layout& l, hid_t memtype, const IdIndex& ids, KeyFn key,
-             ValidFn valid, SinkFn sink)
-      : srcs_(srcs), l_(l), memtype_(memtype), ids_(ids), key_(key), valid_(valid), sink_(sink),
+             ValidFn valid, SinkFn sink, DupFn dup)
+      : srcs_(srcs), l_(l), memtype_(memtype), ids_(ids), key_(key), valid_(valid), sink_(sink), dup_(dup),
         budget_rows_(std::max<std::size_t>(kSortBudgetBytes / l.size, kBlockRows)),
         hist_((ids.size() >> kBucketShift) + 1, 0), buf_(l.size), acc_(l.size), out_(l.size) {}
 
@@ -113,9 +113,11 @@ class SortedCopy {
           ++hist_[k >> kBucketShift];
           if (!spilled_) {
             std::memcpy(acc_.add(), row, l_.size);
+            src_.push_back(s);
             if (acc_.n > budget_rows_) {
               spilled_ = true;
               acc_ = Rows(l_.size);
+              src_.clear();
             }
           }
         }
@@ -127,6 +129,7 @@ class SortedCopy {
   /// blocks whose range intersects it (the last block read is kept from one pass to the next).
   void collect(std::size_t lo, std::size_t hi, std::uint64_t n) {
     acc_.clear();
+    src_.clear();
     acc_.data.reserve(static_cast<std::size_t>(n) * l_.size);
     for (std::size_t bi = 0; bi < blocks_.size(); ++bi) {
       const Block& b = blocks_[bi];
@@ -139,20 +142,29 @@ class SortedCopy {
         const unsigned char* row = buf_.row(i);
         if (!valid_(row)) continue;
         const std::size_t k = pos(row);
-        if (k >= lo && k < hi) std::memcpy(acc_.add(), row, l_.size);
+        if (k >= lo && k < hi) {
+          std::memcpy(acc_.add(), row, l_.size);
+          src_.push_back(b.src);
+        }
       }
     }
   }
 
-  /// Sorts acc_ (stable, first row of each key kept) and hands it to sink_ in pieces.
+  /// Sorts acc_ (stable, first row of each key kept; dup_ sees each later one) and hands it to
+  /// sink_ in pieces.
   void emit() {
     idx_.resize(acc_.n);
     std::iota(idx_.begin(), idx_.end(), std::size_t{0});
     std::stable_sort(idx_.begin(), idx_.end(),
                      [&](std::size_t a, std::size_t b) { return key_(acc_.row(a)) < key_(acc_.row(b)); });
     out_.clear();
+    std::size_t kept = 0;
     for (std::size_t j = 0; j < idx_.size(); ++j) {
-      if (j > 0 && key_(acc_.row(idx_[j])) == key_(acc_.row(idx_[j - 1]))) continue;
+      if (j > 0 && key_(acc_.row(idx_[j])) == key_(acc_.row(idx_[kept]))) {
+        dup_(acc_.row(idx_[kept]), *srcs_[src_[idx_[kept]]].path, acc_.row(idx_[j]), *srcs_[src_[idx_[j]]].path);
+        continue;
+      }
+      kept = j;
       std::memcpy(out_.add(), acc_.row(idx_[j]), l_.size);
       if (out_.n >= kBlockRows) {
         sink_(static_cast<const Rows&>(out_));
@@ -170,9 +182,11 @@ class SortedCopy {
   KeyFn key_;
   ValidFn valid_;
   SinkFn sink_;
+  DupFn dup_;
   std::size_t budget_rows_;
   std::vector<std::uint64_t> hist_;  ///< valid rows per bucket of 1024 id positions
   Rows buf_, acc_, out_;             ///< block read, rows to sort, sorted piece for sink_
+  std::vector<std::size_t> src_;     ///< the source of each row of acc_
   std::vector<Block> blocks_;        ///< blocks with valid rows
   std::vector<std::size_t> idx_;
   bool spilled_ = false;
@@ -180,14 +194,24 @@ class SortedCopy {
 };
 
 /// Copies the valid rows of `srcs` (in that order) sorted by key, keeping the first row of
-/// each key, to sink(const Rows&) (called with consecutive sorted runs). key(row).first must
+/// each key, to sink(const Rows&) (called with consecutive sorted runs); dup(kept row, its
+/// file, row, its file) is called for every further row of a key (it may throw). key(row).first must
 /// be an id of `ids` for valid rows. Rows are collected in passes over id ranges of at most
 /// ~kSortBudgetBytes; a pass reads only the blocks whose id range intersects it, so nearly
 /// sorted tables (the usual case) are read about twice. Small tables: one read, one sort.
-template <class KeyFn, class ValidFn, class SinkFn>
+template <class KeyFn, class ValidFn, class SinkFn, class DupFn>
 void sorted_copy(const std::vector<SrcTable>& srcs, const Layout& l, hid_t memtype, const IdIndex& ids, KeyFn key,
-                 ValidFn valid, SinkFn sink) {
-  SortedCopy<KeyFn, ValidFn, SinkFn>(srcs, l, memtype, ids, key, valid, sink).run();
+                 ValidFn valid, SinkFn sink, DupFn dup) {
+  SortedCopy<KeyFn, ValidFn, SinkFn, DupFn>(srcs, l, memtype, ids, key, valid, sink, dup).run();
+}
+
+/// InputError: one scenario with two different results.
+[[noreturn]] void results_differ(std::int64_t id, const std::string& a, const std::string& b,
+                                 const std::string& what) {
+  throw InputError(b, 0, 0,
+                   "scenario " + std::to_string(id) + " has a different result in '" + a + "': " + what +
+                       " (expected the same result for the same scenario: were the files written by builds "
+                       "that simulate differently? otherwise this is a determinism bug)");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -211,14 +235,16 @@ struct Coverage {
   Bits ok, done;
 };
 
-/// Opens every input; all must be shards of one sweep with the same /scenarios columns.
-std::vector<Input> open_inputs(const std::vector<std::string>& inputs) {
+/// Opens every input; all must be shards of one sweep with the same /scenarios columns. The
+/// rows retired by an extension may come from a file of an older format (Retire keeps it).
+std::vector<Input> open_inputs(const std::vector<std::string>& inputs, Rebuild mode) {
   std::vector<Input> ins;
   ins.reserve(inputs.size());
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     ins.push_back(open_input(inputs[i]));
     const Input& in = ins.back();
-    require_current_version(in);
+    if (mode == Rebuild::Retire) require_extendable(in);
+    else require_current_version(in);
     const Input& first = ins.front();
     if (in.meta.sweep_hash != first.meta.sweep_hash)
       throw InputError(in.path, 0, 0,
@@ -273,10 +299,20 @@ void merge_scenarios(const std::vector<Input>& ins, Writer& w, const std::string
         throw InputError(ins[i].path, 0, 0,
                          "/scenarios has id " + std::to_string(id) + " outside [0, total_scenarios = " +
                              std::to_string(total) + ")");
-      if (best < ins.size() && id == best_id)
-        throw InputError(ins[i].path, 0, 0,
-                         "scenario id " + std::to_string(id) + " is also in '" + ins[best].path +
-                             "': overlapping shards (was a file given twice?)");
+      if (best < ins.size() && id == best_id) {
+        // The same scenario in two inputs of one sweep (overlapping shards, a file given
+        // twice): one row; its results must agree (copy_*). Different keys under one sweep
+        // hash mean that a trace file changed between the runs.
+        const Field& skey = sl.at("key");
+        if (get_str(r, skey) != get_str(cur[best].buf.row(cur[best].pos), skey))
+          throw InputError(ins[i].path, 0, 0,
+                           "scenario " + std::to_string(id) + " has content key " + get_str(r, skey) + ", but " +
+                               get_str(cur[best].buf.row(cur[best].pos), skey) + " in '" + ins[best].path +
+                               "' (expected one scenario: did a trace file of the sweep change between the runs?)");
+        ++cur[i].pos;
+        cur[i].last = id;
+        continue;
+      }
       if (best == ins.size() || id < best_id) {
         best = i;
         best_id = id;
@@ -311,11 +347,12 @@ std::vector<SrcTable> tables_of(const std::vector<Input>& ins, Hid Input::*dset,
 
 /// Copies the rows of `srcs` (layout `l`) whose id is a scenario of the file and keep(row),
 /// sorted by id, one per id, to `dset` (`dset_rows` rows so far); calls mark(position) for each
-/// row written. Returns the number of rows written.
-template <class KeepFn, class MarkFn>
+/// row written and, with `check`, differ(kept row, other row) -> "" or the difference for each
+/// further row of an id (a merge: results_differ). Returns the number of rows written.
+template <class KeepFn, class MarkFn, class DifferFn>
 std::uint64_t copy_by_id(const std::vector<SrcTable>& srcs, const Layout& l, hid_t dset, hid_t type,
                          hsize_t& dset_rows, const char* name, const std::string& shown, const Coverage& cov,
-                         KeepFn keep, MarkFn mark) {
+                         KeepFn keep, MarkFn mark, bool check, DifferFn differ) {
   const Field& fid = l.at("id");
   std::uint64_t rows = 0;
   sorted_copy(
@@ -325,13 +362,19 @@ std::uint64_t copy_by_id(const std::vector<SrcTable>& srcs, const Layout& l, hid
         for (std::size_t i = 0; i < sorted.n; ++i) mark(cov.pos(get_i64(sorted.row(i), fid)));
         write_rows(dset, type, dset_rows, sorted, 0, sorted.n, shown, name);
         rows += sorted.n;
+      },
+      [&](const unsigned char* a, const std::string& pa, const unsigned char* b, const std::string& pb) {
+        if (!check) return;
+        const std::string d = differ(a, b);
+        if (!d.empty()) results_differ(get_i64(a, fid), pa, pb, d);
       });
   return rows;
 }
 
 /// /metrics: rows with status 1 of a scenario of the file. Marks cov.ok and cov.done; returns
-/// the number of rows written.
-std::uint64_t copy_metrics(const std::vector<Input>& ins, Writer& w, const std::string& shown, Coverage& cov) {
+/// the number of rows written. With `check`, rows of one id must agree (metrics_difference).
+std::uint64_t copy_metrics(const std::vector<Input>& ins, Writer& w, const std::string& shown, Coverage& cov,
+                           bool check) {
   const Field& mst = metrics_layout().at("status");
   return copy_by_id(
       tables_of(ins, &Input::metrics, &Input::n_metrics, "metrics"), metrics_layout(), w.metrics.get(),
@@ -339,15 +382,34 @@ std::uint64_t copy_metrics(const std::vector<Input>& ins, Writer& w, const std::
       [&](std::uint64_t id) {
         cov.ok.set(id);
         cov.done.set(id);
-      });
+      },
+      check, metrics_difference);
 }
 
 /// /errors: rows of a scenario of the file. Marks cov.done; returns the number of rows written.
-std::uint64_t copy_errors(const std::vector<Input>& ins, Writer& w, const std::string& shown, Coverage& cov) {
+/// With `check`, a scenario that failed in one input must not have metrics in another, and its
+/// messages must agree.
+std::uint64_t copy_errors(const std::vector<Input>& ins, Writer& w, const std::string& shown, Coverage& cov,
+                          bool check) {
+  const Field& eid = errors_layout().at("id");
+  const Field& emsg = errors_layout().at("message");
   return copy_by_id(
       tables_of(ins, &Input::errors, &Input::n_errors, "errors"), errors_layout(), w.errors.get(), w.etype.get(),
-      w.e_rows, "errors", shown, cov, [](const unsigned char*) { return true; },
-      [&](std::uint64_t id) { cov.done.set(id); });
+      w.e_rows, "errors", shown, cov,
+      [&](const unsigned char* r) {
+        if (check && cov.ok.test(cov.pos(get_i64(r, eid))))
+          throw InputError(shown, 0, 0,
+                           "scenario " + std::to_string(get_i64(r, eid)) +
+                               " failed in one input ('" + get_str(r, emsg) + "') and has metrics in another "
+                               "(expected the same result for the same scenario: were the files written by builds "
+                               "that simulate differently? otherwise this is a determinism bug)");
+        return true;
+      },
+      [&](std::uint64_t id) { cov.done.set(id); }, check,
+      [&](const unsigned char* a, const unsigned char* b) {
+        const std::string ma = get_str(a, emsg), mb = get_str(b, emsg);
+        return ma == mb ? std::string() : "error '" + ma + "' vs '" + mb + "'";
+      });
 }
 
 /// /jobs: rows of a scenario with a metrics row (cov.ok), sorted by (scenario_id, job_id).
@@ -363,15 +425,17 @@ void copy_jobs(const std::vector<Input>& ins, Writer& w, const std::string& show
       },
       [&](const Rows& sorted) {
         write_rows(w.jobs.get(), w.jtype.get(), w.j_rows, sorted, 0, sorted.n, shown, "jobs");
-      });
+      },
+      [](const unsigned char*, const std::string&, const unsigned char*, const std::string&) {});
 }
 
-/// The new file's metadata: `meta` (the first input's) with this format_version, the number
-/// of scenarios written, and layout, shard and complete as `mode` wants (see Rebuild).
+/// The new file's metadata: `meta` (the first input's) with this format_version (Retire: the
+/// input's, whose /scenarios columns it copies), the number of scenarios written, and layout,
+/// shard and complete as `mode` wants (see Rebuild).
 StoreMeta final_meta(StoreMeta meta, Rebuild mode, const std::string& layout, hsize_t num_scenarios,
                      const Coverage& cov) {
   const std::uint64_t total = cov.total;
-  meta.format_version = static_cast<int>(kFormatVersion);
+  if (mode != Rebuild::Retire) meta.format_version = static_cast<int>(kFormatVersion);
   meta.num_scenarios = num_scenarios;
   switch (mode) {
     case Rebuild::Resume:
@@ -400,7 +464,7 @@ StoreMeta final_meta(StoreMeta meta, Rebuild mode, const std::string& layout, hs
 Writer rebuild(const std::vector<std::string>& inputs, const std::string& tmp, const std::string& shown,
                Rebuild mode, const std::string& layout, std::uint64_t* rows_out, const JobTextBytes& job_text,
                const std::function<bool(std::int64_t)>& keep) {
-  std::vector<Input> ins = open_inputs(inputs);
+  std::vector<Input> ins = open_inputs(inputs, mode);
   // The inputs were checked, but copying reads them again: a crash then removes the new file.
   const CrashGuard guard(inputs.size() == 1 ? inputs.front() : shown);
   CrashGuard::remove_on_crash(tmp);
@@ -420,8 +484,9 @@ Writer rebuild(const std::vector<std::string>& inputs, const std::string& tmp, c
 
   Writer w = open_new(tmp, shown, ins.front().scen_layout, scen_rows, jobs);
   merge_scenarios(ins, w, shown, cov, keep);
-  std::uint64_t rows = copy_metrics(ins, w, shown, cov);
-  rows += copy_errors(ins, w, shown, cov);
+  const bool check = mode == Rebuild::Merge;  // one result per scenario: inputs must agree
+  std::uint64_t rows = copy_metrics(ins, w, shown, cov, check);
+  rows += copy_errors(ins, w, shown, cov, check);
   if (jobs) copy_jobs(ins, w, shown, cov);
   ins.clear();  // close the inputs (resume and finalize replace one of them)
 
@@ -431,16 +496,5 @@ Writer rebuild(const std::vector<std::string>& inputs, const std::string& tmp, c
 }
 
 }  // namespace h5
-
-void merge_stores(const std::vector<std::string>& inputs, const std::string& output) {
-  using namespace h5;
-  Lock lock;
-  if (inputs.empty()) throw InputError(output, 0, 0, "merge: no input files");
-  if (util::path_exists(output)) throw InputError(output, 0, 0, "output file exists (remove it first)");
-  const OutputLock writer(output);  // one writer per output
-  for (const auto& in : inputs) require_current_version(open_input(in));  // every input problem first
-  produce(output + ".merge-tmp", output, /*must_not_exist=*/true, /*keep_open=*/false,
-          [&](const std::string& tmp) { return rebuild(inputs, tmp, output, Rebuild::Merge, "", nullptr); });
-}
 
 }  // namespace geopipe::sweep

@@ -5,7 +5,8 @@
 // Owns: copying the valid rows of one or more existing files into a new one, sorted by id and
 // with bounded memory (a sweep can have millions of scenarios), and the metadata the new file
 // gets in each mode. The caller owns the lock and the tmp+rename around it (produce() of
-// h5_file.h); merge_stores() is defined in h5_rebuild.cpp.
+// h5_file.h); merge_stores() (h5_merge.cpp) uses it for files of one sweep and to sort a
+// collection.
 #pragma once
 
 #include <cstdint>
@@ -25,9 +26,11 @@ namespace geopipe::sweep::h5 {
 enum class Rebuild { Resume, Finalize, Merge, Retire };
 
 /// Writes at `tmp` a new file with the metadata of inputs[0] and every valid row of the inputs:
-/// /scenarios merged by id (each input's is sorted; an id in two inputs is an error), /metrics
+/// /scenarios merged by id (each input's is sorted), /metrics
 /// (status 1, id a scenario of the file), /errors (id a scenario) and /jobs (scenario with a
-/// metrics row) sorted by id / (scenario_id, job_id), one row per key. Memory stays bounded.
+/// metrics row) sorted by id / (scenario_id, job_id), one row per key. In Merge mode an id may
+/// be in several inputs if its content key is the same, and its results must agree
+/// (metrics_difference, the error message; InputError naming both files otherwise). Memory stays bounded.
 /// `rows_out` = metrics + errors rows written. /jobs text columns are as wide as the widest
 /// input's and at least `job_text` (a resumed sweep may write longer texts). With `keep`, only
 /// the scenarios whose id it accepts are copied. The inputs are closed before it returns.

@@ -1,11 +1,14 @@
 // Row layouts, packed rows and table I/O of the result store (see h5_table.h).
 #include "sweep/h5_table.h"
 
+#include <charconv>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <type_traits>
 
 #include "sim/metrics.h"
+#include "util/hash.h"
 #include "util/input_error.h"
 
 namespace geopipe::sweep::h5 {
@@ -227,6 +230,46 @@ const Layout& errors_layout() {
   }();
   return l;
 }
+namespace {
+/// FNV-1a 64 of `n` bytes, continuing from `h`.
+std::uint64_t fnv1a(std::uint64_t h, const void* p, std::size_t n) {
+  return util::fnv1a64(std::string_view(static_cast<const char*>(p), n), h);
+}
+constexpr std::uint64_t kFnvBasis = util::kFnv1a64Basis;
+/// The shortest text that reads back as `v`.
+std::string fmt_double(double v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+}  // namespace
+
+std::string metrics_difference(const unsigned char* a, const unsigned char* b) {
+  const auto& defs = metric_defs();
+  const Layout& l = metrics_layout();
+  for (std::size_t k = 0; k < defs.size(); ++k) {
+    if (!defs[k].deterministic) continue;
+    const Field& f = l.fields[2 + k];
+    if (std::memcmp(a + f.off, b + f.off, f.size) != 0)
+      return std::string(defs[k].name) + " = " + fmt_double(get_f64(a, f)) + " vs " + fmt_double(get_f64(b, f));
+  }
+  return "";
+}
+
+std::uint64_t metrics_digest(const unsigned char* row) {
+  const auto& defs = metric_defs();
+  const Layout& l = metrics_layout();
+  std::uint64_t h = fnv1a(kFnvBasis, "m", 1);
+  for (std::size_t k = 0; k < defs.size(); ++k)
+    if (defs[k].deterministic) h = fnv1a(h, row + l.fields[2 + k].off, l.fields[2 + k].size);
+  return h;
+}
+
+std::uint64_t error_digest(const unsigned char* row) {
+  const std::string msg = get_str(row, errors_layout().at("message"));
+  return fnv1a(fnv1a(kFnvBasis, "e", 1), msg.data(), msg.size());
+}
+
 Layout jobs_layout(const JobTextBytes& text) {
   Layout x;
   x.add("scenario_id", Kind::I64);

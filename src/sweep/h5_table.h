@@ -29,10 +29,15 @@ namespace geopipe::sweep::h5 {
 constexpr std::size_t kSchedulerWidth = 32;
 constexpr std::size_t kTextWidth = 64;
 constexpr std::size_t kErrorWidth = util::kMaxShownBytes;
-/// /scenarios.key: a scenario's content key, 32 hex digits (config/scenario_key.h).
+/// /scenarios.key and .point_key: a scenario's content key and its point's content digest,
+/// 32 hex digits each (config/scenario_key.h).
 constexpr std::size_t kKeyWidth = 32;
-/// /scenarios columns before the axes: id, point, seed, scheduler, key (format 1 and 2: no key).
-constexpr std::size_t kScenarioLeadColumns = 5;
+/// /scenarios columns before the axes: id, point, seed, scheduler, key, point_key (format 3:
+/// no point_key; formats 1 and 2: no key either).
+constexpr std::size_t kScenarioLeadColumns = 6;
+constexpr std::size_t scenario_lead_columns(int format_version) {
+  return format_version >= 4 ? 6 : format_version == 3 ? 5 : 4;
+}
 /// Narrowest column in which a too-long text is shortened with a visible marker (a defence:
 /// the widths above make it unreachable for every text geopipe writes).
 constexpr std::size_t kMinMarkedWidth = 128;
@@ -119,6 +124,14 @@ Rows fill_row(const Layout& l);
 const Layout& metrics_layout();
 const Layout& errors_layout();
 Layout jobs_layout(const JobTextBytes& text);
+/// How two /metrics rows (metrics_layout) of one scenario differ in a deterministic metric
+/// (sim/metrics.h; wall-clock times are ignored): "" if they agree bit for bit, else the first
+/// difference as "avg_jct_s = 1.5 vs 1.6".
+std::string metrics_difference(const unsigned char* a, const unsigned char* b);
+/// A 64-bit digest of a scenario's result as metrics_difference compares it: of a /metrics row's
+/// deterministic metrics, or (kind tag apart) of an /errors row's message.
+std::uint64_t metrics_digest(const unsigned char* metrics_row);
+std::uint64_t error_digest(const unsigned char* errors_row);
 /// The text widths of a /jobs layout (the column sizes of `model` and `regions`).
 JobTextBytes job_text_of(const Layout& jobs);
 /// Packs one /jobs row (a jobs_layout()) of scenario `scenario_id`; std::logic_error if a text
@@ -139,6 +152,12 @@ void write_rows(hid_t dset, hid_t type, hsize_t& in_file, const Rows& rows, std:
 
 /// The number of rows of a one-dimensional dataset.
 hsize_t table_rows(hid_t dset, const std::string& path, const std::string& name);
+
+/// Calls each(row) for every row of a table, read block by block with `memtype` (row size
+/// `row_size`): memory does not grow with the table.
+template <class Fn>
+void each_row(hid_t dset, hid_t memtype, std::size_t row_size, hsize_t rows, const std::string& path,
+              const char* name, Fn each);
 
 /// Reads every row of a dataset with the given layout (converted by column name).
 Rows read_table(hid_t dset, const Layout& l, const std::string& path, const std::string& name);
@@ -166,6 +185,17 @@ Rows sorted_unique(const Rows& in, Key key) {
     std::memcpy(out.add(), in.row(i), in.row_size);
   }
   return out;
+}
+
+template <class Fn>
+void each_row(hid_t dset, hid_t memtype, std::size_t row_size, hsize_t rows, const std::string& path,
+              const char* name, Fn each) {
+  Rows buf(row_size);
+  for (hsize_t start = 0; start < rows; start += kBlockRows) {
+    const hsize_t count = std::min<hsize_t>(kBlockRows, rows - start);
+    read_block(dset, memtype, row_size, start, count, buf, path, name);
+    for (std::size_t i = 0; i < buf.n; ++i) each(buf.row(i));
+  }
 }
 
 }  // namespace geopipe::sweep::h5

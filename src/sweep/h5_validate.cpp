@@ -103,7 +103,8 @@ void check_meta(const StoreMeta& m, const std::string& path) {
   for (const auto& s : m.schedulers)
     if (s.empty() || !valid_utf8(s.data(), s.size()) || !names.insert(s).second)
       damaged(path, "attribute schedulers has an empty, repeated or non-UTF-8 name");
-  if (m.total_scenarios % m.schedulers.size() != 0)
+  if (m.collection && !m.shard.empty()) damaged(path, "a collection (attribute collection = 1) has a shard attribute");
+  if (!m.collection && m.total_scenarios % m.schedulers.size() != 0)
     damaged(path, "attribute total_scenarios = " + std::to_string(m.total_scenarios) + " is not a multiple of the " +
                       std::to_string(m.schedulers.size()) + " schedulers");
   std::uint64_t k = 0, n = 0;
@@ -202,7 +203,7 @@ Input open_input(const std::string& path) {
   }
   const StoreMeta& m = in.meta;
   check_meta(m, path);
-  const bool current = m.format_version == kFormatVersion;
+  const bool current = m.format_version >= 3;  // /metrics, /errors, /jobs as this build writes them
 
   // The tables and their columns.
   in.scen = open_table(in.file.get(), "scenarios", path);
@@ -227,17 +228,19 @@ Input open_input(const std::string& path) {
   const Field& s_point = int_column(sl, "point", path, "scenarios");
   const Field* s_sched = sl.find("scheduler");
   if (!s_sched || s_sched->kind != Kind::Str) not_geopipe(path, "/scenarios has no text 'scheduler' column");
-  // Format 3 adds the content key after the scheduler.
-  const std::size_t lead = m.format_version >= 3 ? kScenarioLeadColumns : 4;
-  if (m.format_version >= 3) {
-    const Field* key = sl.fields.size() > 4 ? &sl.fields[4] : nullptr;
-    if (!key || key->name != "key" || key->kind != Kind::Str || key->size != kKeyWidth)
-      not_geopipe(path, "/scenarios has no 32-byte text 'key' column after 'scheduler'");
+  // Format 3 adds the content key after the scheduler, format 4 the point's after it.
+  const std::size_t lead = scenario_lead_columns(m.format_version);
+  for (std::size_t k = 4; k < lead; ++k) {
+    const char* name = k == 4 ? "key" : "point_key";
+    const Field* f = sl.fields.size() > k ? &sl.fields[k] : nullptr;
+    if (!f || f->name != name || f->kind != Kind::Str || f->size != kKeyWidth)
+      not_geopipe(path, std::string("/scenarios has no 32-byte text '") + name + "' column after '" +
+                            sl.fields[k - 1].name + "'");
   }
   if (sl.fields.size() < lead || sl.fields.size() - lead != m.axes.size())
     damaged(path, "/scenarios has " + std::to_string(sl.fields.size()) + " columns for " +
                       std::to_string(m.axes.size()) + " axes (expected id, point, seed, scheduler" +
-                      (lead == 5 ? ", key" : "") + ", then the axes)");
+                      (lead >= 5 ? ", key" : "") + (lead >= 6 ? ", point_key" : "") + ", then the axes)");
   for (std::size_t k = 0; k < m.axes.size(); ++k)
     if (sl.fields[lead + k].name != m.axes[k])
       damaged(path, "/scenarios column '" + sl.fields[lead + k].name + "' is not the axis '" + m.axes[k] + "'");
@@ -271,7 +274,10 @@ Input open_input(const std::string& path) {
   }
 
   // /scenarios: ascending ids of this shard, consistent with their scheduler and point.
-  const Field* s_key = m.format_version >= 3 ? &sl.fields[4] : nullptr;
+  std::vector<std::string> sorted_schedulers = m.schedulers;
+  std::sort(sorted_schedulers.begin(), sorted_schedulers.end());
+  std::vector<const Field*> s_keys;  // key, point_key
+  for (std::size_t k = 4; k < lead; ++k) s_keys.push_back(&sl.fields[k]);
   std::int64_t last = -1;
   std::vector<const Field*> texts;
   for (const auto& f : sl.fields)
@@ -287,16 +293,22 @@ Input open_input(const std::string& path) {
       damaged(path, row_at("scenarios", r) + ": scenario " + std::to_string(id) + " is not in shard " + m.shard);
     for (const Field* f : texts)
       if (!sane_text(row, *f)) damaged(path, row_at("scenarios", r) + ": column '" + f->name + "' is not UTF-8 text");
-    if (get_str(row, *s_sched) != m.schedulers[static_cast<std::uint64_t>(id) % n_sched])
+    // A sweep's ids encode (point, seed, scheduler); a collection's are numbered in merge order.
+    if (m.collection) {
+      if (!std::binary_search(sorted_schedulers.begin(), sorted_schedulers.end(), get_str(row, *s_sched)))
+        damaged(path, row_at("scenarios", r) + ": scheduler '" + get_str(row, *s_sched) +
+                          "' is not in attribute schedulers");
+    } else if (get_str(row, *s_sched) != m.schedulers[static_cast<std::uint64_t>(id) % n_sched]) {
       damaged(path, row_at("scenarios", r) + ": scheduler '" + get_str(row, *s_sched) + "' does not match id " +
                         std::to_string(id));
-    if (s_key) {
-      const std::string k = get_str(row, *s_key);
+    }
+    for (const Field* f : s_keys) {
+      const std::string k = get_str(row, *f);
       if (k.size() != kKeyWidth || k.find_first_not_of("0123456789abcdef") != std::string::npos)
-        damaged(path, row_at("scenarios", r) + ": key '" + k + "' is not 32 lower-case hex digits");
+        damaged(path, row_at("scenarios", r) + ": " + f->name + " '" + k + "' is not 32 lower-case hex digits");
     }
     const std::int64_t point = get_i64(row, s_point);
-    if (point < 0 || static_cast<std::uint64_t>(point) > pair)
+    if (point < 0 || static_cast<std::uint64_t>(point) > (m.collection ? static_cast<std::uint64_t>(id) : pair))
       damaged(path, row_at("scenarios", r) + ": point " + std::to_string(point) + " does not match id " +
                         std::to_string(id));
     in.ids.push(id);
@@ -376,20 +388,40 @@ Input open_input(const std::string& path) {
   return in;
 }
 
-void require_current_version(const Input& in) {
-  if (in.meta.format_version == kFormatVersion && in.meta.model_version != kModelVersion)
+namespace {
+
+void require_model_version(const Input& in) {
+  if (in.meta.model_version != kModelVersion)
     throw InputError(in.path, 0, 0,
                      "holds results of model version " + std::to_string(in.meta.model_version) + " (geopipe " +
                          in.meta.geopipe_version + "); this build simulates model version " +
                          std::to_string(kModelVersion) +
                          ", whose results may differ, so it cannot add to or merge them (expected the geopipe that "
                          "wrote it, or a new file; docs/model.md, \"Model versions\")");
-  if (in.meta.format_version < kFormatVersion)
+}
+
+}  // namespace
+
+void require_current_version(const Input& in) {
+  if (in.meta.format_version == 3)
+    throw InputError(in.path, 0, 0,
+                     "was written in format version 3 by geopipe " + in.meta.geopipe_version +
+                         ", which has no point keys; this build writes version " + std::to_string(kFormatVersion) +
+                         " (expected the file upgraded first: `geopipe sweep SWEEP.toml -o FILE --resume` with the "
+                         "sweep that wrote it, stored in its attribute sweep_toml, rewrites it in version " +
+                         std::to_string(kFormatVersion) + " without running anything; docs/hdf5-format.md, "
+                         "\"Format versions\")");
+  require_extendable(in);
+}
+
+void require_extendable(const Input& in) {
+  if (in.meta.format_version < 3)
     throw InputError(in.path, 0, 0,
                      "was written in format version " + std::to_string(in.meta.format_version) + " by geopipe " +
                          in.meta.geopipe_version + "; this build writes version " + std::to_string(kFormatVersion) +
                          " and can only read it (expected the geopipe that wrote it to resume or merge it, or "
                          "a new file; docs/hdf5-format.md, \"Format versions\")");
+  require_model_version(in);
 }
 
 }  // namespace geopipe::sweep::h5

@@ -52,6 +52,7 @@ StoreMeta new_file_meta(const StoreMeta& meta, const config::SweepSpec& spec, co
   StoreMeta m = meta;
   m.format_version = static_cast<int>(kFormatVersion);
   m.model_version = kModelVersion;
+  m.collection = false;
   if (m.geopipe_version.empty()) m.geopipe_version = "unknown";
   if (m.created_utc.empty()) m.created_utc = util::utc_now_iso8601();
   if (m.sweep_name.empty()) m.sweep_name = spec.name;
@@ -77,7 +78,7 @@ Layout scenario_layout(const config::SweepSpec& spec) {
       if (!spec.columns[k].numeric) text_w[k] = std::max(text_w[k], config::toml_unquote(p.text[k]).size());
   Layout sl;
   sl.add("id", Kind::I64).add("point", Kind::I64).add("seed", Kind::U64).add("scheduler", Kind::Str, sched_w);
-  sl.add("key", Kind::Str, kKeyWidth);
+  sl.add("key", Kind::Str, kKeyWidth).add("point_key", Kind::Str, kKeyWidth);
   for (std::size_t k = 0; k < spec.columns.size(); ++k) {
     const auto& col = spec.columns[k];
     if (sl.find(col.param))
@@ -97,11 +98,13 @@ void write_scenarios(Writer& nw, const Layout& sl, const config::SweepSpec& spec
   const Field& f_seed = sl.at("seed");
   const Field& f_sched = sl.at("scheduler");
   const Field& f_key = sl.at("key");
+  const Field& f_point_key = sl.at("point_key");
   if (spec.point_digests.size() != spec.points.size())
     throw std::logic_error("h5store: the sweep has no content digest for every point");
   Rows rows(sl.size);
   std::optional<config::PointKeyPrefix> prefix;
   std::uint64_t prefix_point = 0;
+  std::string point_hex;
   for (std::uint64_t id = 0; id < plan.total(); ++id) {  // chunk by chunk: flat memory
     if (!plan.in_shard(id)) continue;
     const ScenarioKey k = plan.key(id);
@@ -110,7 +113,9 @@ void write_scenarios(Writer& nw, const Layout& sl, const config::SweepSpec& spec
     if (!prefix || prefix_point != k.point) {
       prefix.emplace(spec.point_digests[k.point], kModelVersion);
       prefix_point = k.point;
+      point_hex = spec.point_digests[k.point].hex();
     }
+    put_str(row, f_point_key, point_hex);
     put_str(row, f_key, prefix->key(spec.seeds[k.seed_index], spec.schedulers[k.scheduler_index]).hex());
     put_i64(row, f_id, static_cast<std::int64_t>(id));
     put_i64(row, f_point, static_cast<std::int64_t>(k.point));
@@ -280,7 +285,7 @@ std::unique_ptr<ResultStore> ResultStore::extend(const std::string& path, const 
   if (plan.total() != spec.num_scenarios())
     throw std::invalid_argument("h5store: the plan does not match the sweep");
   std::optional<Input> in(open_input(path));
-  require_current_version(*in);
+  require_extendable(*in);  // a format-3 file is upgraded: the new /scenarios is written below
 
   // Which results the new sweep contains, by content key.
   const auto keys = result_keys(*in);

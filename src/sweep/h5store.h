@@ -5,10 +5,11 @@
 //               sweep_toml, base_toml, sweep_hash (16 hex digits), layout ("ranks=R threads=T"),
 //               num_scenarios (in this file, i.e. this shard), total_scenarios (whole sweep),
 //               shard ("K/N" or ""), schedulers (list), axes (list), complete (0/1),
-//               model_version (sim/model_version.h of every result in the file)
+//               model_version (sim/model_version.h of every result in the file), collection
+//               (0/1: a merge of different sweeps)
 //  /scenarios   one row per scenario of this file: id, point, seed, scheduler, key (content
-//               key, config/scenario_key.h), one column per axis (float64 for numeric axes,
-//               fixed string otherwise). Written at creation.
+//               key, config/scenario_key.h), point_key (the point's content digest), one column
+//               per axis (float64 for numeric axes, fixed string otherwise). Written at creation.
 //  /metrics     one row per finished scenario: id, status (1 = ok), then every metric of
 //               sim/metrics.h (GEOPIPE_SCENARIO_METRICS) as float64, named as there.
 //  /errors      id, message (fixed-length string of 4 KiB: the error line as geopipe prints it).
@@ -32,6 +33,7 @@
 #include <vector>
 
 #include "config/sweep_loader.h"
+#include "sweep/merge_summary.h"
 #include "sweep/plan.h"
 #include "sweep/result.h"
 #include "sweep/result_sink.h"
@@ -40,7 +42,7 @@
 namespace geopipe::sweep {
 
 struct StoreMeta {
-  int format_version = 3;         ///< what the file says; this build writes h5_file.h kFormatVersion
+  int format_version = 4;         ///< what the file says; this build writes h5_file.h kFormatVersion
   std::string geopipe_version;
   std::string created_utc;        ///< ISO 8601
   std::string sweep_name;
@@ -55,6 +57,9 @@ struct StoreMeta {
   std::vector<std::string> axes;
   bool complete = false;
   int model_version = 0;          ///< sim/model_version.h of the results (0: format < 3, unknown)
+  /// true for the output of a merge of different sweeps (format 4): ids are 0..n-1 in the order
+  /// of the inputs and no longer encode (point, seed, scheduler); points are numbered by content.
+  bool collection = false;
 };
 
 /// What an existing file holds (for --resume and merge).
@@ -129,10 +134,15 @@ class OutputLock {
   int fd_ = -1;
 };
 
-/// Joins shard files of one sweep into `output` (must not exist). Refuses (InputError) files
-/// whose sweep_hash differs, overlapping ids, or a non-geopipe file. The output's /scenarios
-/// is the union of the inputs'; `complete` = 1 iff every scenario of the sweep has a row.
-void merge_stores(const std::vector<std::string>& inputs, const std::string& output);
+/// Joins result files of the same format and model version into `output` (must not exist),
+/// by content (docs/hdf5-format.md, "Merge"). Files of one sweep (equal sweep_hash: shards,
+/// copies) keep the sweep's ids and metadata; `complete` = 1 iff every scenario of the sweep
+/// has a row. Files of different sweeps make a collection: one scenario per content key, ids
+/// 0..n-1 in input order, points numbered by point_key, the union of the axis columns (NaN or
+/// "" where an input has no such column). A scenario in several inputs is kept once; its
+/// results must agree. InputError (nothing written) for a non-geopipe or damaged input, another
+/// format or model version, one axis stored as number and text, or results that differ.
+MergeSummary merge_stores(const std::vector<std::string>& inputs, const std::string& output);
 
 /// /scenarios joined with /metrics on id (only scenarios with metrics rows), sorted by id.
 /// Numeric columns: id, point, seed, numeric axes, every metric; text columns: scheduler and

@@ -60,8 +60,8 @@ OpenedOutput open_hdf5(const OutputRequest& rq, const config::SweepSpec& spec, c
     out.resumed = true;
     // Results are matched to the sweep's scenarios by content key, also when the sweep file did
     // not change (its hash does not cover the content of trace files): results the sweep still
-    // has are kept, the others set aside. Older formats have no keys: require_current_version
-    // refuses them in extend().
+    // has are kept, the others set aside. Formats 1 and 2 have no keys: extend() refuses them;
+    // it upgrades a format-3 file (it writes a new /scenarios).
     Extension ext;
     out.sink = locked(ResultStore::extend(rq.path, meta, spec, plan, ext));
     out.done = std::move(ext.reused);
@@ -90,7 +90,7 @@ struct OutputFormat {
   std::vector<std::string_view> endings;
   OpenedOutput (*open)(const OutputRequest&, const config::SweepSpec&, const Plan&);
   Table (*read)(const std::string& path);
-  void (*merge)(const std::vector<std::string>& inputs, const std::string& output);
+  MergeSummary (*merge)(const std::vector<std::string>& inputs, const std::string& output);
 };
 
 const std::vector<OutputFormat>& formats() {
@@ -115,13 +115,13 @@ OpenedOutput open_output(const OutputRequest& request, const config::SweepSpec& 
 
 Table read_results(const std::string& path) { return format_for(path).read(path); }
 
-void merge_results(const std::vector<std::string>& inputs, const std::string& output) {
+MergeSummary merge_results(const std::vector<std::string>& inputs, const std::string& output) {
   const OutputFormat& f = format_for(output);
   for (const std::string& in : inputs)
     if (&format_for(in) != &f)
       throw InputError(in, 0, 0,
                        std::string("is not a ") + f.name + " file like the output (expected inputs of one format)");
-  f.merge(inputs, output);
+  return f.merge(inputs, output);
 }
 
 }  // namespace geopipe::sweep

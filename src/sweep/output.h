@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "config/sweep_loader.h"
+#include "sweep/merge_summary.h"
 #include "sweep/plan.h"
 #include "sweep/result_sink.h"
 #include "sweep/result_table.h"
@@ -49,7 +50,8 @@ OpenedOutput open_output(const OutputRequest& request, const config::SweepSpec& 
 /// A result file as columns (for `geopipe summarize`). Throws InputError if unreadable.
 Table read_results(const std::string& path);
 
-/// Joins result files of one sweep (shards) into `output`, which must not exist.
-void merge_results(const std::vector<std::string>& inputs, const std::string& output);
+/// Joins result files by content (shards of one sweep, or different sweeps into a collection)
+/// into `output`, which must not exist (merge_stores, sweep/h5store.h).
+MergeSummary merge_results(const std::vector<std::string>& inputs, const std::string& output);
 
 }  // namespace geopipe::sweep

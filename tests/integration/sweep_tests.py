@@ -333,13 +333,18 @@ def test_shard_merge_summarize(c):
     c.run([c.bin, "merge", *shards, "-o", merged])
     assert_complete(merged, 36)
     assert_same_metrics(full, merged, "merged shards vs full run")
-    # refusing: existing output, overlapping shards, another sweep
+    # refusing an existing output; a file given twice is kept once; shards merged twice agree
     c.run([c.bin, "merge", *shards, "-o", merged], expect=2)
-    c.run([c.bin, "merge", shards[0], shards[0], "-o", c.path("dup.h5")], expect=2)
+    p = c.run([c.bin, "merge", shards[0], shards[0], "-o", c.path("dup.h5")])
+    assert f"{sizes[0]} scenarios, {sizes[0]} found in more than one file" in p.stderr, p.stderr
+    assert_same_metrics(shards[0], c.path("dup.h5"), "a shard merged with itself")
+    c.run([c.bin, "merge", merged, *shards, "-o", c.path("again.h5")])
+    assert_same_metrics(full, c.path("again.h5"), "merged file + its shards")
+    # another sweep: a collection, not a refusal
     other = c.path("other.h5")
     c.run(c.sweep_cmd(c.tiny, other, "--shard", "1/3", "--set", "workload.num_jobs=39"))
-    p = c.run([c.bin, "merge", shards[0], other, "-o", c.path("mix.h5")], expect=2)
-    assert "sweep" in p.stderr, p.stderr
+    p = c.run([c.bin, "merge", shards[0], other, "-o", c.path("mix.h5")])
+    assert "of 2 sweeps" in p.stderr and "a collection" in p.stderr, p.stderr
     # summarize
     p = c.run([c.bin, "summarize", merged])
     for s in ("bace-pipe", "delay-first", "cost-first", "baseline", "avg_jct_s", "total_cost_usd"):
@@ -424,7 +429,7 @@ def test_long_texts(c):
     out = c.path("long.h5")
     c.run(c.sweep_cmd(sweep, out, "--save-jobs", "--threads", "1", "--no-mpi"))
     with h5py.File(out, "r") as f:
-        assert int(f.attrs["format_version"]) == 3
+        assert int(f.attrs["format_version"]) == 4
         jobs = f["jobs"][:]
         widths = {n: jobs.dtype[n].itemsize for n in ("model", "regions")}
     longest = 0
@@ -571,6 +576,101 @@ def test_extend(c):
     c.run(c.sweep_cmd(sweep, ref, "--threads", "2", "--no-mpi"))
     assert deterministic(out) == deterministic(ref), "a changed trace was not recomputed"
     print("  same sweep file, changed trace: reused 0, ran 8, set aside 8; identical to a fresh run")
+
+
+def keyed(path):
+    """{key: (seed, scheduler, deterministic metrics as bytes)} of the scenarios with metrics."""
+    with h5py.File(path, "r") as f:
+        s, m = f["scenarios"][:], f["metrics"][:]
+    keep = [n for n in m.dtype.names if n not in TIMING and n != "id"]
+    rows = {int(r["id"]): recfunctions.repack_fields(m[keep][i:i + 1]).tobytes() for i, r in enumerate(m)}
+    return {r["key"].decode(): (int(r["seed"]), r["scheduler"].decode(), rows[int(r["id"])])
+            for r in s if int(r["id"]) in rows}
+
+
+def test_merge_studies(c):
+    """Merge by content: studies run separately (other seeds, other axis values, a shard of a
+    third sweep) join into one collection, each scenario once; it equals a single run of the
+    union; identical results are deduplicated, a differing one is an error naming the scenario;
+    a format-3 file is refused by merge and upgraded by --resume."""
+    a = extension_sweep(c, "a", seeds=2, values=(0.5, 2.0))
+    b = extension_sweep(c, "b", seeds=2, values=(2.0, 4.0))
+    with open(b) as f:
+        text = f.read().replace("seeds = 2", "seeds = [2, 3]")
+    with open(b, "w") as f:
+        f.write(text)
+    union = extension_sweep(c, "union", seeds=3, values=(0.5, 2.0, 4.0))
+    ha, hb, hu = c.path("a.h5"), c.path("b.h5"), c.path("union.h5")
+    for sw, out in ((a, ha), (b, hb), (union, hu)):
+        c.run(c.sweep_cmd(sw, out, "--threads", "2", "--no-mpi"))
+    # a: 2 values x seeds 1,2; b: 2 values x seeds 2,3; both have (2.0, seed 2): 2 schedulers
+    ab = c.path("ab.h5")
+    p = c.run([c.bin, "merge", ha, hb, "-o", ab])
+    assert "of 2 sweeps" in p.stderr and "14 scenarios, 2 found in more than one file" in p.stderr, p.stderr
+    assert "2 results compared, all equal" in p.stderr, p.stderr
+    ka, kb, kab, ku = keyed(ha), keyed(hb), keyed(ab), keyed(hu)
+    assert set(kab) == set(ka) | set(kb) and len(kab) == 14, (len(kab), len(ka), len(kb))
+    for k, v in kab.items():  # every result is the one of a single run of the union sweep
+        assert ku.get(k) == v, f"scenario {k}: merged result differs from a run of the union sweep"
+    with h5py.File(ab, "r") as f:
+        assert int(f.attrs["collection"]) == 1 and int(f.attrs["complete"]) == 1
+        assert f.attrs["sweep_name"] == "ext" and list(f["scenarios"]["id"]) == list(range(14))
+        s = f["scenarios"][:]
+        # points by content: one point per bandwidth value, whichever file it came from
+        pts = {float(r["network.bandwidth_scale"]): set() for r in s}
+        for r in s:
+            pts[float(r["network.bandwidth_scale"])].add(int(r["point"]))
+        assert all(len(v) == 1 for v in pts.values()) and len(pts) == 3, pts
+    # the other order: the same scenarios and results; summarize pairs the merged seeds
+    ba = c.path("ba.h5")
+    c.run([c.bin, "merge", hb, ha, "-o", ba])
+    assert keyed(ba) == kab
+    p = c.run([c.bin, "summarize", ab, "--by", "network.bandwidth_scale"])
+    assert "[network.bandwidth_scale=2]" in p.stdout, p.stdout
+    two = [ln for ln in p.stdout.split("[network.bandwidth_scale=2]")[1].splitlines() if ln.startswith("bace-pipe")]
+    assert two and two[0].split()[1] == "3", p.stdout  # seeds 1, 2 (a) and 3 (b) of one point
+    # a collection merges again, with a shard of a third sweep
+    third = c.path("third.h5")
+    c.run(c.sweep_cmd(union, third, "--shard", "0/2", "--threads", "2", "--no-mpi", "--set", "workload.num_jobs=13"))
+    abc = c.path("abc.h5")
+    p = c.run([c.bin, "merge", ab, third, "-o", abc])
+    with h5py.File(third, "r") as f:
+        n3 = len(f["scenarios"])
+    assert f"{14 + n3} scenarios, 0 found" in p.stderr, p.stderr
+    # a differing result for the same key: an error naming it, nothing written
+    bad = c.path("bad.h5")
+    shutil.copy(hb, bad)
+    with h5py.File(bad, "r+") as f:
+        s = f["scenarios"][:]
+        shared = [r for r in s if r["key"].decode() in ka]
+        assert len(shared) == 2
+        m = f["metrics"][:]
+        i = int(np.nonzero(m["id"] == shared[0]["id"])[0][0])
+        m[i]["avg_jct_s"] += 1.0
+        f["metrics"][:] = m
+    out = c.path("conflict.h5")
+    p = c.run([c.bin, "merge", ha, bad, "-o", out], expect=2)
+    assert shared[0]["key"].decode() in p.stderr and "avg_jct_s" in p.stderr and bad in p.stderr, p.stderr
+    assert not os.path.exists(out) and not [x for x in os.listdir(c.tmp) if x.startswith("conflict.h5")]
+    # the same within one sweep (a shard merged with an edited copy of itself)
+    p = c.run([c.bin, "merge", hb, bad, "-o", out], expect=2)
+    assert "different result" in p.stderr and "avg_jct_s" in p.stderr, p.stderr
+    assert not os.path.exists(out)
+    # format 3 (no point keys): merge refuses it with the way to upgrade; --resume upgrades it
+    data = os.path.join(c.src, "tests/sweep/data")
+    v3 = c.path("v3.h5")
+    shutil.copy(os.path.join(data, "format3.h5"), v3)
+    p = c.run([c.bin, "merge", v3, ha, "-o", c.path("v3m.h5")], expect=2)
+    assert "format version 3" in p.stderr and "--resume" in p.stderr, p.stderr
+    before = keyed(v3)
+    p = c.run([c.bin, "sweep", os.path.join(data, "format3.toml"), "-o", v3, "--resume", "--no-mpi"])
+    assert accounting(p.stderr) == (4, 0, 0), p.stderr
+    with h5py.File(v3, "r") as f:
+        assert int(f.attrs["format_version"]) == 4 and "point_key" in f["scenarios"].dtype.names
+    assert keyed(v3) == before
+    c.run([c.bin, "merge", v3, ha, "-o", c.path("v3m.h5")])
+    print(f"  collections: a+b = 14 scenarios (2 shared, equal), equal to a run of the union sweep; "
+          f"+ shard of a third sweep = {14 + n3}; conflicts named; format 3 upgraded by --resume")
 
 
 def test_io_errors(c):

@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <random>
 #include <set>
@@ -330,7 +331,8 @@ TEST(H5Store, RoundTripSortedWithErrorsJobsAndAttributes) {
   const StoreContents c = ResultStore::read(path);
   EXPECT_EQ(c.done_ids, (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
   EXPECT_TRUE(c.meta.complete);
-  EXPECT_EQ(c.meta.format_version, 3);
+  EXPECT_EQ(c.meta.format_version, 4);
+  EXPECT_FALSE(c.meta.collection);
   EXPECT_EQ(c.meta.sweep_hash, "abcdef0123456789");
   EXPECT_EQ(c.meta.sweep_toml, small_spec().text);
   EXPECT_EQ(c.meta.base_toml, small_spec().base_text);
@@ -367,7 +369,7 @@ TEST(H5Store, RoundTripSortedWithErrorsJobsAndAttributes) {
   EXPECT_EQ(t.names[2], "seed");
   EXPECT_EQ(t.names[3], "network.bandwidth_scale");
   EXPECT_EQ(t.names[4], "jobs_total");
-  EXPECT_EQ(t.text_names, (std::vector<std::string>{"scheduler", "key", "workload.trace"}));
+  EXPECT_EQ(t.text_names, (std::vector<std::string>{"scheduler", "key", "point_key", "workload.trace"}));
   EXPECT_EQ(t.numeric[0], (std::vector<double>{0, 1, 2, 5, 6, 7}));
   EXPECT_EQ(t.numeric[3], (std::vector<double>{0.5, 0.5, 0.5, 2, 2, 2}));
   const auto jct = std::find(t.names.begin(), t.names.end(), "avg_jct_s") - t.names.begin();
@@ -375,7 +377,10 @@ TEST(H5Store, RoundTripSortedWithErrorsJobsAndAttributes) {
   EXPECT_EQ(std::find(t.names.begin(), t.names.end(), "status"), t.names.end());
   EXPECT_EQ(t.text[0], (std::vector<std::string>{"bace-pipe", "cost-first", "bace-pipe", "cost-first",
                                                  "bace-pipe", "cost-first"}));
-  EXPECT_EQ(t.text[2], (std::vector<std::string>{"a.csv", "a.csv", "a.csv", "b.csv", "b.csv", "b.csv"}));
+  EXPECT_EQ(t.text[3], (std::vector<std::string>{"a.csv", "a.csv", "a.csv", "b.csv", "b.csv", "b.csv"}));
+  // Every row's point key is its point's digest (small_spec: {1, 2} and {3, 4}).
+  EXPECT_EQ(t.text[2][0], "00000000000000010000000000000002");
+  EXPECT_EQ(t.text[2][5], "00000000000000030000000000000004");
   // Every row's content key: its point's digest, seed and scheduler under this model version.
   const std::vector<std::int64_t> ids = {0, 1, 2, 5, 6, 7};
   for (std::size_t i = 0; i < ids.size(); ++i) {
@@ -446,8 +451,8 @@ TEST(H5Store, TextAxisValuesAreStoredWithoutTomlQuotes) {
   }
   store->flush();
   const Table t = read_joined(path);
-  ASSERT_EQ(t.text_names, (std::vector<std::string>{"scheduler", "key", "workload.trace"}));
-  EXPECT_EQ(t.text[2], (std::vector<std::string>{"x\"y", "caf\u00e9", "lit", "[1, 2]", "true"}));
+  ASSERT_EQ(t.text_names, (std::vector<std::string>{"scheduler", "key", "point_key", "workload.trace"}));
+  EXPECT_EQ(t.text[3], (std::vector<std::string>{"x\"y", "caf\u00e9", "lit", "[1, 2]", "true"}));
   EXPECT_EQ(t.numeric[2], (std::vector<double>{7, 7, 7, 7, 7}));  // seed
 }
 
@@ -652,7 +657,7 @@ TEST(H5StoreCrash, FailedResumeLeavesTheOldFileUntouched) {
 
 // tests/sweep/data/format2.h5 was written by geopipe 2aa5ef3 (HDF5 format version 2; how: the
 // comment of format2.toml). This build reads it, but neither resumes nor merges it.
-TEST(H5StoreVersions, OlderFormatIsReadableButNotResumedOrMerged) {
+TEST(H5StoreVersions, Format2IsReadableButNotResumedOrMerged) {
   TempDir dir;
   const std::string path = dir.file("v2.h5");
   fs::copy_file(std::string(GEOPIPE_SWEEP_TEST_DATA) + "/format2.h5", path);
@@ -673,6 +678,31 @@ TEST(H5StoreVersions, OlderFormatIsReadableButNotResumedOrMerged) {
     EXPECT_NE(std::string(e.what()).find("format version 2"), std::string::npos) << e.what();
   }
   EXPECT_THROW(merge_stores({path}, dir.file("m.h5")), InputError);
+  EXPECT_EQ(slurp(path), before);
+  EXPECT_FALSE(fs::exists(dir.file("m.h5")));
+}
+
+// tests/sweep/data/format3.h5 was written by geopipe 5fb3f1c (HDF5 format version 3, content
+// keys but no point keys; how: the comment of format3.toml). This build reads it and refuses to
+// merge it, naming the upgrade (`--resume`, whose extension rewrites it: sweep.merge_studies).
+TEST(H5StoreVersions, Format3IsReadableAndMergeNamesTheUpgrade) {
+  TempDir dir;
+  const std::string path = dir.file("v3.h5");
+  fs::copy_file(std::string(GEOPIPE_SWEEP_TEST_DATA) + "/format3.h5", path);
+  const StoreContents c = ResultStore::read(path);
+  EXPECT_EQ(c.meta.format_version, 3);
+  EXPECT_EQ(c.meta.model_version, 1);
+  EXPECT_FALSE(c.meta.collection);
+  EXPECT_EQ(c.done_ids, (std::vector<std::int64_t>{0, 1, 2, 3}));
+  EXPECT_EQ(read_joined(path).text_names, (std::vector<std::string>{"scheduler", "key"}));
+  const std::string before = slurp(path);
+  try {
+    merge_stores({path}, dir.file("m.h5"));
+    ADD_FAILURE() << "merged a version-3 file";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("format version 3"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--resume"), std::string::npos) << e.what();
+  }
   EXPECT_EQ(slurp(path), before);
   EXPECT_FALSE(fs::exists(dir.file("m.h5")));
 }
@@ -801,33 +831,120 @@ TEST(H5StoreMerge, DisjointShardsMergeComplete) {
   EXPECT_THROW(merge_stores({a, b}, out), InputError);
 }
 
-TEST(H5StoreMerge, RefusesOverlapsForeignHashesAndMissingFiles) {
+/// A complete file of small_spec() (8 scenarios, small_result) with sweep hash `hash`, whose
+/// result of scenario `changed` (if >= 0) is `change`d.
+std::string full_file(const TempDir& dir, const std::string& name, const std::string& hash,
+                      std::int64_t changed = -1, const std::function<void(ScenarioResult&)>& change = {}) {
+  const std::string path = dir.file(name);
+  auto store = ResultStore::create(path, small_meta(hash), small_spec(), Plan(2, 2, 2), true);
+  for (std::int64_t id = 0; id < 8; ++id) {
+    ScenarioResult r = small_result(id, true);
+    if (id == changed) change(r);
+    store->append(r);
+  }
+  store->finalize();
+  return path;
+}
+
+TEST(H5StoreMerge, OverlapsAreKeptOnceOtherSweepsMakeACollection) {
   TempDir dir;
   const auto a = make_shard(dir, "a.h5", 0, 2);
   const auto other = make_shard(dir, "other.h5", 1, 2, "ffffffffffffffff");
+  // A file given twice: one sweep, every scenario once.
+  const std::string twice = dir.file("twice.h5");
+  MergeSummary m = merge_stores({a, a}, twice);
+  EXPECT_EQ(m.sweeps, 1u);
+  EXPECT_EQ(m.scenarios, 4u);
+  EXPECT_EQ(m.duplicates, 4u);
+  EXPECT_FALSE(m.collection);
+  EXPECT_EQ(col_i64(twice, "scenarios", "id"), (std::vector<std::int64_t>{0, 1, 4, 5}));
+  EXPECT_EQ(col_i64(twice, "metrics", "id"), (std::vector<std::int64_t>{0, 1, 5}));
+  EXPECT_EQ(col_i64(twice, "errors", "id"), (std::vector<std::int64_t>{4}));
+  EXPECT_EQ(col_i64(twice, "jobs", "scenario_id").size(), 6u);
+  EXPECT_EQ(ResultStore::read(twice).meta.sweep_hash, "abcdef0123456789");
+
+  // Another sweep: a collection, ids renumbered in input order, keys and results kept.
   const std::string out = dir.file("out.h5");
+  m = merge_stores({other, a}, out);
+  EXPECT_EQ(m.sweeps, 2u);
+  EXPECT_EQ(m.scenarios, 8u);
+  EXPECT_EQ(m.duplicates, 0u);
+  EXPECT_TRUE(m.collection);
+  const StoreContents c = ResultStore::read(out);
+  EXPECT_TRUE(c.meta.collection);
+  EXPECT_TRUE(c.meta.complete);
+  EXPECT_EQ(c.meta.total_scenarios, 8u);
+  EXPECT_NE(c.meta.sweep_hash, "abcdef0123456789");
+  EXPECT_NE(c.meta.sweep_hash, "ffffffffffffffff");
+  EXPECT_EQ(c.meta.axes, (std::vector<std::string>{"network.bandwidth_scale", "workload.trace"}));
+  EXPECT_NE(c.meta.sweep_toml.find("sweep_hash ffffffffffffffff"), std::string::npos) << c.meta.sweep_toml;
+  EXPECT_EQ(col_i64(out, "scenarios", "id"), (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+  // other's ids 2, 3, 6, 7, then a's 0, 1, 4, 5: keys follow, and points are matched by
+  // content (ids 2/3 and 0/1 are point 0, 6/7 and 4/5 point 1).
+  std::vector<std::string> want_keys;
+  for (const auto& f : {other, a})
+    for (const auto& k : col_str(f, "scenarios", "key")) want_keys.push_back(k);
+  EXPECT_EQ(col_str(out, "scenarios", "key"), want_keys);
+  EXPECT_EQ(col_i64(out, "scenarios", "point"), (std::vector<std::int64_t>{0, 0, 1, 1, 0, 0, 1, 1}));
+  // results by content: other's 2 -> 0, 3 (error) -> 1, 6 -> 2, 7 -> 3; a's 0, 1, 4 (error), 5 -> 4..7
+  EXPECT_EQ(col_i64(out, "metrics", "id"), (std::vector<std::int64_t>{0, 2, 3, 4, 5, 7}));
+  EXPECT_EQ(col_f64(out, "metrics", "avg_jct_s"), (std::vector<double>{102, 106, 107, 100, 101, 105}));
+  EXPECT_EQ(col_i64(out, "errors", "id"), (std::vector<std::int64_t>{1, 6}));
+  EXPECT_EQ(col_i64(out, "jobs", "scenario_id").size(), 12u);
+  // The collection merges again with its parts: nothing new, every result compared.
+  const std::string again = dir.file("again.h5");
+  m = merge_stores({out, a, other}, again);
+  EXPECT_EQ(m.scenarios, 8u);
+  EXPECT_EQ(m.duplicates, 8u);
+  EXPECT_EQ(m.checked, 8u);
+  EXPECT_EQ(col_str(again, "scenarios", "key"), want_keys);
+
   try {
-    merge_stores({a, a}, out);
-    FAIL() << "overlap accepted";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.file(), a);
-    EXPECT_NE(std::string(e.what()).find("overlapping"), std::string::npos) << e.what();
-  }
-  try {
-    merge_stores({a, other}, out);
-    FAIL() << "different hash accepted";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.file(), other);
-    EXPECT_NE(std::string(e.what()).find("sweep_hash"), std::string::npos) << e.what();
-  }
-  try {
-    merge_stores({a, dir.file("nope.h5")}, out);
+    merge_stores({a, dir.file("nope.h5")}, dir.file("x.h5"));
     FAIL() << "missing file accepted";
   } catch (const InputError& e) {
     EXPECT_EQ(e.file(), dir.file("nope.h5"));
   }
-  EXPECT_FALSE(fs::exists(out));
-  EXPECT_FALSE(fs::exists(out + ".merge-tmp"));
+  EXPECT_FALSE(fs::exists(dir.file("x.h5")));
+  EXPECT_FALSE(fs::exists(dir.file("x.h5.merge-tmp")));
+}
+
+// One scenario (one content key) with two different results is an error naming it, whether the
+// files are of one sweep (joined by id) or of two (a collection); nothing is written.
+TEST(H5StoreMerge, DifferentResultsForOneScenarioAreAnError) {
+  TempDir dir;
+  const auto a = full_file(dir, "a.h5", "abcdef0123456789");
+  const auto slower = [](ScenarioResult& r) { r.metrics.avg_jct_s += 1; };
+  const auto failed = [](ScenarioResult& r) {
+    r.ok = false;
+    r.error = "boom";
+    r.jobs.clear();
+  };
+  const auto same_sweep = full_file(dir, "same.h5", "abcdef0123456789", 2, slower);
+  const auto other_sweep = full_file(dir, "other.h5", "0123456789abcdef", 2, slower);
+  const auto same_failed = full_file(dir, "same-failed.h5", "abcdef0123456789", 2, failed);
+  const auto other_failed = full_file(dir, "other-failed.h5", "0123456789abcdef", 2, failed);
+  const std::string key2 = col_str(a, "scenarios", "key")[2];
+  const std::string out = dir.file("out.h5");
+  const auto refused = [&](const std::vector<std::string>& in, const std::string& file,
+                           const std::vector<std::string>& words) {
+    try {
+      merge_stores(in, out);
+      ADD_FAILURE() << "a conflicting result was accepted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.file(), file);
+      for (const auto& w : words) EXPECT_NE(std::string(e.what()).find(w), std::string::npos) << e.what();
+    }
+    EXPECT_FALSE(fs::exists(out));
+    for (const char* tmp : {".merge-tmp", ".collect-tmp", ".lock"}) EXPECT_FALSE(fs::exists(out + tmp)) << tmp;
+  };
+  refused({a, same_sweep}, same_sweep, {"scenario 2 has a different result in '" + a + "'", "avg_jct_s = 102 vs 103"});
+  refused({a, other_sweep}, other_sweep, {key2, "'" + a + "' (id 2)", "avg_jct_s = 102 vs 103"});
+  refused({a, same_failed}, dir.file("out.h5"), {"scenario 2 failed in one input ('boom')"});
+  refused({a, other_failed}, other_failed, {key2, "metrics vs error 'boom'"});
+  // A wall-clock metric may differ.
+  const auto timed = full_file(dir, "timed.h5", "0123456789abcdef", 2, [](ScenarioResult& r) { r.metrics.wall_s = 9; });
+  EXPECT_EQ(merge_stores({a, timed}, out).checked, 8u);
 }
 
 // ---- bad input and failures --------------------------------------------------------------------
