@@ -15,6 +15,7 @@
 #include "config/input_file.h"
 #include "config/overrides.h"
 #include "config/schema.h"
+#include "config/sweep_parse.h"
 #include "config/toml_error.h"
 #include "config/toml_text.h"
 #include "util/hash.h"
@@ -65,7 +66,7 @@ std::string canonical_double(double v) {
 }
 
 /// Any node as TOML text, marked: only for values validation rejects (kept distinct anyway).
-std::string toml_text(const toml::node& n) {
+std::string marked_text(const toml::node& n) {
   std::ostringstream os;
   n.visit([&](const auto& x) { os << x; });
   return "?" + os.str();
@@ -77,7 +78,7 @@ std::string canonical_number(const Field& f, const toml::node& n) {
   } else if (auto d = n.value<double>()) {
     return canonical_double(*d);
   }
-  return toml_text(n);
+  return marked_text(n);
 }
 
 }  // namespace
@@ -128,6 +129,7 @@ struct PointKeyer::Impl {
   std::string base_dir;
   toml::table doc;                                    ///< base + fixed; point overrides land here too
   std::map<std::string, std::string> entries;         ///< canonical form of base + fixed
+  std::map<std::string, std::string> texts;           ///< TOML text of each entry of base + fixed
   ContentDigest base;                                 ///< digest of `entries`
   std::unordered_map<std::string, OverrideTarget> targets;         ///< by override path
   std::unordered_map<std::string, std::string> values;             ///< by canonical path '\0' value text
@@ -157,23 +159,23 @@ struct PointKeyer::Impl {
         return canonical_number(f, n);
       case Kind::kString: {
         const auto s = n.value<std::string>();
-        if (!s) return toml_text(n);
+        if (!s) return marked_text(n);
         return path == "workload.trace" ? trace_value(*s) : toml_quote(*s);
       }
       case Kind::kFloatArray:
       case Kind::kStringArray: {
         const toml::array* a = n.as_array();
-        if (!a) return toml_text(n);
+        if (!a) return marked_text(n);
         std::string out = "[";
         for (std::size_t i = 0; i < a->size(); ++i) {
           const toml::node& e = *a->get(i);
           out += i ? "," : "";
           if (f.kind == Kind::kFloatArray) {
             const auto d = e.value<double>();
-            out += d ? canonical_double(*d) : toml_text(e);
+            out += d ? canonical_double(*d) : marked_text(e);
           } else {
             const auto s = e.value<std::string>();
-            out += s ? toml_quote(*s) : toml_text(e);
+            out += s ? toml_quote(*s) : marked_text(e);
           }
         }
         return out + "]";
@@ -182,7 +184,7 @@ struct PointKeyer::Impl {
       case Kind::kTableArray:
         break;
     }
-    return toml_text(n);
+    return marked_text(n);
   }
 
   /// A default as documented: its TOML value when it is one, else the text ("none", "= x").
@@ -207,8 +209,10 @@ struct PointKeyer::Impl {
             flatten(*f.table, a->get(i)->as_table(), path + "[" + std::to_string(i) + "]");
       } else if (n) {
         entries[path] = value_of(f, path, *n);
+        texts[path] = sweep_internal::toml_text(*n);  // as a sweep point's value text (sweep_parse.h)
       } else if (!f.default_text.empty()) {
         entries[path] = default_of(f, path);
+        texts[path] = f.default_text;
       }
     }
   }
@@ -258,6 +262,15 @@ ContentDigest PointKeyer::digest(const std::vector<Override>& overrides) {
   }
   return d;
 }
+
+std::vector<PointKeyer::Entry> PointKeyer::fixed_entries() const {
+  std::vector<Entry> out;
+  out.reserve(impl_->entries.size());
+  for (const auto& [path, value] : impl_->entries) out.push_back({path, value, impl_->texts.at(path)});
+  return out;
+}
+
+std::string PointKeyer::canonical_path(const Override& o) { return *impl_->resolve(o).first; }
 
 std::vector<std::string> PointKeyer::canonical(const std::vector<Override>& overrides) {
   std::map<std::string, std::string> e = impl_->entries;

@@ -80,6 +80,17 @@ class PointKeyer {
   /// The canonical form itself, "path = value" per entry, sorted by path (for tests and docs).
   std::vector<std::string> canonical(const std::vector<Override>& overrides);
 
+  /// One entry of the canonical form of base + fixed overrides.
+  struct Entry {
+    std::string path;   ///< canonical path ("cluster.region[0].gpus")
+    std::string value;  ///< canonical value (see the file comment)
+    std::string text;   ///< the value as TOML text (a default: its documented text), e.g. the trace's path
+  };
+  /// Every entry of base + fixed, sorted by path.
+  std::vector<Entry> fixed_entries() const;
+  /// The canonical path of the parameter that `o` sets.
+  std::string canonical_path(const Override& o);
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

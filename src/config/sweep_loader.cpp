@@ -72,6 +72,7 @@ class Loader {
   void check_size() const;
   void check_paths() const;
   void check_fixed_vs_swept() const;
+  void resolve_parameters(PointKeyer& keyer);
   std::uint64_t hash() const;
 };
 
@@ -93,8 +94,40 @@ SweepSpec Loader::load() {
   PointKeyer keyer(spec_.base_text, spec_.base_path, spec_.fixed);
   spec_.point_digests.reserve(spec_.points.size());
   for (const SweepPoint& p : spec_.points) spec_.point_digests.push_back(keyer.digest(p.overrides));
+  resolve_parameters(keyer);
   spec_.hash = hash();
   return std::move(spec_);
+}
+
+/// SweepSpec::parameters and each column's canonical path and fixed value (what a point that
+/// does not set the column's parameter uses): the resolved values every row of the result file
+/// records (docs/hdf5-format.md, "/parameters").
+void Loader::resolve_parameters(PointKeyer& keyer) {
+  std::map<std::string, int> column_of;  // canonical path -> column
+  for (std::size_t k = 0; k < spec_.columns.size(); ++k) {
+    SweepColumn& col = spec_.columns[k];
+    const Override* setter = nullptr;
+    for (const SweepPoint& p : spec_.points) {
+      for (const Override& o : p.overrides)
+        if (o.path == col.param) setter = &o;
+      if (setter) break;
+    }
+    col.canonical_path = setter ? keyer.canonical_path(*setter) : col.param;
+    column_of.emplace(col.canonical_path, static_cast<int>(k));
+  }
+  for (PointKeyer::Entry& e : keyer.fixed_entries()) {
+    const auto c = column_of.find(e.path);
+    if (c == column_of.end()) {
+      spec_.parameters.push_back({std::move(e.path), std::move(e.value), -1});
+    } else {
+      spec_.columns[static_cast<std::size_t>(c->second)].fixed_text = e.text;
+      spec_.parameters.push_back({std::move(e.path), "", c->second});
+      column_of.erase(c);
+    }
+  }
+  for (const auto& [path, k] : column_of) spec_.parameters.push_back({path, "", k});  // no fixed value
+  std::sort(spec_.parameters.begin(), spec_.parameters.end(),
+            [](const SweepParameter& a, const SweepParameter& b) { return a.path < b.path; });
 }
 
 /// Reads and parses the sweep file and checks its top-level keys.

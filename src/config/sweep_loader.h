@@ -28,6 +28,17 @@ namespace geopipe::config {
 struct SweepColumn {
   std::string param;     ///< scenario path, e.g. "network.bandwidth_scale"
   bool numeric = true;   ///< every value is an integer or float (stored as float64), else text
+  std::string canonical_path = {};  ///< the parameter's canonical path (config/scenario_key.h), e.g. "cluster.region[0].gpus"
+  /// The parameter's value at a point that does not set it (base + fixed overrides), as TOML
+  /// text; "" if it has none (no default). The /scenarios cell of such a point holds it.
+  std::string fixed_text = {};
+};
+
+/// One parameter of the resolved base (base + fixed overrides): the /parameters table.
+struct SweepParameter {
+  std::string path;   ///< canonical path
+  std::string value;  ///< canonical value (config/scenario_key.h); "" if `column` holds it per point
+  int column = -1;    ///< index of the SweepColumn that holds its value per point, or -1 (fixed)
 };
 
 struct SweepPoint {
@@ -50,6 +61,7 @@ struct SweepSpec {
   std::vector<std::string> trace_paths; ///< every distinct CSV trace the points read (outputs must not be one)
   JobTextBytes job_text;                ///< widest job texts of any point (sim/job_row.h): /jobs column widths
   std::vector<ContentDigest> point_digests;  ///< per point: its content (config/scenario_key.h)
+  std::vector<SweepParameter> parameters;    ///< every schema leaf of base + fixed, sorted by path
   std::uint64_t hash = 0;               ///< FNV-1a 64 of text, base_text and the command-line sets
 
   std::uint64_t num_scenarios() const {

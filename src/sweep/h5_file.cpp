@@ -281,6 +281,34 @@ Writer open_new(const std::string& fpath, const std::string& shown, const Layout
   return w;
 }
 
+Layout parameters_layout(const std::vector<ParamRow>& rows) {
+  std::size_t wp = 1, wv = 1, wc = 1;
+  for (const ParamRow& r : rows) {
+    wp = std::max(wp, r.path.size());
+    wv = std::max(wv, r.value.size());
+    wc = std::max(wc, r.column.size());
+  }
+  Layout l;
+  l.add("path", Kind::Str, wp).add("value", Kind::Str, wv).add("column", Kind::Str, wc);
+  return l;
+}
+
+void write_parameters(Writer& w, const std::vector<ParamRow>& rows, const std::string& shown) {
+  const Layout l = parameters_layout(rows);
+  Hid type = make_type(l, shown);
+  Hid dset = create_table(w.file.get(), "parameters", type.get(), l,
+                          std::clamp<hsize_t>(rows.size(), 1, kParametersChunk), shown);
+  Rows out(l.size);
+  for (const ParamRow& r : rows) {
+    unsigned char* row = out.add();
+    put_str(row, l.at("path"), r.path);
+    put_str(row, l.at("value"), r.value);
+    put_str(row, l.at("column"), r.column);
+  }
+  hsize_t n = 0;
+  write_rows(dset.get(), type.get(), n, out, 0, out.n, shown, "parameters");
+}
+
 /// Writes the root attributes; with `swmr`, switches to SWMR-write mode (nothing can be created
 /// or changed in the file's structure afterwards). Flushes.
 void finish_new(Writer& w, const StoreMeta& meta, bool swmr, const std::string& shown) {

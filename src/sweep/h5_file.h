@@ -82,6 +82,18 @@ Writer open_new(const std::string& fpath, const std::string& shown, const Layout
 /// or changed in the file's structure afterwards). Flushes.
 void finish_new(Writer& w, const StoreMeta& meta, bool swmr, const std::string& shown);
 
+/// One row of /parameters (format 4): a parameter of the resolved base of the file's points and
+/// where its value is (docs/hdf5-format.md, "/parameters").
+struct ParamRow {
+  std::string path;    ///< canonical path
+  std::string value;   ///< canonical value; "" if `column` holds it
+  std::string column;  ///< the /scenarios column holding the value of every row, or ""
+};
+/// The layout of /parameters for `rows` (text columns as wide as the longest value, >= 1).
+Layout parameters_layout(const std::vector<ParamRow>& rows);
+/// Creates /parameters in `w` (before finish_new) holding `rows`.
+void write_parameters(Writer& w, const std::vector<ParamRow>& rows, const std::string& shown);
+
 /// Builds a new file at `tmp` with build(tmp) -> Writer, then renames it over `path`. Closes it
 /// first unless `keep_open`. On any failure removes tmp and rethrows: `path` is untouched.
 Writer produce(const std::string& tmp, const std::string& path, bool must_not_exist, bool keep_open,
@@ -131,6 +143,7 @@ struct Input {
   Layout jobs_layout;                   ///< no fields if the file has no /jobs
   Hid scen, metrics, errors, jobs;
   hsize_t n_scen = 0, n_metrics = 0, n_errors = 0, n_jobs = 0;
+  std::vector<ParamRow> parameters;     ///< /parameters (format 4; read whole, it is small)
   IdIndex ids;                          ///< the ids of /scenarios
   std::vector<std::int64_t> done_ids;   ///< ids with a /metrics or /errors row, ascending
 };

@@ -8,6 +8,7 @@
 // kept once, and its results must agree (else InputError naming it).
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <limits>
@@ -15,6 +16,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "config/toml_text.h"
 #include "sim/model_version.h"
 #include "sweep/h5_extend.h"
 #include "sweep/h5_rebuild.h"
@@ -26,35 +28,90 @@ namespace geopipe::sweep {
 namespace h5 {
 namespace {
 
-/// The collection's /scenarios layout: the lead columns (text widths the widest input's), then
-/// the union of the inputs' axis columns in order of first appearance. InputError if two inputs
-/// store one axis as number and as text.
-Layout collection_layout(const std::vector<Input>& ins) {
+/// Where the collection's parameters are: its /scenarios layout (the lead columns, text widths
+/// the widest input's, then one column per parameter that varies: the inputs' axis columns in
+/// order of first appearance, one per parameter however an input spelled it, then a column
+/// named by its path for each parameter fixed in every input but not at the same value) and
+/// its /parameters.
+struct CollectionParams {
+  Layout layout;
+  std::vector<ParamRow> parameters;
+  std::vector<std::string> column_path;  ///< per axis column of `layout`: the parameter's path
+};
+
+CollectionParams collection_params(const std::vector<Input>& ins) {
+  CollectionParams out;
   std::size_t sched_w = kSchedulerWidth;
-  std::vector<std::pair<Field, const std::string*>> axes;  // field (size = width), first file
-  for (const Input& in : ins) {
+  struct Col {
+    Field field;  // size = text width
+    const std::string* first;
+  };
+  std::vector<Col> cols;
+  std::map<std::string, std::size_t> col_of_path;  // parameter path -> cols index
+  // Every parameter's value in each input ("" entry: not there), and whether some input sweeps it.
+  std::map<std::string, std::vector<std::optional<std::string>>> values;
+  for (std::size_t i = 0; i < ins.size(); ++i) {
+    const Input& in = ins[i];
     const Layout& sl = in.scen_layout;
     sched_w = std::max(sched_w, sl.at("scheduler").size);
+    std::map<std::string, std::string> path_of_col;
+    for (const ParamRow& p : in.parameters) {
+      if (!p.column.empty()) path_of_col[p.column] = p.path;
+      auto& v = values[p.path];
+      v.resize(ins.size());
+      if (p.column.empty()) v[i] = p.value;
+    }
     for (std::size_t k = kScenarioLeadColumns; k < sl.fields.size(); ++k) {
       const Field& f = sl.fields[k];
-      const auto it = std::find_if(axes.begin(), axes.end(), [&](const auto& a) { return a.first.name == f.name; });
-      if (it == axes.end()) {
-        axes.emplace_back(f, &in.path);
-      } else if (it->first.kind != f.kind) {
-        throw InputError(in.path, 0, 0,
-                         "axis '" + f.name + "' holds " + (f.kind == Kind::F64 ? "numbers" : "text") + ", but " +
-                             (it->first.kind == Kind::F64 ? "numbers" : "text") + " in '" + *it->second +
-                             "' (expected one kind of value per parameter to join the files)");
-      } else {
-        it->first.size = std::max(it->first.size, f.size);
+      const auto pc = path_of_col.find(f.name);
+      const std::string path = pc == path_of_col.end() ? f.name : pc->second;
+      const auto [it, fresh] = col_of_path.try_emplace(path, cols.size());
+      if (fresh) {
+        cols.push_back({f, &in.path});
+        continue;
       }
+      Col& c = cols[it->second];
+      if (c.field.kind != f.kind)
+        throw InputError(in.path, 0, 0,
+                         "parameter '" + path + "' (column '" + f.name + "') holds " +
+                             (f.kind == Kind::F64 ? "numbers" : "text") + ", but " +
+                             (c.field.kind == Kind::F64 ? "numbers" : "text") + " in '" + *c.first +
+                             "' (expected one kind of value per parameter to join the files)");
+      c.field.size = std::max(c.field.size, f.size);
     }
   }
-  Layout l;
+  // Fixed in every input but not at one value: a column of its own.
+  for (auto& [path, v] : values) {
+    v.resize(ins.size());
+    if (col_of_path.count(path)) continue;
+    const bool same = std::all_of(v.begin(), v.end(), [&](const auto& x) { return x && *x == *v.front(); });
+    if (same) {
+      out.parameters.push_back({path, *v.front(), ""});
+      continue;
+    }
+    const bool numeric = std::all_of(v.begin(), v.end(), [](const auto& x) { return x && !std::isnan(number_of(*x)); });
+    Field f{path, numeric ? Kind::F64 : Kind::Str, kTextWidth, 0};
+    for (const auto& x : v)
+      if (x && !numeric) f.size = std::max(f.size, config::toml_unquote(*x).size());
+    col_of_path.emplace(path, cols.size());
+    cols.push_back({f, nullptr});
+  }
+  Layout& l = out.layout;
   l.add("id", Kind::I64).add("point", Kind::I64).add("seed", Kind::U64).add("scheduler", Kind::Str, sched_w);
   l.add("key", Kind::Str, kKeyWidth).add("point_key", Kind::Str, kKeyWidth);
-  for (const auto& [f, path] : axes) l.add(f.name, f.kind, f.kind == Kind::Str ? f.size : 0);
-  return l;
+  out.column_path.resize(cols.size());
+  for (const auto& [path, k] : col_of_path) out.column_path[k] = path;
+  for (std::size_t k = 0; k < cols.size(); ++k) {
+    const Field& f = cols[k].field;
+    if (l.find(f.name))
+      throw InputError(cols[k].first ? *cols[k].first : ins.front().path, 0, 0,
+                       "column '" + f.name + "' of two different parameters (expected one name per parameter)");
+    l.add(f.name, f.kind, f.kind == Kind::Str ? f.size : 0);
+    out.parameters.push_back({out.column_path[k], "", f.name});
+  }
+  std::sort(out.parameters.begin(), out.parameters.end(),
+            [](const ParamRow& a, const ParamRow& b) { return a.path < b.path; });
+  return out;
 }
 
 /// The collection's metadata: the first input's, with the union of schedulers and axes, the
@@ -145,7 +202,8 @@ void collect(const std::vector<std::string>& paths, const std::string& tmp, cons
              MergeSummary& sum) {
   std::vector<Input> ins;
   for (const auto& p : paths) ins.push_back(open_input(p));
-  const Layout l = collection_layout(ins);
+  const CollectionParams cp = collection_params(ins);
+  const Layout& l = cp.layout;
   StoreMeta meta = collection_meta(ins, l);
   std::optional<JobTextBytes> jobs;
   std::uint64_t rows_in = 0;
@@ -170,10 +228,29 @@ void collect(const std::vector<std::string>& paths, const std::string& tmp, cons
     const Layout& sl = in.scen_layout;
     const Field &s_id = sl.at("id"), &s_seed = sl.at("seed"), &s_sched = sl.at("scheduler"), &s_key = sl.at("key"),
                 &s_pkey = sl.at("point_key");
-    // The output's axis columns, from this input's column or empty.
-    std::vector<std::pair<const Field*, const Field*>> axes;  // (out, in or nullptr)
-    for (std::size_t k = kScenarioLeadColumns; k < l.fields.size(); ++k)
-      axes.emplace_back(&l.fields[k], sl.find(l.fields[k].name));
+    // Each output axis column: from this input's column for the parameter, else its fixed
+    // value in this input (NaN / "" if it has none).
+    struct Source {
+      const Field* out;
+      const Field* in;   // this input's column, or nullptr
+      double number;     // else this
+      std::string text;  // or this
+    };
+    std::map<std::string, const ParamRow*> param_of;
+    for (const ParamRow& p : in.parameters) param_of[p.path] = &p;
+    std::vector<Source> axes;
+    for (std::size_t k = kScenarioLeadColumns; k < l.fields.size(); ++k) {
+      const std::string& path = cp.column_path[k - kScenarioLeadColumns];
+      const auto p = param_of.find(path);
+      Source src{&l.fields[k], nullptr, std::numeric_limits<double>::quiet_NaN(), ""};
+      if (p != param_of.end() && !p->second->column.empty()) src.in = sl.find(p->second->column);
+      else if (p == param_of.end()) src.in = sl.find(l.fields[k].name);
+      else {
+        src.number = number_of(p->second->value);
+        src.text = config::toml_unquote(p->second->value);
+      }
+      axes.push_back(std::move(src));
+    }
     Hid mt = make_type(sl, in.path);
     each_row(in.scen.get(), mt.get(), sl.size, in.n_scen, in.path, "scenarios", [&](const unsigned char* r) {
       const std::string key_hex = get_str(r, s_key);
@@ -195,10 +272,9 @@ void collect(const std::vector<std::string>& paths, const std::string& tmp, cons
         put_str(o, o_sched, get_str(r, s_sched));
         put_str(o, o_key, key_hex);
         put_str(o, o_pkey, pkey);
-        for (const auto& [of, inf] : axes) {
-          if (!inf) continue;  // fill value: NaN or ""
-          if (of->kind == Kind::F64) put_f64(o, *of, get_f64(r, *inf));
-          else put_str(o, *of, get_str(r, *inf));
+        for (const Source& a : axes) {
+          if (a.out->kind == Kind::F64) put_f64(o, *a.out, a.in ? get_f64(r, *a.in) : a.number);
+          else put_str(o, *a.out, a.in ? get_str(r, *a.in) : a.text);
         }
         if (out.n >= kScenarioChunk) {
           write_rows(w.scen.get(), w.stype.get(), w.s_rows, out, 0, out.n, shown, "scenarios");
@@ -282,6 +358,7 @@ void collect(const std::vector<std::string>& paths, const std::string& tmp, cons
     }
   }
   ins.clear();
+  write_parameters(w, cp.parameters, shown);
   meta.num_scenarios = meta.total_scenarios = w.s_rows;
   finish_new(w, meta, /*swmr=*/false, shown);
   w.close(shown);

@@ -2,6 +2,7 @@
 #include "sweep/h5_table.h"
 
 #include <charconv>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
@@ -243,6 +244,13 @@ std::string fmt_double(double v) {
   return std::string(buf, r.ptr);
 }
 }  // namespace
+
+double number_of(const std::string& text) {
+  if (text.empty()) return std::numeric_limits<double>::quiet_NaN();
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  return end == text.c_str() + text.size() ? v : std::numeric_limits<double>::quiet_NaN();
+}
 
 std::string metrics_difference(const unsigned char* a, const unsigned char* b) {
   const auto& defs = metric_defs();

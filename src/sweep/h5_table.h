@@ -47,6 +47,7 @@ constexpr hsize_t kScenarioChunk = 4096;
 constexpr hsize_t kMetricsChunk = 1024;
 constexpr hsize_t kErrorsChunk = 128;  // 128 x 4 KiB rows: a chunk fits HDF5's 1 MiB chunk cache
 constexpr hsize_t kJobsChunk = 2048;
+constexpr hsize_t kParametersChunk = 1024;
 constexpr unsigned kDeflateLevel = 1;
 
 /// Rows per read when a table is read block by block.
@@ -114,6 +115,10 @@ void put_str(unsigned char* row, const Field& f, const std::string& s);
 std::int64_t get_i64(const unsigned char* row, const Field& f);
 double get_f64(const unsigned char* row, const Field& f);  ///< NaN for a string field
 std::string get_str(const unsigned char* row, const Field& f);
+
+/// The number a TOML value text or canonical value denotes ("2", "0.5", "1e3"), NaN for
+/// anything else (a string, an array, "").
+double number_of(const std::string& text);
 
 /// A row of fill values: NaN for floats, -1 for "id"/"scenario_id"/"job_id", 0 otherwise.
 Rows fill_row(const Layout& l);

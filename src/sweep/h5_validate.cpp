@@ -165,6 +165,31 @@ std::string row_at(const char* table, hsize_t row) {
   return "/" + std::string(table) + " row " + std::to_string(row);
 }
 
+/// /parameters (format 4): three text columns; paths ascending and distinct, UTF-8, each
+/// `column` "" or an axis of the file. Read whole into in.parameters (its size is checked first).
+void read_parameters(Input& in, std::uint64_t file_size) {
+  const std::string& path = in.path;
+  Hid dset = open_table(in.file.get(), "parameters", path);
+  const Layout l = layout_of(dset.get(), path, "parameters");
+  if (l.fields.size() != 3 || l.fields[0].name != "path" || l.fields[1].name != "value" ||
+      l.fields[2].name != "column" || l.fields[0].kind != Kind::Str || l.fields[1].kind != Kind::Str ||
+      l.fields[2].kind != Kind::Str)
+    not_geopipe(path, "/parameters is not (path, value, column) text columns: [" + l.describe() + "]");
+  const hsize_t n = table_rows(dset.get(), path, "parameters");
+  check_size(l, n, file_size, path, "parameters");
+  const std::set<std::string> axes(in.meta.axes.begin(), in.meta.axes.end());
+  scan(dset.get(), l, n, path, "parameters", [&](hsize_t r, const unsigned char* row) {
+    for (const Field& f : l.fields)
+      if (!sane_text(row, f)) damaged(path, row_at("parameters", r) + ": column '" + f.name + "' is not UTF-8 text");
+    ParamRow p{get_str(row, l.fields[0]), get_str(row, l.fields[1]), get_str(row, l.fields[2])};
+    if (p.path.empty() || (!in.parameters.empty() && p.path <= in.parameters.back().path))
+      damaged(path, row_at("parameters", r) + ": path '" + p.path + "' is empty or not in ascending order");
+    if (!p.column.empty() && !axes.count(p.column))
+      damaged(path, row_at("parameters", r) + ": column '" + p.column + "' is not an axis of the file");
+    in.parameters.push_back(std::move(p));
+  });
+}
+
 }  // namespace
 
 void IdIndex::push(std::int64_t id) {
@@ -262,6 +287,7 @@ Input open_input(const std::string& path) {
   if (in.n_scen != m.num_scenarios)
     damaged(path, "/scenarios has " + std::to_string(in.n_scen) + " rows but attribute num_scenarios = " +
                       std::to_string(m.num_scenarios));
+  if (m.format_version >= 4) read_parameters(in, file_size);
   const std::uint64_t n_sched = m.schedulers.size();
   std::uint64_t shard_k = 0, shard_n = 1;
   if (!m.shard.empty()) {
@@ -409,8 +435,8 @@ void require_current_version(const Input& in) {
                          ", which has no point keys; this build writes version " + std::to_string(kFormatVersion) +
                          " (expected the file upgraded first: `geopipe sweep SWEEP.toml -o FILE --resume` with the "
                          "sweep that wrote it, stored in its attribute sweep_toml, rewrites it in version " +
-                         std::to_string(kFormatVersion) + " without running anything; docs/hdf5-format.md, "
-                         "\"Format versions\")");
+                         std::to_string(kFormatVersion) +
+                         " reusing every result; docs/hdf5-format.md, \"Format versions\")");
   require_extendable(in);
 }
 

@@ -15,6 +15,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <iterator>
@@ -67,6 +69,15 @@ StoreMeta new_file_meta(const StoreMeta& meta, const config::SweepSpec& spec, co
   return m;
 }
 
+/// The /parameters rows of a sweep's file.
+std::vector<ParamRow> parameter_rows(const config::SweepSpec& spec) {
+  std::vector<ParamRow> rows;
+  rows.reserve(spec.parameters.size());
+  for (const auto& p : spec.parameters)
+    rows.push_back({p.path, p.value, p.column >= 0 ? spec.columns[static_cast<std::size_t>(p.column)].param : ""});
+  return rows;
+}
+
 /// /scenarios layout: string widths fit the longest value of the whole sweep (so that the
 /// shards of one sweep have identical layouts).
 Layout scenario_layout(const config::SweepSpec& spec) {
@@ -101,6 +112,13 @@ void write_scenarios(Writer& nw, const Layout& sl, const config::SweepSpec& spec
   const Field& f_point_key = sl.at("point_key");
   if (spec.point_digests.size() != spec.points.size())
     throw std::logic_error("h5store: the sweep has no content digest for every point");
+  // A point that does not set a column's parameter has the resolved base's value there.
+  std::vector<double> fill_num;
+  std::vector<std::string> fill_text;
+  for (const auto& col : spec.columns) {
+    fill_num.push_back(number_of(col.fixed_text));
+    fill_text.push_back(config::toml_unquote(col.fixed_text));
+  }
   Rows rows(sl.size);
   std::optional<config::PointKeyPrefix> prefix;
   std::uint64_t prefix_point = 0;
@@ -123,10 +141,12 @@ void write_scenarios(Writer& nw, const Layout& sl, const config::SweepSpec& spec
     put_str(row, f_sched, spec.schedulers[k.scheduler_index]);
     for (std::size_t j = 0; j < spec.columns.size(); ++j) {
       const Field& f = sl.fields[kScenarioLeadColumns + j];
+      const bool set = (j < pt.text.size() && !pt.text[j].empty()) ||
+                       (j < pt.numeric.size() && !std::isnan(pt.numeric[j]));  // else: the resolved base's value
       if (spec.columns[j].numeric)
-        put_f64(row, f, j < pt.numeric.size() ? pt.numeric[j] : std::numeric_limits<double>::quiet_NaN());
+        put_f64(row, f, set ? pt.numeric[j] : fill_num[j]);
       else
-        put_str(row, f, j < pt.text.size() ? config::toml_unquote(pt.text[j]) : std::string());
+        put_str(row, f, set ? config::toml_unquote(pt.text[j]) : fill_text[j]);
     }
     if (rows.n >= kScenarioChunk) {
       write_rows(nw.scen.get(), nw.stype.get(), nw.s_rows, rows, 0, rows.n, path, "scenarios");
@@ -245,6 +265,7 @@ std::unique_ptr<ResultStore> ResultStore::create(const std::string& path, const 
     Writer nw = open_new(tmp, path, sl, plan.shard_total(),
                          save_jobs ? std::optional<JobTextBytes>(spec.job_text) : std::nullopt);
     write_scenarios(nw, sl, spec, plan, path);
+    write_parameters(nw, parameter_rows(spec), path);
     m.num_scenarios = nw.s_rows;
     finish_new(nw, m, /*swmr=*/true, path);
     return nw;
@@ -338,6 +359,7 @@ std::unique_ptr<ResultStore> ResultStore::extend(const std::string& path, const 
                      [&](const std::string& tmp) {
     Writer nw = open_new(tmp, path, sl, plan.shard_total(), jobs);
     write_scenarios(nw, sl, spec, plan, path);
+    write_parameters(nw, parameter_rows(spec), path);
     rows = copy_remapped(*in, nw, pairs, path);
     in.reset();  // closed before the new file replaces it
     m.num_scenarios = nw.s_rows;

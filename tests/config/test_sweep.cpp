@@ -443,6 +443,54 @@ gpus = 4
 // a word: a --set of any swept parameter is an error at the first value that replaces it, a
 // [sweep.set] entry of an axis's or zip's parameter an error at the entry, however the paths
 // are spelled.
+// Every parameter of the resolved base is in SweepSpec::parameters (canonical path and value,
+// or the column that holds it per point), and each column knows its canonical path and the
+// value a point that does not set it has: what the /parameters table and the /scenarios cells
+// record.
+TEST(SweepLoader, ResolvedParametersAndColumnFallbacks) {
+  TempDir tmp;
+  const std::string text = sweep_text(R"(
+[sweep.set]
+"network.bandwidth_scale" = 3
+
+[[axis]]
+param = "cluster.region.b.gpus"
+values = [2, 4]
+
+[[point]]
+"workload.num_jobs" = 9
+)");
+  const SweepSpec spec = load_text(tmp, text, {parse_override("scheduler.epsilon=0.25")});
+  ASSERT_EQ(spec.columns.size(), 2u);
+  EXPECT_EQ(spec.columns[0].param, "cluster.region.b.gpus");
+  EXPECT_EQ(spec.columns[0].canonical_path, "cluster.region[1].gpus");
+  EXPECT_EQ(spec.columns[0].fixed_text, "8");  // two-regions.toml: region b has 8 GPUs
+  EXPECT_EQ(spec.columns[1].canonical_path, "workload.num_jobs");
+  const auto find = [&](const std::string& path) -> const SweepParameter* {
+    for (const auto& p : spec.parameters)
+      if (p.path == path) return &p;
+    return nullptr;
+  };
+  for (std::size_t i = 1; i < spec.parameters.size(); ++i)
+    EXPECT_LT(spec.parameters[i - 1].path, spec.parameters[i].path);
+  const SweepParameter* gpus = find("cluster.region[1].gpus");
+  ASSERT_TRUE(gpus);
+  EXPECT_EQ(gpus->column, 0);
+  EXPECT_EQ(gpus->value, "");
+  ASSERT_TRUE(find("workload.num_jobs"));
+  EXPECT_EQ(find("workload.num_jobs")->column, 1);
+  ASSERT_TRUE(find("network.bandwidth_scale"));  // [sweep.set]
+  EXPECT_EQ(find("network.bandwidth_scale")->value, "3");
+  EXPECT_EQ(find("network.bandwidth_scale")->column, -1);
+  ASSERT_TRUE(find("scheduler.epsilon"));  // --set
+  EXPECT_EQ(find("scheduler.epsilon")->value, "0.25");
+  ASSERT_TRUE(find("cluster.region[0].name"));  // the base, as a TOML string
+  EXPECT_EQ(find("cluster.region[0].name")->value, "\"a\"");
+  // The parameters are the canonical form of the resolved base: as many as its entries.
+  PointKeyer keyer(spec.base_text, spec.base_path, spec.fixed);
+  EXPECT_EQ(spec.parameters.size(), keyer.canonical({}).size());
+}
+
 TEST(SweepLoader, FixedValueOfASweptParameterIsAnError) {
   TempDir tmp;
   const std::string axes = R"(

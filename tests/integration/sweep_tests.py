@@ -637,6 +637,18 @@ def test_merge_studies(c):
     with h5py.File(third, "r") as f:
         n3 = len(f["scenarios"])
     assert f"{14 + n3} scenarios, 0 found" in p.stderr, p.stderr
+    # every row's resolved parameters: the snippet of hdf5-format.md, /parameters; num_jobs (12
+    # in a and b, 13 in the third sweep) became a column of the collection
+    with h5py.File(ab, "r") as f:
+        par = {r["path"].decode(): (r["value"].decode(), r["column"].decode()) for r in f["parameters"][:]}
+        assert par["network.bandwidth_scale"] == ("", "network.bandwidth_scale"), par["network.bandwidth_scale"]
+        assert par["cluster.region[0].gpus"] == ("24", ""), par["cluster.region[0].gpus"]
+        assert par["workload.num_jobs"] == ("12", ""), par["workload.num_jobs"]
+    with h5py.File(abc, "r") as f:
+        par = {r["path"].decode(): (r["value"].decode(), r["column"].decode()) for r in f["parameters"][:]}
+        assert par["workload.num_jobs"] == ("", "workload.num_jobs"), par["workload.num_jobs"]
+        jobs = f["scenarios"]["workload.num_jobs"]
+        assert list(jobs[:14]) == [12.0] * 14 and list(jobs[14:]) == [13.0] * n3, list(jobs)
     # a differing result for the same key: an error naming it, nothing written
     bad = c.path("bad.h5")
     shutil.copy(hb, bad)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -85,8 +86,14 @@ config::SweepSpec small_spec() {
   s.hash = 0xabcdef0123456789ULL;
   s.job_text = {16, 32};
   s.point_digests = {{1, 2}, {3, 4}};
+  s.columns[0].canonical_path = "network.bandwidth_scale";
+  s.columns[0].fixed_text = "1.0";
+  s.columns[1].canonical_path = "workload.trace";
+  s.parameters = {{"network.bandwidth_scale", "", 0}, {"sim.mfu", "0.4", -1}, {"workload.trace", "", 1},
+                  {"workload.trace_time_unit", "\"s\"", -1}};
   return s;
 }
+
 
 StoreMeta small_meta(const std::string& hash = "abcdef0123456789") {
   StoreMeta m;
@@ -202,6 +209,15 @@ std::vector<std::string> col_str(const std::string& path, const char* dset, cons
     v.emplace_back(p, strnlen(p, width));
   }
   return v;
+}
+
+/// /parameters as (path, value, column) rows.
+std::vector<std::array<std::string, 3>> parameters_of(const std::string& path) {
+  const auto p = col_str(path, "parameters", "path"), v = col_str(path, "parameters", "value"),
+             c = col_str(path, "parameters", "column");
+  std::vector<std::array<std::string, 3>> out;
+  for (std::size_t i = 0; i < p.size(); ++i) out.push_back({p[i], v[i], c[i]});
+  return out;
 }
 
 /// The width in bytes of a text column.
@@ -423,6 +439,75 @@ print("jobs", len(jobs), jobs["model"].str.decode("utf-8").iloc[0], jobs["region
             "attrs 1 abcdef0123456789 str bace-pipe,cost-first network.bandwidth_scale,workload.trace 8\n"
             "cost {'bace-pipe': 16.0, 'cost-first': 26.0}\n"
             "jobs 12 llama2-7b us-east;eu-west\n");
+}
+
+// /parameters records the resolved base; a point that does not set an axis has the base's value
+// in that cell; resume, finalize and merge keep the table.
+TEST(H5Store, ParametersAndResolvedCells) {
+  TempDir dir;
+  config::SweepSpec spec = small_spec();
+  spec.points[1].numeric[0] = std::nan("");  // point 1 leaves the bandwidth scale alone
+  spec.points[1].text[1] = "";               // and the trace: it has no fixed value
+  const std::string path = dir.file("p.h5");
+  {
+    auto store = ResultStore::create(path, small_meta(), spec, Plan(2, 2, 2), false);
+    for (std::int64_t id : {0, 1, 2}) store->append(small_result(id, false));
+  }
+  const std::vector<std::array<std::string, 3>> want = {{"network.bandwidth_scale", "", "network.bandwidth_scale"},
+                                                        {"sim.mfu", "0.4", ""},
+                                                        {"workload.trace", "", "workload.trace"},
+                                                        {"workload.trace_time_unit", "\"s\"", ""}};
+  EXPECT_EQ(parameters_of(path), want);
+  EXPECT_EQ(col_f64(path, "scenarios", "network.bandwidth_scale"), (std::vector<double>{0.5, 0.5, 0.5, 0.5, 1, 1, 1, 1}));
+  EXPECT_EQ(col_str(path, "scenarios", "workload.trace")[4], "");
+  {
+    auto store = ResultStore::resume(path, ResultStore::read(path), "ranks=1 threads=1");
+    for (std::int64_t id = 3; id < 8; ++id) store->append(small_result(id, false));
+    store->finalize();
+  }
+  EXPECT_EQ(parameters_of(path), want);
+  const std::string merged = dir.file("m.h5");
+  merge_stores({path}, merged);
+  EXPECT_EQ(parameters_of(merged), want);
+}
+
+// A collection keeps a parameter fixed only if every input fixes it at one value; otherwise it
+// gets a column, filled from each input's column or fixed value.
+TEST(H5StoreMerge, CollectionColumnsForParametersThatDiffer) {
+  TempDir dir;
+  const auto write = [&](const std::string& name, const std::string& hash, const config::SweepSpec& spec) {
+    const std::string path = dir.file(name);
+    auto store = ResultStore::create(path, small_meta(hash), spec, Plan(2, 2, 2), false);
+    for (std::int64_t id = 0; id < 8; ++id) store->append(small_result(id, false));
+    store->finalize();
+    return path;
+  };
+  const auto a = write("a.h5", "abcdef0123456789", small_spec());
+  config::SweepSpec sb = small_spec();
+  sb.parameters[1].value = "0.5";                       // sim.mfu fixed at another value
+  sb.parameters[3].value = "\"ms\"";                    // a text parameter too
+  sb.point_digests = {{5, 6}, {7, 8}};                  // other points: other keys
+  const auto b = write("b.h5", "0123456789abcdef", sb);
+  const std::string out = dir.file("ab.h5");
+  merge_stores({a, b}, out);
+  const std::vector<std::array<std::string, 3>> want = {{"network.bandwidth_scale", "", "network.bandwidth_scale"},
+                                                        {"sim.mfu", "", "sim.mfu"},
+                                                        {"workload.trace", "", "workload.trace"},
+                                                        {"workload.trace_time_unit", "", "workload.trace_time_unit"}};
+  EXPECT_EQ(parameters_of(out), want);
+  EXPECT_EQ(ResultStore::read(out).meta.axes,
+            (std::vector<std::string>{"network.bandwidth_scale", "workload.trace", "sim.mfu", "workload.trace_time_unit"}));
+  const auto mfu = col_f64(out, "scenarios", "sim.mfu");
+  const auto unit = col_str(out, "scenarios", "workload.trace_time_unit");
+  ASSERT_EQ(mfu.size(), 16u);
+  for (std::size_t i = 0; i < 16; ++i) {
+    EXPECT_EQ(mfu[i], i < 8 ? 0.4 : 0.5) << i;
+    EXPECT_EQ(unit[i], i < 8 ? "s" : "ms") << i;
+  }
+  // Merged with a file that agrees on everything: the same columns, nothing promoted anew.
+  const std::string again = dir.file("again.h5");
+  merge_stores({out, a}, again);
+  EXPECT_EQ(parameters_of(again), want);
 }
 
 TEST(H5Store, TextAxisValuesAreStoredWithoutTomlQuotes) {
