@@ -45,11 +45,12 @@ Scenario make_fresh(const std::string& base_text, const std::string& base_path, 
 
 struct ScenarioFactory::Impl {
   sweep_internal::PreparedBase prepared;
-  std::vector<std::vector<Override>> points;
+  SweepSpec points;  ///< only the columns, the grid and the listed points of the sweep
 
   explicit Impl(const SweepSpec& spec) : prepared(spec.base_text, spec.base_path, spec.fixed) {
-    points.reserve(spec.points.size());
-    for (const SweepPoint& p : spec.points) points.push_back(p.overrides);
+    points.columns = spec.columns;
+    points.grid = spec.grid;
+    points.listed = spec.listed;
   }
 };
 
@@ -60,10 +61,10 @@ ScenarioFactory::ScenarioFactory(const SweepSpec& spec) : impl_(std::make_unique
 ScenarioFactory::~ScenarioFactory() = default;
 
 Scenario ScenarioFactory::make(std::size_t point) const {
-  if (point >= impl_->points.size())
+  if (point >= impl_->points.num_points())
     throw std::out_of_range("ScenarioFactory::make: point " + std::to_string(point) + " out of range (" +
-                            std::to_string(impl_->points.size()) + " points)");
-  return impl_->prepared.make(impl_->points[point]);
+                            std::to_string(impl_->points.num_points()) + " points)");
+  return impl_->prepared.make(impl_->points.point(point).overrides);
 }
 
 }  // namespace geopipe::config

@@ -36,7 +36,7 @@ class SweepDesign {
   /// unknown parameter should be reported.
   virtual std::vector<Entry> probes() const = 0;
   /// Appends the swept parameters to spec.columns and the points (overrides, numeric and text
-  /// values per column) to spec.points.
+  /// values per column) to spec.grid (a product generated on demand) and spec.listed.
   virtual void materialise(SweepSpec& spec) const = 0;
   /// Advice appended to an error that the scenario validator found at a value of this design
   /// in the sweep file (e.g. "add integer = true"), or "".

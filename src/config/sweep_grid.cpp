@@ -156,40 +156,32 @@ void GridDesign::materialise(SweepSpec& spec) const {
     for (const Entry& e : pt) column(e.path, e.value.numeric);
 
   if (dims_.empty() && points_.empty()) {
-    spec.points.push_back(SweepPoint{{}, {}, {}});
+    spec.listed.push_back(SweepPoint{{}, {}, {}});
     return;
   }
   const std::size_t ncol = spec.columns.size();
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  auto new_point = [&] {
+  auto cell = [&](const std::string& param, const Value& v) {
+    return SweepGrid::Cell{col.at(param), file_.override_of(param, v), v.numeric ? v.number : nan, v.text};
+  };
+  // The product is generated on demand (SweepGrid): one level per value of each dimension.
+  for (const Dim& d : dims_) {
+    std::vector<SweepGrid::Level> levels(d.size());
+    for (std::size_t k = 0; k < d.size(); ++k)
+      for (const Member& m : d.members) levels[k].push_back(cell(m.param, m.values[k]));
+    spec.grid.factors.push_back(std::move(levels));
+  }
+  for (const auto& pt : points_) {
     SweepPoint p;
     p.numeric.assign(ncol, nan);
     p.text.assign(ncol, "");
-    return p;
-  };
-  auto set_value = [&](SweepPoint& p, const std::string& param, const Value& v) {
-    p.overrides.push_back(file_.override_of(param, v));
-    const std::size_t c = col.at(param);
-    p.numeric[c] = v.numeric ? v.number : nan;
-    p.text[c] = v.text;
-  };
-  const std::uint64_t product = this->product();
-  spec.points.reserve(static_cast<std::size_t>(product) + points_.size());
-  std::vector<std::size_t> idx(dims_.size(), 0);  // odometer, last dimension fastest
-  for (std::uint64_t k = 0; k < product; ++k) {
-    SweepPoint p = new_point();
-    for (std::size_t d = 0; d < dims_.size(); ++d)
-      for (const Member& m : dims_[d].members) set_value(p, m.param, m.values[idx[d]]);
-    spec.points.push_back(std::move(p));
-    for (std::size_t d = dims_.size(); d-- > 0;) {
-      if (++idx[d] < dims_[d].size()) break;
-      idx[d] = 0;
+    for (const Entry& e : pt) {
+      const SweepGrid::Cell c = cell(e.path, e.value);
+      p.overrides.push_back(c.override);
+      p.numeric[c.column] = c.numeric;
+      p.text[c.column] = c.text;
     }
-  }
-  for (const auto& pt : points_) {
-    SweepPoint p = new_point();
-    for (const Entry& e : pt) set_value(p, e.path, e.value);
-    spec.points.push_back(std::move(p));
+    spec.listed.push_back(std::move(p));
   }
 }
 

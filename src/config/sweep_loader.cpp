@@ -11,7 +11,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <map>
+#include <optional>
 #include <memory>
 #include <unordered_map>
 #include <utility>
@@ -92,8 +94,8 @@ SweepSpec Loader::load() {
   spec_.trace_paths = std::move(facts.trace_paths);
   spec_.job_text = facts.job_text;
   PointKeyer keyer(spec_.base_text, spec_.base_path, spec_.fixed);
-  spec_.point_digests.reserve(spec_.points.size());
-  for (const SweepPoint& p : spec_.points) spec_.point_digests.push_back(keyer.digest(p.overrides));
+  spec_.point_digests.reserve(spec_.num_points());
+  for (std::size_t i = 0; i < spec_.num_points(); ++i) spec_.point_digests.push_back(keyer.digest(spec_.point(i).overrides));
   resolve_parameters(keyer);
   spec_.hash = hash();
   return std::move(spec_);
@@ -106,12 +108,13 @@ void Loader::resolve_parameters(PointKeyer& keyer) {
   std::map<std::string, int> column_of;  // canonical path -> column
   for (std::size_t k = 0; k < spec_.columns.size(); ++k) {
     SweepColumn& col = spec_.columns[k];
-    const Override* setter = nullptr;
-    for (const SweepPoint& p : spec_.points) {
-      for (const Override& o : p.overrides)
-        if (o.path == col.param) setter = &o;
-      if (setter) break;
-    }
+    std::optional<Override> setter;
+    for (const auto& f : spec_.grid.factors)
+      for (const SweepGrid::Cell& c : f.front())
+        if (c.column == k) setter = c.override;
+    for (std::size_t i = 0; !setter && i < spec_.listed.size(); ++i)
+      for (const Override& o : spec_.listed[i].overrides)
+        if (o.path == col.param) setter = o;
     col.canonical_path = setter ? keyer.canonical_path(*setter) : col.param;
     column_of.emplace(col.canonical_path, static_cast<int>(k));
   }
@@ -193,7 +196,7 @@ void Loader::check_paths() const {
 /// a zip's parameter). A [sweep.set] value that only some [[point]]s override is their default.
 /// Paths are compared by the parameter they name, however they are spelled.
 void Loader::check_fixed_vs_swept() const {
-  if (spec_.points.empty() || spec_.fixed.empty()) return;
+  if (spec_.num_points() == 0 || spec_.fixed.empty()) return;
   toml::table scratch = parse_toml(spec_.base_text, spec_.base_path);
   std::unordered_map<std::string, OverrideTarget> by_path;
   auto target = [&](const Override& o) -> const OverrideTarget& {
@@ -206,17 +209,28 @@ void Loader::check_fixed_vs_swept() const {
   std::vector<std::size_t> points_setting(fixed.size(), 0);
   std::vector<const Override*> first(fixed.size(), nullptr);
   std::vector<bool> here;
-  for (const SweepPoint& p : spec_.points) {
+  // `count` points set the overrides `ov` (a grid factor's parameters are set at every grid
+  // point, with its first level's values at the first one).
+  const auto visit = [&](const std::vector<const Override*>& ov, std::size_t count) {
     here.assign(fixed.size(), false);
-    for (const Override& o : p.overrides) {
-      const OverrideTarget& t = target(o);
+    for (const Override* o : ov) {
+      const OverrideTarget& t = target(*o);
       for (std::size_t i = 0; i < fixed.size(); ++i)
         if (!here[i] && fixed[i] == t) {
           here[i] = true;
-          ++points_setting[i];
-          if (!first[i]) first[i] = &o;
+          points_setting[i] += count;
+          if (!first[i]) first[i] = o;
         }
     }
+  };
+  std::vector<const Override*> ov;
+  for (const auto& f : spec_.grid.factors)
+    for (const SweepGrid::Cell& c : f.front()) ov.push_back(&c.override);
+  if (!ov.empty()) visit(ov, static_cast<std::size_t>(spec_.grid.size()));
+  for (const SweepPoint& p : spec_.listed) {
+    ov.clear();
+    for (const Override& o : p.overrides) ov.push_back(&o);
+    visit(ov, 1);
   }
   const auto at = [](const Override& o) { return Pos{o.line, o.column}; };
   for (std::size_t i = 0; i < fixed.size(); ++i) {
@@ -226,7 +240,7 @@ void Loader::check_fixed_vs_swept() const {
       fail(at(*first[i]), "--set " + f.path + "=" + f.value + " changes '" + first[i]->path +
                               "', which this sweep varies here, so the --set would be ignored (expected a --set of "
                               "a parameter the sweep does not vary: change the values in the sweep file instead)");
-    if (points_setting[i] == spec_.points.size())
+    if (points_setting[i] == spec_.num_points())
       fail(at(f), "[sweep.set] '" + f.path + "' is also swept by this sweep ('" + first[i]->path + "' at line " +
                       std::to_string(first[i]->line) + ", column " + std::to_string(first[i]->column) +
                       "), whose values replace it at every point (expected each parameter either fixed or swept)");
@@ -404,6 +418,37 @@ void Loader::parse_seeds(const toml::node& n) {
 }
 
 }  // namespace
+
+std::uint64_t SweepGrid::size() const {
+  if (factors.empty()) return 0;
+  std::uint64_t n = 1;
+  for (const auto& f : factors) n *= f.size();  // bounded by the loader (kMaxScenarios)
+  return n;
+}
+
+SweepPoint SweepGrid::point(std::uint64_t i, std::size_t ncol) const {
+  SweepPoint p;
+  p.numeric.assign(ncol, std::numeric_limits<double>::quiet_NaN());
+  p.text.assign(ncol, "");
+  std::vector<std::size_t> digit(factors.size());
+  for (std::size_t f = factors.size(); f-- > 0;) {  // the last factor varies fastest
+    digit[f] = static_cast<std::size_t>(i % factors[f].size());
+    i /= factors[f].size();
+  }
+  for (std::size_t f = 0; f < factors.size(); ++f)
+    for (const Cell& c : factors[f][digit[f]]) {
+      p.overrides.push_back(c.override);
+      p.numeric[c.column] = c.numeric;
+      p.text[c.column] = c.text;
+    }
+  return p;
+}
+
+SweepPoint SweepSpec::point(std::size_t i) const {
+  const std::uint64_t g = grid.size();
+  if (i < g) return grid.point(i, columns.size());
+  return listed.at(i - static_cast<std::size_t>(g));
+}
 
 SweepSpec load_sweep_file(const std::string& path, const std::vector<Override>& cli_sets,
                           const SweepLoadOptions& options) {

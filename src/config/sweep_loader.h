@@ -47,6 +47,27 @@ struct SweepPoint {
   std::vector<std::string> text;    ///< per column: value as TOML text ("" if not set here)
 };
 
+/// The cartesian product of a grid's factors, generated point by point on demand, so that
+/// memory follows the number of distinct values, not of points (a million-point grid of three
+/// axes holds a few hundred values). A factor is an [[axis]] or a [[zip]] group; each of its
+/// levels sets one value of each of its parameters.
+struct SweepGrid {
+  /// One value of one swept parameter: its override and its /scenarios cell.
+  struct Cell {
+    std::size_t column = 0;  ///< index into SweepSpec::columns
+    Override override;
+    double numeric = 0;      ///< NaN if not a number
+    std::string text;        ///< TOML text
+  };
+  using Level = std::vector<Cell>;
+  std::vector<std::vector<Level>> factors;  ///< in file order; the last varies fastest
+
+  /// Number of points: the product of the factors' sizes, 0 without factors.
+  std::uint64_t size() const;
+  /// Point `i` < size(), with `ncol` columns.
+  SweepPoint point(std::uint64_t i, std::size_t ncol) const;
+};
+
 struct SweepSpec {
   std::string name;                     ///< [sweep].name
   std::string path;                     ///< sweep file as given
@@ -57,15 +78,20 @@ struct SweepSpec {
   std::vector<std::uint64_t> seeds;     ///< seed values; `seeds = N` means 1..N
   std::vector<Override> fixed;          ///< [sweep.set] entries then command-line --set: applied to every point first
   std::vector<SweepColumn> columns;     ///< swept parameters in file order
-  std::vector<SweepPoint> points;       ///< see the file comment
+  SweepGrid grid;                       ///< points 0 .. grid.size()-1, generated on demand
+  std::vector<SweepPoint> listed;       ///< then these: explicit [[point]]s (all points of a spec made by hand)
   std::vector<std::string> trace_paths; ///< every distinct CSV trace the points read (outputs must not be one)
   JobTextBytes job_text;                ///< widest job texts of any point (sim/job_row.h): /jobs column widths
   std::vector<ContentDigest> point_digests;  ///< per point: its content (config/scenario_key.h)
   std::vector<SweepParameter> parameters;    ///< every schema leaf of base + fixed, sorted by path
   std::uint64_t hash = 0;               ///< FNV-1a 64 of text, base_text and the command-line sets
 
+  /// Points of the sweep (see the file comment): the grid's, then the listed ones.
+  std::size_t num_points() const { return static_cast<std::size_t>(grid.size()) + listed.size(); }
+  /// Point `i` < num_points() (by value: a grid point is generated).
+  SweepPoint point(std::size_t i) const;
   std::uint64_t num_scenarios() const {
-    return static_cast<std::uint64_t>(points.size()) * seeds.size() * schedulers.size();
+    return static_cast<std::uint64_t>(num_points()) * seeds.size() * schedulers.size();
   }
 };
 

@@ -47,8 +47,9 @@ PointFacts PointCheck::run() const {
   } catch (const InputError&) {
     prep.reset();
   }
-  for (std::size_t i = 0; i < spec_.points.size(); ++i) {
-    const std::vector<Override>& ov = spec_.points[i].overrides;
+  for (std::size_t i = 0; i < spec_.num_points(); ++i) {
+    const SweepPoint point = spec_.point(i);
+    const std::vector<Override>& ov = point.overrides;
     if (prep) {
       try {
         note(prep->make(ov));
@@ -72,7 +73,7 @@ PointFacts PointCheck::run() const {
 }
 
 bool PointCheck::base_itself_fails(std::size_t i, const InputError& e) const {
-  if (spec_.points[i].overrides.empty()) return true;
+  if (spec_.point(i).overrides.empty()) return true;
   try {
     (void)make_fresh(spec_.base_text, spec_.base_path, spec_.fixed, {});
   } catch (const InputError& b) {
@@ -96,7 +97,8 @@ void PointCheck::report(std::size_t i, const InputError& e) const {
   std::string desc;
   Pos at = base_pos_;
   bool located = false;
-  for (const Override& o : spec_.points[i].overrides) {
+  const SweepPoint point = spec_.point(i);
+  for (const Override& o : point.overrides) {
     desc += (desc.empty() ? "" : ", ") + o.path + " = " + o.value;
     if (!located && o.line > 0) {
       at = Pos{o.line, o.column};

@@ -84,9 +84,15 @@ Layout scenario_layout(const config::SweepSpec& spec) {
   std::size_t sched_w = kSchedulerWidth;
   for (const auto& s : spec.schedulers) sched_w = std::max(sched_w, s.size());
   std::vector<std::size_t> text_w(spec.columns.size(), kTextWidth);
-  for (const auto& p : spec.points)
-    for (std::size_t k = 0; k < spec.columns.size() && k < p.text.size(); ++k)
-      if (!spec.columns[k].numeric) text_w[k] = std::max(text_w[k], config::toml_unquote(p.text[k]).size());
+  const auto widen = [&](std::size_t k, const std::string& text) {
+    if (k < spec.columns.size() && !spec.columns[k].numeric) text_w[k] = std::max(text_w[k], config::toml_unquote(text).size());
+  };
+  for (const auto& f : spec.grid.factors)
+    for (const auto& level : f)
+      for (const auto& c : level) widen(c.column, c.text);
+  for (const auto& p : spec.listed)
+    for (std::size_t k = 0; k < p.text.size(); ++k) widen(k, p.text[k]);
+  for (std::size_t k = 0; k < spec.columns.size(); ++k) widen(k, spec.columns[k].fixed_text);
   Layout sl;
   sl.add("id", Kind::I64).add("point", Kind::I64).add("seed", Kind::U64).add("scheduler", Kind::Str, sched_w);
   sl.add("key", Kind::Str, kKeyWidth).add("point_key", Kind::Str, kKeyWidth);
@@ -110,7 +116,7 @@ void write_scenarios(Writer& nw, const Layout& sl, const config::SweepSpec& spec
   const Field& f_sched = sl.at("scheduler");
   const Field& f_key = sl.at("key");
   const Field& f_point_key = sl.at("point_key");
-  if (spec.point_digests.size() != spec.points.size())
+  if (spec.point_digests.size() != spec.num_points())
     throw std::logic_error("h5store: the sweep has no content digest for every point");
   // A point that does not set a column's parameter has the resolved base's value there.
   std::vector<double> fill_num;
@@ -123,15 +129,16 @@ void write_scenarios(Writer& nw, const Layout& sl, const config::SweepSpec& spec
   std::optional<config::PointKeyPrefix> prefix;
   std::uint64_t prefix_point = 0;
   std::string point_hex;
+  config::SweepPoint pt;
   for (std::uint64_t id = 0; id < plan.total(); ++id) {  // chunk by chunk: flat memory
     if (!plan.in_shard(id)) continue;
     const ScenarioKey k = plan.key(id);
-    const auto& pt = spec.points[k.point];
     unsigned char* row = rows.add();
-    if (!prefix || prefix_point != k.point) {
+    if (!prefix || prefix_point != k.point) {  // the ids of one point are adjacent
       prefix.emplace(spec.point_digests[k.point], kModelVersion);
       prefix_point = k.point;
       point_hex = spec.point_digests[k.point].hex();
+      pt = spec.point(static_cast<std::size_t>(k.point));
     }
     put_str(row, f_point_key, point_hex);
     put_str(row, f_key, prefix->key(spec.seeds[k.seed_index], spec.schedulers[k.scheduler_index]).hex());

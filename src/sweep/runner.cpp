@@ -28,7 +28,7 @@ namespace {
 
 void print_dry_run(const config::SweepSpec& spec, const Plan& plan, const std::string& output) {
   std::printf("sweep '%s': %zu points x %zu seeds x %zu schedulers = %llu scenarios", spec.name.c_str(),
-              spec.points.size(), spec.seeds.size(), spec.schedulers.size(),
+              spec.num_points(), spec.seeds.size(), spec.schedulers.size(),
               static_cast<unsigned long long>(plan.total()));
   if (plan.shards() > 1)
     std::printf(" (shard %llu/%llu: %llu)", static_cast<unsigned long long>(plan.shard()),
@@ -40,13 +40,13 @@ void print_dry_run(const config::SweepSpec& spec, const Plan& plan, const std::s
     std::printf("%s%llu", k ? " " : "", static_cast<unsigned long long>(spec.seeds[k]));
   std::printf("%s)\n", spec.seeds.size() > 10 ? " ..." : "");
   for (const auto& o : spec.fixed) std::printf("fixed: %s = %s\n", o.path.c_str(), o.value.c_str());
-  const size_t show = std::min<size_t>(spec.points.size(), 10);
-  std::printf("first %zu of %zu points:\n", show, spec.points.size());
+  const size_t show = std::min<size_t>(spec.num_points(), 10);
+  std::printf("first %zu of %zu points:\n", show, spec.num_points());
   for (size_t p = 0; p < show; ++p) {
     std::printf("  point %zu:", p);
+    const config::SweepPoint pt = spec.point(p);
     for (size_t c = 0; c < spec.columns.size(); ++c)
-      if (!spec.points[p].text[c].empty())
-        std::printf(" %s=%s", spec.columns[c].param.c_str(), spec.points[p].text[c].c_str());
+      if (!pt.text[c].empty()) std::printf(" %s=%s", spec.columns[c].param.c_str(), pt.text[c].c_str());
     std::printf("\n");
   }
   std::printf("output: %s (%s)\n", output.c_str(),
@@ -117,7 +117,7 @@ int run_sweep(const SweepOptions& opt) {
       },
       {report, ""});
   if (code != util::kExitOk) return code;
-  const Plan plan(spec->points.size(), spec->seeds.size(), spec->schedulers.size(), opt.shard, opt.shards);
+  const Plan plan(spec->num_points(), spec->seeds.size(), spec->schedulers.size(), opt.shard, opt.shards);
   if (opt.dry_run) {
     if (report) print_dry_run(*spec, plan, opt.output);
     return util::kExitOk;

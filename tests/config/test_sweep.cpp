@@ -113,7 +113,7 @@ std::string value_of(const SweepPoint& p, const std::string& param) {
 
 std::vector<double> column_values(const SweepSpec& s, std::size_t col) {
   std::vector<double> out;
-  for (const auto& p : s.points) out.push_back(p.numeric.at(col));
+  for (std::size_t i = 0; i < s.num_points(); ++i) out.push_back(s.point(i).numeric.at(col));
   return out;
 }
 
@@ -157,12 +157,12 @@ param = "workload.load_scale"
 values = [1, 2]
 )",
                                                 "[\"bace-pipe\", \"cost-first\"]", "3"));
-  ASSERT_EQ(s.points.size(), 6u);
+  ASSERT_EQ(s.num_points(), 6u);
   EXPECT_EQ(s.num_scenarios(), 6u * 3u * 2u);
   const std::vector<std::pair<std::string, std::string>> expect = {
       {"0.5", "1"}, {"0.5", "2"}, {"1", "1"}, {"1", "2"}, {"2.0", "1"}, {"2.0", "2"}};
   for (std::size_t i = 0; i < expect.size(); ++i) {
-    const SweepPoint& p = s.points[i];
+    const SweepPoint p = s.point(i);
     ASSERT_EQ(p.overrides.size(), 2u);
     EXPECT_EQ(p.overrides[0].path, "network.bandwidth_scale");
     EXPECT_EQ(p.overrides[1].path, "workload.load_scale");
@@ -176,7 +176,7 @@ values = [1, 2]
   EXPECT_TRUE(s.columns[1].numeric);
   EXPECT_EQ(column_values(s, 0), (std::vector<double>{0.5, 0.5, 1, 1, 2, 2}));
   EXPECT_EQ(column_values(s, 1), (std::vector<double>{1, 2, 1, 2, 1, 2}));
-  EXPECT_EQ(s.points[4].text[0], "2.0");
+  EXPECT_EQ(s.point(4).text[0], "2.0");
   EXPECT_EQ(s.name, "t");
   EXPECT_EQ(s.base_path, kBase);
   EXPECT_EQ(s.base_text, read_file(kBase));
@@ -192,19 +192,19 @@ values = [0.5, 1, 2.0]
 )";
   const SweepSpec implicit = load_text(tmp, sweep_text(axes));
   const SweepSpec expl = load_text(tmp, sweep_text("design = \"grid\"\n" + axes));
-  ASSERT_EQ(expl.points.size(), 3u);
-  ASSERT_EQ(implicit.points.size(), expl.points.size());
-  for (std::size_t i = 0; i < expl.points.size(); ++i)
-    EXPECT_EQ(value_of(expl.points[i], "network.bandwidth_scale"),
-              value_of(implicit.points[i], "network.bandwidth_scale"));
+  ASSERT_EQ(expl.num_points(), 3u);
+  ASSERT_EQ(implicit.num_points(), expl.num_points());
+  for (std::size_t i = 0; i < expl.num_points(); ++i)
+    EXPECT_EQ(value_of(expl.point(i), "network.bandwidth_scale"),
+              value_of(implicit.point(i), "network.bandwidth_scale"));
 }
 
 TEST(SweepExpand, OverridesPointAtTheValuesInTheFile) {
   TempDir tmp;
   const SweepSpec s = load_text(tmp, sweep_text("[[axis]]\nparam = \"network.bandwidth_scale\"\nvalues = [0.5,  2]\n"));
-  ASSERT_EQ(s.points.size(), 2u);
-  const Override& a = s.points[0].overrides.at(0);
-  const Override& b = s.points[1].overrides.at(0);
+  ASSERT_EQ(s.num_points(), 2u);
+  const Override a = s.point(0).overrides.at(0);
+  const Override b = s.point(1).overrides.at(0);
   EXPECT_EQ(a.origin, s.path);
   EXPECT_EQ(a.line, 8);
   EXPECT_EQ(a.column, 11);
@@ -220,8 +220,8 @@ param = "network.bandwidth_scale"
 range = { start = 0.5, stop = 2.0, num = 4 }
 )"));
   EXPECT_EQ(column_values(s, 0), (std::vector<double>{0.5, 1.0, 1.5, 2.0}));
-  EXPECT_EQ(s.points[1].overrides[0].value, "1.0");  // floats stay floats
-  EXPECT_EQ(s.points[2].text[0], "1.5");
+  EXPECT_EQ(s.point(1).overrides[0].value, "1.0");  // floats stay floats
+  EXPECT_EQ(s.point(2).text[0], "1.5");
 
   const SweepSpec d = load_text(tmp, sweep_text(R"(
 [[axis]]
@@ -236,7 +236,7 @@ param = "sim.mfu"
 range = { start = 0.1, stop = 0.3, num = 3 }    # 0.2 exactly, not 0.19999999999999998
 )"));
   EXPECT_EQ(column_values(t, 0), (std::vector<double>{0.1, 0.2, 0.3}));
-  EXPECT_EQ(t.points[1].overrides[0].value, "0.2");
+  EXPECT_EQ(t.point(1).overrides[0].value, "0.2");
 
   const SweepSpec one = load_text(tmp, sweep_text(R"(
 [[axis]]
@@ -260,7 +260,7 @@ param = "workload.load_scale"
 range = { start = 1, stop = 1000, num = 4, log = true }
 )"));
   EXPECT_EQ(column_values(t, 0), (std::vector<double>{1, 10, 100, 1000}));
-  EXPECT_EQ(t.points[3].overrides[0].value, "1000.0");
+  EXPECT_EQ(t.point(3).overrides[0].value, "1000.0");
 }
 
 TEST(SweepExpand, IntegerAxes) {
@@ -276,13 +276,13 @@ param = "cluster.region.a.gpus"
 values = [2.4, 6.6]
 integer = true
 )"));
-  ASSERT_EQ(s.points.size(), 8u);
-  EXPECT_EQ(s.points[0].overrides[0].value, "10");
-  EXPECT_EQ(s.points[2].overrides[0].value, "20");
-  EXPECT_EQ(s.points[7].overrides[0].value, "40");
-  EXPECT_EQ(s.points[0].overrides[1].value, "2");
-  EXPECT_EQ(s.points[1].overrides[1].value, "7");
-  EXPECT_DOUBLE_EQ(s.points[1].numeric[1], 7.0);
+  ASSERT_EQ(s.num_points(), 8u);
+  EXPECT_EQ(s.point(0).overrides[0].value, "10");
+  EXPECT_EQ(s.point(2).overrides[0].value, "20");
+  EXPECT_EQ(s.point(7).overrides[0].value, "40");
+  EXPECT_EQ(s.point(0).overrides[1].value, "2");
+  EXPECT_EQ(s.point(1).overrides[1].value, "7");
+  EXPECT_DOUBLE_EQ(s.point(1).numeric[1], 7.0);
   ScenarioFactory f(s);
   const Scenario sc = f.make(7);
   EXPECT_EQ(sc.workload.num_jobs, 40);
@@ -304,7 +304,7 @@ values = [0.5, 1, 2]
 param = "cluster.capacity_scale"
 range = { start = 0.5, stop = 2, num = 3 }
 )"));
-  ASSERT_EQ(s.points.size(), 6u);
+  ASSERT_EQ(s.num_points(), 6u);
   ASSERT_EQ(s.columns.size(), 3u);
   EXPECT_EQ(s.columns[0].param, "workload.load_scale");
   EXPECT_EQ(s.columns[1].param, "network.bandwidth_scale");
@@ -330,7 +330,7 @@ values = [0.3, 0.5]
 param = "workload.load_scale"
 values = [1, 2, 3]
 )"));
-  ASSERT_EQ(s.points.size(), 6u);
+  ASSERT_EQ(s.num_points(), 6u);
   EXPECT_EQ(s.columns[0].param, "network.bandwidth_scale");
   EXPECT_EQ(s.columns[1].param, "sim.mfu");
   EXPECT_EQ(s.columns[2].param, "workload.load_scale");
@@ -353,18 +353,18 @@ values = [0.5, 1.0]
 [[point]]
 workload.num_jobs = 5        # dotted keys work too
 )"));
-  ASSERT_EQ(s.points.size(), 4u);
+  ASSERT_EQ(s.num_points(), 4u);
   ASSERT_EQ(s.columns.size(), 3u);
   EXPECT_EQ(s.columns[1].param, "workload.load_scale");
   EXPECT_EQ(s.columns[2].param, "workload.num_jobs");
-  EXPECT_TRUE(std::isnan(s.points[0].numeric[1]));
-  EXPECT_EQ(s.points[0].text[1], "");
-  EXPECT_DOUBLE_EQ(s.points[2].numeric[0], 0.1);
-  EXPECT_DOUBLE_EQ(s.points[2].numeric[1], 3);
-  EXPECT_EQ(s.points[2].text[1], "3");
-  EXPECT_EQ(s.points[3].overrides.size(), 1u);
-  EXPECT_EQ(value_of(s.points[3], "workload.num_jobs"), "5");
-  EXPECT_TRUE(std::isnan(s.points[3].numeric[0]));
+  EXPECT_TRUE(std::isnan(s.point(0).numeric[1]));
+  EXPECT_EQ(s.point(0).text[1], "");
+  EXPECT_DOUBLE_EQ(s.point(2).numeric[0], 0.1);
+  EXPECT_DOUBLE_EQ(s.point(2).numeric[1], 3);
+  EXPECT_EQ(s.point(2).text[1], "3");
+  EXPECT_EQ(s.point(3).overrides.size(), 1u);
+  EXPECT_EQ(value_of(s.point(3), "workload.num_jobs"), "5");
+  EXPECT_TRUE(std::isnan(s.point(3).numeric[0]));
   ScenarioFactory f(s);
   EXPECT_DOUBLE_EQ(f.make(2).workload.load_scale, 3);
   EXPECT_EQ(f.make(3).workload.num_jobs, 5);
@@ -373,8 +373,8 @@ workload.num_jobs = 5        # dotted keys work too
 TEST(SweepExpand, PointsOnlyAndBaseOnly) {
   TempDir tmp;
   const SweepSpec base_only = load_text(tmp, sweep_text(""));
-  ASSERT_EQ(base_only.points.size(), 1u);
-  EXPECT_TRUE(base_only.points[0].overrides.empty());
+  ASSERT_EQ(base_only.num_points(), 1u);
+  EXPECT_TRUE(base_only.point(0).overrides.empty());
   EXPECT_TRUE(base_only.columns.empty());
   EXPECT_EQ(base_only.num_scenarios(), 2u);
 
@@ -384,9 +384,9 @@ TEST(SweepExpand, PointsOnlyAndBaseOnly) {
 [[point]]
 "sim.mfu" = 0.3
 )"));
-  ASSERT_EQ(pts.points.size(), 2u);
-  EXPECT_TRUE(pts.points[0].overrides.empty());
-  EXPECT_EQ(value_of(pts.points[1], "sim.mfu"), "0.3");
+  ASSERT_EQ(pts.num_points(), 2u);
+  EXPECT_TRUE(pts.point(0).overrides.empty());
+  EXPECT_EQ(value_of(pts.point(1), "sim.mfu"), "0.3");
 }
 
 TEST(SweepExpand, SchedulersAllAndSeeds) {
@@ -586,9 +586,9 @@ values = ["A100-80GB"]
   EXPECT_FALSE(s.columns[0].numeric);
   EXPECT_FALSE(s.columns[1].numeric);
   EXPECT_TRUE(s.columns[2].numeric);
-  EXPECT_EQ(s.points[0].text[0], "\"cost-first\"");
-  EXPECT_TRUE(std::isnan(s.points[0].numeric[0]));
-  EXPECT_EQ(s.points[2].text[1], "\"H100-SXM\"");
+  EXPECT_EQ(s.point(0).text[0], "\"cost-first\"");
+  EXPECT_TRUE(std::isnan(s.point(0).numeric[0]));
+  EXPECT_EQ(s.point(2).text[1], "\"H100-SXM\"");
   ScenarioFactory f(s);
   EXPECT_EQ(f.make(1).scheduler.preset, "bace-pipe");
   EXPECT_EQ(f.make(2).workload.reference_gpu, "H100-SXM");
@@ -676,15 +676,15 @@ values = ["cost-first", "bace-pipe"]
                                                 "[\"bace-pipe\"]", "2"));
   const ScenarioFactory f(s);
   std::vector<std::string> serial;
-  for (std::size_t i = 0; i < s.points.size(); ++i) serial.push_back(fingerprint(f.make(i)));
+  for (std::size_t i = 0; i < s.num_points(); ++i) serial.push_back(fingerprint(f.make(i)));
   std::vector<std::vector<std::string>> got(4);
   std::vector<std::thread> threads;
   for (std::size_t t = 0; t < 4; ++t)
     threads.emplace_back([&, t] {
       for (int rep = 0; rep < 5; ++rep)
-        for (std::size_t k = 0; k < s.points.size(); ++k) {
-          const std::size_t i = (k + t) % s.points.size();  // different order per thread
-          if (rep == 0) got[t].resize(s.points.size());
+        for (std::size_t k = 0; k < s.num_points(); ++k) {
+          const std::size_t i = (k + t) % s.num_points();  // different order per thread
+          if (rep == 0) got[t].resize(s.num_points());
           got[t][i] = fingerprint(f.make(i));
         }
     });
@@ -711,7 +711,7 @@ values = [1, 2]
   const int n = 200;
   const auto t0 = std::chrono::steady_clock::now();
   std::size_t regions = 0;
-  for (int i = 0; i < n; ++i) regions += f.make(static_cast<std::size_t>(i) % s.points.size()).topology.regions.size();
+  for (int i = 0; i < n; ++i) regions += f.make(static_cast<std::size_t>(i) % s.num_points()).topology.regions.size();
   const double per = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / n;
   EXPECT_EQ(regions, static_cast<std::size_t>(n) * 6);
   std::printf("ScenarioFactory::make on six-regions: %.1f us per call\n", per * 1e6);
@@ -813,7 +813,7 @@ TEST_P(ShippedSweep, Loads) {
     EXPECT_GE(s.num_scenarios(), 1u);
     ScenarioFactory f(s);
     (void)f.make(0);
-    (void)f.make(s.points.size() - 1);
+    (void)f.make(s.num_points() - 1);
   } catch (const InputError& e) {
     FAIL() << e.what();
   }

@@ -64,7 +64,7 @@ int fuzz_one(const std::uint8_t* data, std::size_t size) {
     geopipe::config::SweepLoadOptions bounded;
     bounded.max_points = 10'000;
     const geopipe::config::SweepSpec spec = geopipe::config::load_sweep_file(path.string(), {}, bounded);
-    if (!spec.points.empty()) {
+    if (spec.num_points() > 0) {
       const geopipe::config::ScenarioFactory factory(spec);
       (void)factory.make(0);
     }

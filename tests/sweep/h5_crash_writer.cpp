@@ -51,7 +51,7 @@ config::SweepSpec crash_spec(std::uint64_t m) {
     config::SweepPoint pt;
     pt.numeric = {0.5 * static_cast<double>(p)};
     pt.text = {""};
-    s.points.push_back(pt);
+    s.listed.push_back(pt);
     s.point_digests.push_back({p, p + 1});
   }
   s.hash = 0x1234;
@@ -65,7 +65,7 @@ std::vector<std::int64_t> crash_order(std::int64_t m) { return crash_rows::order
 int run(const std::string& mode, const std::string& path, std::int64_t m, std::int64_t every, bool jobs,
         bool hang) {
   const auto spec = crash_spec(static_cast<std::uint64_t>(m));
-  Plan plan(spec.points.size(), spec.seeds.size(), spec.schedulers.size());
+  Plan plan(spec.num_points(), spec.seeds.size(), spec.schedulers.size());
   std::unique_ptr<ResultStore> store;
   std::unordered_set<std::int64_t> done;
   if (mode == "create") {
@@ -113,7 +113,7 @@ int fsize(const std::string& path, long limit) {
   }
   const std::int64_t m = 2'000'000;
   const auto spec = crash_spec(1000);
-  Plan plan(spec.points.size(), spec.seeds.size(), spec.schedulers.size());
+  Plan plan(spec.num_points(), spec.seeds.size(), spec.schedulers.size());
   try {
     StoreMeta meta;
     meta.sweep_hash = "0000000000001234";

@@ -24,7 +24,7 @@ config::SweepSpec spec_with_jobs(int jobs) {
                 "[[workload.mix]]\nmodel = \"gpt3-1.3b\"\n";
   s.schedulers = {"first-fit"};
   s.seeds = {1};
-  s.points.resize(1);
+  s.listed.resize(1);
   return s;
 }
 

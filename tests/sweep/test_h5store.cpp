@@ -82,7 +82,7 @@ config::SweepSpec small_spec() {
   p0.text = {"", "\"a.csv\""};
   p1.numeric = {2.0, nan};
   p1.text = {"", "'b.csv'"};
-  s.points = {p0, p1};
+  s.listed = {p0, p1};
   s.hash = 0xabcdef0123456789ULL;
   s.job_text = {16, 32};
   s.point_digests = {{1, 2}, {3, 4}};
@@ -446,8 +446,8 @@ print("jobs", len(jobs), jobs["model"].str.decode("utf-8").iloc[0], jobs["region
 TEST(H5Store, ParametersAndResolvedCells) {
   TempDir dir;
   config::SweepSpec spec = small_spec();
-  spec.points[1].numeric[0] = std::nan("");  // point 1 leaves the bandwidth scale alone
-  spec.points[1].text[1] = "";               // and the trace: it has no fixed value
+  spec.listed[1].numeric[0] = std::nan("");  // point 1 leaves the bandwidth scale alone
+  spec.listed[1].text[1] = "";               // and the trace: it has no fixed value
   const std::string path = dir.file("p.h5");
   {
     auto store = ResultStore::create(path, small_meta(), spec, Plan(2, 2, 2), false);
@@ -516,18 +516,18 @@ TEST(H5Store, TextAxisValuesAreStoredWithoutTomlQuotes) {
   spec.schedulers = {"bace-pipe"};
   spec.seeds = {7};
   spec.columns = {{"workload.trace", false}};
-  spec.points.clear();
+  spec.listed.clear();
   for (const char* v : {"\"x\\\"y\"", "\"caf\\u00e9\"", "'lit'", "[1, 2]", "true"}) {
     config::SweepPoint p;
     p.numeric = {std::nan("")};
     p.text = {v};
-    spec.points.push_back(p);
+    spec.listed.push_back(p);
   }
   const std::string path = dir.file("text.h5");
   StoreMeta meta = small_meta();
   meta.schedulers = spec.schedulers;
   meta.axes = {"workload.trace"};
-  spec.point_digests.assign(spec.points.size(), {7, 8});
+  spec.point_digests.assign(spec.listed.size(), {7, 8});
   auto store = ResultStore::create(path, meta, spec, Plan(5, 1, 1), false);
   for (std::int64_t id = 0; id < 5; ++id) {
     ScenarioResult r = small_result(0, false);
@@ -1119,11 +1119,11 @@ TEST(H5StorePerf, Append100kRows) {
   TempDir dir;
   const std::int64_t n = 100000;
   config::SweepSpec spec = small_spec();
-  const config::SweepPoint p0 = spec.points[0];
-  spec.points.assign(static_cast<std::size_t>(n / 4), p0);
-  for (std::size_t p = 0; p < spec.points.size(); ++p) spec.points[p].numeric[0] = 0.001 * static_cast<double>(p);
-  spec.point_digests.assign(spec.points.size(), {5, 6});
-  Plan plan(spec.points.size(), 2, 2);
+  const config::SweepPoint p0 = spec.listed[0];
+  spec.listed.assign(static_cast<std::size_t>(n / 4), p0);
+  for (std::size_t p = 0; p < spec.listed.size(); ++p) spec.listed[p].numeric[0] = 0.001 * static_cast<double>(p);
+  spec.point_digests.assign(spec.listed.size(), {5, 6});
+  Plan plan(spec.listed.size(), 2, 2);
   StoreMeta meta = small_meta();
 
   using clk = std::chrono::steady_clock;
