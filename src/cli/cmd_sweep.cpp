@@ -36,6 +36,8 @@ void add_sweep_command(CLI::App& app, int& rc) {
   cmd->add_flag("--resume", a->o.resume, "Continue OUTPUT if it exists, else start it: reuses every result the sweep still has (also after the sweep changed), runs the rest");
   cmd->add_flag("--force", a->o.force, "Overwrite OUTPUT (ignored with --resume)");
   cmd->add_flag("--save-jobs", a->o.save_jobs, "Also store one row per job in /jobs");
+  cmd->add_flag("--check-all-points", a->o.check_all_points,
+                "Build every point's scenario at load time (default: all up to 20,000 points, else every value and a sample; implied by --save-jobs)");
   cmd->add_flag("--dry-run", a->o.dry_run, "Print the scenario count and the first points, run nothing");
   cmd->add_flag("-q,--quiet", a->o.quiet, "No progress output");
   CLI::Option* shard = cmd->add_option("--shard", a->shard, "Run only slice K of N (by point and seed): K/N");

@@ -37,6 +37,7 @@ class SchemaCheck {
   explicit SchemaCheck(const std::string& file) : file_(file) {}
 
   void check_table(const toml::table& t, const TableSpec& spec, const std::string& path, bool entry);
+  void check_leaf(const toml::node& n, const Field& f, const std::string& path);
 
  private:
   const std::string& file_;
@@ -45,7 +46,6 @@ class SchemaCheck {
   [[noreturn]] void fail(const toml::node& n, const std::string& msg) const { fail(region_of(n), msg); }
   toml::source_region region_of(const toml::node& n) const { return config::region_of(n, file_); }
 
-  void check_leaf(const toml::node& n, const Field& f, const std::string& path);
   void check_number(const toml::node& n, const Field& f, const std::string& path, bool integer);
 };
 
@@ -180,6 +180,10 @@ toml::source_region region_of(const toml::node& n, const std::string& file) {
 
 void check_schema(const toml::table& root, const std::string& file) {
   SchemaCheck(file).check_table(root, schema::scenario_root(), "", false);
+}
+
+void check_leaf(const toml::node& n, const schema::Field& f, const std::string& path, const std::string& file) {
+  SchemaCheck(file).check_leaf(n, f, path);
 }
 
 }  // namespace geopipe::config

@@ -8,6 +8,8 @@
 
 #include <toml++/toml.h>
 
+#include "config/schema.h"
+
 namespace geopipe::config {
 
 /// Source region of a node; the root table (which has none) is 1:1 of `file`.
@@ -18,5 +20,9 @@ toml::source_region region_of(const toml::node& n, const std::string& file);
 /// required keys. Throws InputError at the first problem (file/line/column of the node; `file`
 /// for nodes without a source path).
 void check_schema(const toml::table& root, const std::string& file);
+
+/// Checks one value `n` of the leaf `f` (its type, range and length, as check_schema does), named
+/// `path` in messages. Throws InputError at `n` (`file` if it has no source).
+void check_leaf(const toml::node& n, const schema::Field& f, const std::string& path, const std::string& file);
 
 }  // namespace geopipe::config

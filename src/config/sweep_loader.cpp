@@ -90,7 +90,13 @@ SweepSpec Loader::load() {
   for (const Entry& e : set_) spec_.fixed.push_back(file_.override_of(e.path, e.value));
   for (const Override& o : cli_sets_) spec_.fixed.push_back(o);
   check_fixed_vs_swept();
-  PointFacts facts = validate_points(spec_, file_, base_pos_, *design_);
+  // Every point's scenario, or a covering sample of a large sweep (seeded by the sweep text,
+  // so a sweep file always checks the same points).
+  const std::vector<std::size_t> check = points_to_check(spec_, options_, util::fnv1a64(spec_.text));
+  PointFacts facts = validate_points(spec_, file_, base_pos_, *design_, check);
+  if (check.size() < spec_.num_points()) check_values(spec_, file_, *design_);  // the values not built
+  spec_.points_checked = facts.checked;
+  spec_.checked_all = facts.checked == spec_.num_points();
   spec_.trace_paths = std::move(facts.trace_paths);
   spec_.job_text = facts.job_text;
   PointKeyer keyer(spec_.base_text, spec_.base_path, spec_.fixed);

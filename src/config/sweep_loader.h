@@ -81,7 +81,9 @@ struct SweepSpec {
   SweepGrid grid;                       ///< points 0 .. grid.size()-1, generated on demand
   std::vector<SweepPoint> listed;       ///< then these: explicit [[point]]s (all points of a spec made by hand)
   std::vector<std::string> trace_paths; ///< every distinct CSV trace the points read (outputs must not be one)
-  JobTextBytes job_text;                ///< widest job texts of any point (sim/job_row.h): /jobs column widths
+  JobTextBytes job_text;                ///< widest job texts of the checked points (sim/job_row.h): /jobs column widths
+  bool checked_all = true;              ///< every point's scenario was built at load time (else a sample, see SweepLoadOptions)
+  std::uint64_t points_checked = 0;     ///< how many points were built at load time
   std::vector<ContentDigest> point_digests;  ///< per point: its content (config/scenario_key.h)
   std::vector<SweepParameter> parameters;    ///< every schema leaf of base + fixed, sorted by path
   std::uint64_t hash = 0;               ///< FNV-1a 64 of text, base_text and the command-line sets
@@ -97,10 +99,24 @@ struct SweepSpec {
 
 /// Bounds of one load_sweep_file() call.
 struct SweepLoadOptions {
-  /// Most points (default kMaxPoints = 1,000,000, config/sweep_parse.h). Loading builds and
-  /// validates every point (~120 µs each), so a caller that must stay fast sets fewer (the
-  /// fuzz target: 10,000, about a second).
+  /// Most points (default kMaxPoints = 1,000,000, config/sweep_parse.h). A caller that must
+  /// stay fast sets fewer (the fuzz target: 10,000).
   std::uint64_t max_points = 1'000'000;
+  /// Loading builds and validates the scenario of every point (~100 µs each) when the sweep has
+  /// at most this many points (default 20,000: about two seconds). A larger sweep checks a
+  /// covering sample instead (docs/sweep-format.md, "Checking the points"): every listed point,
+  /// every value of every axis and zip (each in at least one point), and `sample_points` more
+  /// drawn deterministically; a point outside the sample that is invalid fails when it runs (a
+  /// row in /errors). SweepSpec::checked_all says which happened.
+  std::uint64_t check_all_up_to = 20'000;
+  /// Points drawn (without repetition) for the sample of a large sweep.
+  std::uint64_t sample_points = 10'000;
+  /// Most points of each of the two structured parts of that sample (the diagonal, and each
+  /// value of each axis with the others at their first value; sweep_validate.h).
+  std::uint64_t cover_points = 5'000;
+  /// Check every point whatever the size (`geopipe sweep --check-all-points`; needed for
+  /// exact /jobs text widths, so the runner sets it with --save-jobs).
+  bool check_all_points = false;
 };
 
 /// Reads, expands and validates a sweep file. `cli_sets` (geopipe sweep --set) are appended to

@@ -5,19 +5,29 @@
 // point is rebuilt on a freshly parsed base, and that error is reported with exact locations.
 #include "config/sweep_validate.h"
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
 #include <set>
 #include <string>
 
+#include "config/overrides.h"
+#include "config/schema_check.h"
 #include "config/sweep_scenario.h"
+#include "config/toml_error.h"
+#include "model/rng.h"
 
 namespace geopipe::config::sweep_internal {
 namespace {
 
 class PointCheck {
  public:
-  PointCheck(const SweepSpec& spec, const SweepFile& file, Pos base_pos, const SweepDesign& design)
-      : spec_(spec), file_(file), base_pos_(base_pos), design_(design) {}
+  PointCheck(const SweepSpec& spec, const SweepFile& file, Pos base_pos, const SweepDesign& design,
+             const std::vector<std::size_t>& points)
+      : spec_(spec), file_(file), base_pos_(base_pos), design_(design), points_(points) {}
 
   PointFacts run() const;
 
@@ -26,6 +36,7 @@ class PointCheck {
   const SweepFile& file_;
   Pos base_pos_;
   const SweepDesign& design_;
+  const std::vector<std::size_t>& points_;
 
   [[noreturn]] void report(std::size_t i, const InputError& e) const;
   /// True if the base with the fixed overrides alone fails with exactly error `e`.
@@ -47,7 +58,8 @@ PointFacts PointCheck::run() const {
   } catch (const InputError&) {
     prep.reset();
   }
-  for (std::size_t i = 0; i < spec_.num_points(); ++i) {
+  for (const std::size_t i : points_) {
+    ++facts.checked;
     const SweepPoint point = spec_.point(i);
     const std::vector<Override>& ov = point.overrides;
     if (prep) {
@@ -110,9 +122,93 @@ void PointCheck::report(std::size_t i, const InputError& e) const {
 
 }  // namespace
 
-PointFacts validate_points(const SweepSpec& spec, const SweepFile& file, Pos base_pos,
-                                         const SweepDesign& design) {
-  return PointCheck(spec, file, base_pos, design).run();
+PointFacts validate_points(const SweepSpec& spec, const SweepFile& file, Pos base_pos, const SweepDesign& design,
+                           const std::vector<std::size_t>& points) {
+  return PointCheck(spec, file, base_pos, design, points).run();
+}
+
+std::vector<std::size_t> points_to_check(const SweepSpec& spec, const SweepLoadOptions& options, std::uint64_t seed) {
+  const std::size_t n = spec.num_points();
+  std::vector<std::size_t> out;
+  if (options.check_all_points || n <= options.check_all_up_to) {
+    out.resize(n);
+    for (std::size_t i = 0; i < n; ++i) out[i] = i;
+    return out;
+  }
+  const auto& factors = spec.grid.factors;
+  const std::uint64_t g = spec.grid.size();
+  // The index of the grid point whose factor f is at level digit[f] (the last varies fastest).
+  const auto index = [&](const std::vector<std::size_t>& digit) {
+    std::uint64_t i = 0;
+    for (std::size_t f = 0; f < factors.size(); ++f) i = i * factors[f].size() + digit[f];
+    return static_cast<std::size_t>(i);
+  };
+  const std::size_t budget = static_cast<std::size_t>(options.cover_points);
+  std::vector<std::size_t> digit(factors.size(), 0);
+  std::size_t widest = 0;
+  for (const auto& f : factors) widest = std::max(widest, f.size());
+  for (std::size_t j = 0; j < std::min(widest, budget); ++j) {  // the diagonal
+    for (std::size_t f = 0; f < factors.size(); ++f) digit[f] = j % factors[f].size();
+    out.push_back(index(digit));
+  }
+  std::size_t ota = 0;  // one factor at a time from the first point
+  for (std::size_t f = 0; f < factors.size() && ota < budget; ++f) {
+    std::fill(digit.begin(), digit.end(), 0);
+    for (std::size_t l = 0; l < factors[f].size() && ota < budget; ++l, ++ota) {
+      digit[f] = l;
+      out.push_back(index(digit));
+    }
+  }
+  for (std::size_t i = static_cast<std::size_t>(g); i < n; ++i) out.push_back(i);  // listed points
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  // A deterministic sample of the rest (Floyd's algorithm would avoid the set; the sample is small).
+  const std::size_t want = std::min<std::size_t>(n, out.size() + options.sample_points);
+  std::unordered_set<std::size_t> have(out.begin(), out.end());
+  std::uint64_t state = seed;
+  while (have.size() < want) {
+    const std::size_t i = static_cast<std::size_t>(splitmix64(state) % n);
+    if (have.insert(i).second) out.push_back(i);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void check_values(const SweepSpec& spec, const SweepFile& file, const SweepDesign& design) {
+  toml::table doc = parse_toml(spec.base_text, spec.base_path);
+  apply_overrides(doc, spec.fixed);
+  std::unordered_map<std::string, OverrideTarget> targets;
+  for (const auto& factor : spec.grid.factors)
+    for (const auto& level : factor)
+      for (const SweepGrid::Cell& c : level) {
+        const Override& o = c.override;
+        auto t = targets.find(o.path);
+        if (t == targets.end()) t = targets.emplace(o.path, override_target(doc, o)).first;
+        if (!t->second.field) continue;
+        // The value as the scenario loader would see it: a number from its text, else parsed.
+        std::optional<toml::table> parsed;
+        std::unique_ptr<toml::node> number;
+        const toml::node* n = nullptr;
+        const bool integer = !o.value.empty() && o.value.find_first_not_of("+-0123456789_") == std::string::npos;
+        if (!std::isnan(c.numeric) && !integer) {
+          number = std::make_unique<toml::value<double>>(c.numeric);
+          n = number.get();
+        } else {
+          try {
+            parsed = toml::parse("x = " + o.value);
+            n = parsed->get("x");
+          } catch (const toml::parse_error&) {
+            continue;  // the scenario build reports it
+          }
+        }
+        if (!n) continue;
+        try {
+          check_leaf(*n, *t->second.field, o.path, file.path());
+        } catch (const InputError& e) {
+          const std::string hint = design.hint_for(InputError(file.path(), o.line, o.column, e.message()));
+          throw InputError(file.path(), o.line, o.column, e.message() + hint);
+        }
+      }
 }
 
 }  // namespace geopipe::config::sweep_internal

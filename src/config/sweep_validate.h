@@ -14,8 +14,25 @@ namespace geopipe::config::sweep_internal {
 /// What the check learned about the points.
 struct PointFacts {
   std::vector<std::string> trace_paths;  ///< the distinct trace files read, in order of first use
-  JobTextBytes job_text;                 ///< the largest job_text_bytes() of any point
+  JobTextBytes job_text;                 ///< the largest job_text_bytes() of the points checked
+  std::uint64_t checked = 0;             ///< points built
 };
-PointFacts validate_points(const SweepSpec& spec, const SweepFile& file, Pos base_pos, const SweepDesign& design);
+/// Builds `points` (ascending point indices) of `spec`.
+PointFacts validate_points(const SweepSpec& spec, const SweepFile& file, Pos base_pos, const SweepDesign& design,
+                           const std::vector<std::size_t>& points);
+
+/// The points a load checks: all of them, or for a sweep larger than `options.check_all_up_to`
+/// (unless options.check_all_points) a covering sample: every listed point; the diagonal (point
+/// j sets each grid factor f to level j mod |f|) and each level of each factor with the others
+/// at their first level, each of the two up to options.cover_points points (so every level is in
+/// a built point unless the factors have more levels than that); and options.sample_points more drawn
+/// without repetition by a SplitMix64 stream seeded with `seed`. Ascending, distinct.
+/// check_values() covers every level on its own.
+std::vector<std::size_t> points_to_check(const SweepSpec& spec, const SweepLoadOptions& options, std::uint64_t seed);
+
+/// Checks every value of every grid factor on its own against the parameter's schema (type,
+/// range, length: config/schema_check.h), reported at the value in the sweep file. Cheap (no
+/// scenario is built): what a sampled check adds so that no invalid value goes unreported.
+void check_values(const SweepSpec& spec, const SweepFile& file, const SweepDesign& design);
 
 }  // namespace geopipe::config::sweep_internal

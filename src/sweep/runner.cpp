@@ -26,6 +26,14 @@
 namespace geopipe::sweep {
 namespace {
 
+/// Says that a large sweep's points were checked by a sample (SweepLoadOptions).
+std::string checked_note(const config::SweepSpec& spec) {
+  return "geopipe sweep '" + spec.name + "': checked " + std::to_string(spec.points_checked) + " of " +
+         std::to_string(spec.num_points()) +
+         " points at load (every value of every axis, every [[point]], a sample of the rest; another invalid "
+         "point fails when it runs: --check-all-points checks all)";
+}
+
 void print_dry_run(const config::SweepSpec& spec, const Plan& plan, const std::string& output) {
   std::printf("sweep '%s': %zu points x %zu seeds x %zu schedulers = %llu scenarios", spec.name.c_str(),
               spec.num_points(), spec.seeds.size(), spec.schedulers.size(),
@@ -40,6 +48,7 @@ void print_dry_run(const config::SweepSpec& spec, const Plan& plan, const std::s
     std::printf("%s%llu", k ? " " : "", static_cast<unsigned long long>(spec.seeds[k]));
   std::printf("%s)\n", spec.seeds.size() > 10 ? " ..." : "");
   for (const auto& o : spec.fixed) std::printf("fixed: %s = %s\n", o.path.c_str(), o.value.c_str());
+  if (!spec.checked_all) std::printf("%s\n", checked_note(spec).c_str());
   const size_t show = std::min<size_t>(spec.num_points(), 10);
   std::printf("first %zu of %zu points:\n", show, spec.num_points());
   for (size_t p = 0; p < show; ++p) {
@@ -110,7 +119,9 @@ int run_sweep(const SweepOptions& opt) {
   std::optional<config::SweepSpec> spec;
   int code = util::guarded(
       [&] {
-        spec = config::load_sweep_file(opt.sweep_file, opt.sets);
+        config::SweepLoadOptions load;
+        load.check_all_points = opt.check_all_points || opt.save_jobs;
+        spec = config::load_sweep_file(opt.sweep_file, opt.sets, load);
         if (opt.shards == 0 || opt.shard >= opt.shards)
           throw InputError("--shard", 0, 0, "expected K/N with 0 <= K < N");
         return util::kExitOk;
@@ -164,6 +175,8 @@ int run_sweep(const SweepOptions& opt) {
     return s;
   };
   const std::uint64_t to_run = plan.shard_total() - output.done.size();
+  if (!opt.quiet && !spec->checked_all)
+    std::cerr << checked_note(*spec) << "\n";
   if (!opt.quiet)
     std::cerr << "geopipe sweep '" << spec->name << "': " << plan.shard_total() << " scenarios"
               << (output.resumed ? " (" + accounting(to_run) + ")" : "") << ", " << mpi.ranks() << " rank(s) x "

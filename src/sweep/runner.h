@@ -23,7 +23,8 @@ struct SweepOptions {
   int threads = 0;                          ///< oneTBB threads per rank; 0 = all hardware threads
   bool resume = false;                      ///< continue OUT.h5 if it exists (else start it)
   bool force = false;                       ///< overwrite OUT.h5; with --resume: accept a changed sweep
-  bool save_jobs = false;                   ///< write /jobs
+  bool save_jobs = false;                   ///< write /jobs (implies check_all_points: exact /jobs text widths)
+  bool check_all_points = false;            ///< build every point's scenario at load time, whatever the sweep's size
   bool durable = false;                     ///< fsync the output after every flush (--durable)
   bool dry_run = false;                     ///< print the scenario count and first points, run nothing
   bool quiet = false;                       ///< no progress output

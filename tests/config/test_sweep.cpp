@@ -443,6 +443,63 @@ gpus = 4
 // a word: a --set of any swept parameter is an error at the first value that replaces it, a
 // [sweep.set] entry of an axis's or zip's parameter an error at the entry, however the paths
 // are spelled.
+// A sweep larger than SweepLoadOptions::check_all_up_to builds a covering sample at load time:
+// every value of every axis (so a bad value is still reported where it is written), every
+// [[point]], and sample_points more; the grid itself is generated on demand.
+TEST(SweepLoader, LargeSweepsCheckEveryValueAndASample) {
+  TempDir tmp;
+  std::string values = "[";
+  for (int i = 0; i < 10; ++i) values += (i ? ", " : "") + std::to_string(0.5 + 0.1 * i);
+  values += "]";
+  const auto text = [&](const std::string& mid) {
+    return sweep_text("[[axis]]\nparam = \"network.bandwidth_scale\"\nvalues = " + values +
+                      "\n\n[[axis]]\nparam = \"workload.load_scale\"\nvalues = " + mid +
+                      "\n\n[[axis]]\nparam = \"sim.mfu\"\nvalues = [0.30, 0.31, 0.32, 0.33, 0.34, 0.35, 0.36, 0.37, "
+                      "0.38, 0.39]\n\n[[point]]\n\"sim.mfu\" = 0.5\n");
+  };
+  SweepLoadOptions small;
+  small.check_all_up_to = 100;
+  small.sample_points = 0;
+  const std::string path = tmp.write("sweep.toml", text(values));
+  const SweepSpec s = load_sweep_file(path, {}, small);
+  EXPECT_EQ(s.num_points(), 1001u);
+  EXPECT_FALSE(s.checked_all);
+  // the diagonal (10 points) and each level of each axis from point 0 (1 + 3 x 9), sharing
+  // point 0, and the listed point
+  EXPECT_EQ(s.points_checked, 10u + 28u - 1u + 1u);
+  small.sample_points = 100;
+  EXPECT_EQ(load_sweep_file(path, {}, small).points_checked, 138u);
+  EXPECT_EQ(load_sweep_file(path, {}, small).point_digests, load_sweep_file(path, {}, small).point_digests);
+  SweepLoadOptions all = small;
+  all.check_all_points = true;
+  const SweepSpec full = load_sweep_file(path, {}, all);
+  EXPECT_TRUE(full.checked_all);
+  EXPECT_EQ(full.points_checked, 1001u);
+  EXPECT_EQ(full.point_digests, s.point_digests);
+  EXPECT_EQ(full.job_text.regions, s.job_text.regions);
+  // Generated points equal what a small sweep of the same grid materialises: point 123 is
+  // levels (1, 2, 3) of (bandwidth, load, mfu), the last axis fastest.
+  const SweepPoint p = s.point(123);
+  ASSERT_EQ(p.overrides.size(), 3u);
+  EXPECT_EQ(p.overrides[0].value, "0.6");
+  EXPECT_EQ(p.overrides[1].value, "0.7");
+  EXPECT_EQ(p.overrides[2].value, "0.33");
+  EXPECT_EQ(s.point(1000).overrides.at(0).value, "0.5");  // the [[point]]
+  // A bad value in the middle of the second axis: found and located although the sweep is large.
+  // Also when no built point has it (at most 3 points of each structured part: the value is
+  // checked on its own).
+  std::string bad = values;
+  bad.replace(bad.find("1.2"), 3, "-1.2");
+  SweepLoadOptions tiny = small;
+  tiny.cover_points = 3;
+  tiny.sample_points = 0;
+  for (const SweepLoadOptions& o : {small, tiny}) {
+    const std::string e = input_error_of([&] { load_sweep_file(tmp.write("bad.toml", text(bad)), {}, o); });
+    EXPECT_NE(e.find("bad.toml:12:81: workload.load_scale must be >= 1e-06 (got -1.2)"), std::string::npos) << e;
+  }
+  EXPECT_EQ(load_sweep_file(path, {}, tiny).points_checked, 3u + 3u - 1u + 1u);
+}
+
 // Every parameter of the resolved base is in SweepSpec::parameters (canonical path and value,
 // or the column that holds it per point), and each column knows its canonical path and the
 // value a point that does not set it has: what the /parameters table and the /scenarios cells
