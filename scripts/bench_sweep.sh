@@ -49,12 +49,19 @@ for r in $(seq "$REPEATS"); do
   t null10k "$G" sweep sweeps/bench/null-10k.toml -o "$tmp/n.h5" --quiet --threads 1 --null-scenarios
   t null1m "$G" sweep sweeps/bench/null-1m.toml -o "$tmp/n.h5" --quiet --threads 1 --null-scenarios
   t null3m "$G" sweep sweeps/bench/null-3m.toml -o "$tmp/n.h5" --quiet --threads 1 --null-scenarios
+  # a million points: loading (expansion, keys, the sampled check) and running them
+  t load1m "$G" sweep sweeps/bench/points-1m.toml --dry-run
+  t points1m "$G" sweep sweeps/bench/points-1m.toml -o "$tmp/n.h5" --quiet --threads 1 --null-scenarios
   # --resume of a complete 1M-scenario file (results matched by content key), then growing it
   # by one seed (r.hdf5: not removed by t).
   rm -f "$tmp/r.hdf5"
   "$G" sweep sweeps/bench/null-1m.toml -o "$tmp/r.hdf5" --quiet --threads 1 --null-scenarios
   t resume1m "$G" sweep sweeps/bench/null-1m.toml -o "$tmp/r.hdf5" --resume --quiet --threads 1 --null-scenarios
   t grow1m "$G" sweep "$tmp/null-1m-plus.toml" -o "$tmp/r.hdf5" --resume --quiet --threads 1 --null-scenarios
+  # merging files of two sweeps (1M + 1,000,800 scenarios, 1M shared): a collection
+  rm -f "$tmp/q.hdf5"
+  "$G" sweep sweeps/bench/null-1m.toml -o "$tmp/q.hdf5" --quiet --threads 1 --null-scenarios
+  t merge1m "$G" merge "$tmp/q.hdf5" "$tmp/r.hdf5" -o "$tmp/m.h5"
   t null1m_mpi $MPIRUN -np 2 "$G" sweep sweeps/bench/null-1m.toml -o "$tmp/n.h5" --quiet --threads 1 --null-scenarios
   # The same NA scenarios as one `geopipe run` process each (what a job-array user does),
   # one after another and two at a time, vs one sweep with 1 and 2 threads.
@@ -83,6 +90,9 @@ cat <<TABLE
 | 3M null scenarios, standalone | $(sec null3m) s ($(rate 3000000 "$(sec null3m)") scenarios/s), peak RSS $(rss_mb null3m) MB |
 | \`--resume\` of the complete 1M null-scenario file | $(sec resume1m) s, peak RSS $(rss_mb resume1m) MB |
 | \`--resume\` growing it to 1251 seeds (800 new scenarios) | $(sec grow1m) s, peak RSS $(rss_mb grow1m) MB |
+| load a 1M-point sweep (\`points-1m.toml --dry-run\`) | $(sec load1m) s, peak RSS $(rss_mb load1m) MB |
+| run it with null scenarios | $(sec points1m) s ($(rate 1000000 "$(sec points1m)") scenarios/s), peak RSS $(rss_mb points1m) MB |
+| \`merge\` of two files of different sweeps (2M rows, 1M shared) | $(sec merge1m) s, peak RSS $(rss_mb merge1m) MB |
 | 1M null scenarios, \`mpirun -np 2\` (master dispatches to 1 worker) | $(sec null1m_mpi) s ($(rate 1000000 "$(sec null1m_mpi)") scenarios/s) |
 | $NA scenarios as $NA \`geopipe run\` processes, sequential | $(sec procs1) s |
 | the same as one \`sweep\`, 1 thread | $(sec arr1) s: $(ratio "$(sec procs1)" "$(sec arr1)")x faster |

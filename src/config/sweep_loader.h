@@ -9,7 +9,8 @@
 // Every problem (syntax, unknown key, unknown axis parameter, empty values, bad range, zip
 // members of different lengths, unknown scheduler, an axis value the scenario schema rejects,
 // a point whose scenario is invalid) throws InputError "file:line:col: ..." pointing into the
-// sweep file, before any work starts.
+// sweep file, before any work starts (for a sweep of more than SweepLoadOptions::check_all_up_to
+// points: every value, and the points of a covering sample).
 #pragma once
 
 #include <cstdint>
@@ -120,7 +121,8 @@ struct SweepLoadOptions {
 };
 
 /// Reads, expands and validates a sweep file. `cli_sets` (geopipe sweep --set) are appended to
-/// SweepSpec::fixed and enter the hash. Every point's scenario is built once to validate it.
+/// SweepSpec::fixed and enter the hash. Every point's scenario is built once to validate it, or
+/// for a large sweep a covering sample (SweepLoadOptions).
 SweepSpec load_sweep_file(const std::string& path, const std::vector<Override>& cli_sets = {},
                           const SweepLoadOptions& options = {});
 
