@@ -6,6 +6,7 @@ namespace geopipe::config::sweep_internal {
 const std::vector<DesignKind>& designs() {
   static const std::vector<DesignKind> all = {
       {"grid", {"axis", "zip", "point"}, parse_grid_design},
+      {"lhs", {"lhs", "factor"}, parse_lhs_design},
   };
   return all;
 }

@@ -5,11 +5,11 @@
 // path is reported at the parameter), then lets it materialise the columns and points.
 //
 // A sweep file picks its design with `[sweep] design = "NAME"` (default "grid"). The designs are
-// the table of designs() (sweep_design.cpp). The grid design (sweep_grid.cpp: cartesian product
-// of [[axis]] and [[zip]], then explicit [[point]] entries) is the only one today. Another design
-// (Latin hypercube, Sobol', Morris, one-at-a-time, points read from a CSV) is one more unit
-// implementing SweepDesign plus its entry in that table; the loader, the members, validation
-// and factory units do not change.
+// the table of designs() (sweep_design.cpp): "grid" (sweep_grid.cpp: cartesian product of
+// [[axis]] and [[zip]], then explicit [[point]] entries) and "lhs" (sweep_lhs.cpp: a Latin
+// hypercube over [[factor]]s). Another design (Sobol', Morris, one-at-a-time, points read from
+// a CSV) is one more unit implementing SweepDesign plus its entry in that table; the loader,
+// the members, validation and factory units do not change.
 #pragma once
 
 #include <cstdint>
@@ -56,5 +56,7 @@ const std::vector<DesignKind>& designs();
 
 /// Reads [[axis]], [[zip]] and [[point]] from the sweep file's root table. Throws InputError.
 std::unique_ptr<SweepDesign> parse_grid_design(const SweepFile& file, const toml::table& root);
+/// Reads [lhs] and [[factor]] (a Latin hypercube, sweep_lhs.cpp). Throws InputError.
+std::unique_ptr<SweepDesign> parse_lhs_design(const SweepFile& file, const toml::table& root);
 
 }  // namespace geopipe::config::sweep_internal

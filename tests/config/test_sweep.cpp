@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -443,6 +444,111 @@ gpus = 4
 // a word: a --set of any swept parameter is an error at the first value that replaces it, a
 // [sweep.set] entry of an axis's or zip's parameter an error at the entry, however the paths
 // are spelled.
+// ---- Latin hypercube design -------------------------------------------------------------------
+
+std::string lhs_text(const std::string& factors, const std::string& lhs = "samples = 40\nseed = 5\n") {
+  return sweep_text("design = \"lhs\"\n\n[lhs]\n" + lhs + "\n" + factors);
+}
+
+const std::string kLhsFactors = R"([[factor]]
+param = "network.bandwidth_scale"
+min = 0.5
+max = 2.5
+
+[[factor]]
+param = "workload.load_scale"
+kind = "log-uniform"
+min = 0.25
+max = 4.0
+
+[[factor]]
+param = "workload.num_jobs"
+kind = "integer"
+min = 3
+max = 6
+
+[[factor]]
+param = "sim.mfu"
+kind = "discrete"
+values = [0.3, 0.35, 0.4, 0.45]
+)";
+
+// Each factor's range is cut into N strata of equal probability with exactly one point in each
+// (log-uniform: in log space); integer and discrete factors get each value N / (count) times
+// when that divides; the points are the same for the same file, and another seed moves them.
+TEST(SweepLhs, StratifiedDeterministicAndSeeded) {
+  TempDir tmp;
+  const SweepSpec s = load_text(tmp, lhs_text(kLhsFactors));
+  ASSERT_EQ(s.num_points(), 40u);
+  ASSERT_EQ(s.columns.size(), 4u);
+  EXPECT_EQ(s.columns[0].param, "network.bandwidth_scale");
+  EXPECT_TRUE(s.columns[3].numeric);
+  std::vector<int> bw(40, 0), load(40, 0);
+  std::map<double, int> jobs, mfu;
+  for (std::size_t i = 0; i < 40; ++i) {
+    const SweepPoint p = s.point(i);
+    ASSERT_EQ(p.overrides.size(), 4u);
+    const double b = p.numeric[0], l = p.numeric[1];
+    ASSERT_GE(b, 0.5);
+    ASSERT_LT(b, 2.5);
+    ++bw[static_cast<std::size_t>((b - 0.5) / 2.0 * 40)];
+    ++load[static_cast<std::size_t>((std::log(l) - std::log(0.25)) / (std::log(4.0) - std::log(0.25)) * 40)];
+    ++jobs[p.numeric[2]];
+    ++mfu[p.numeric[3]];
+    EXPECT_EQ(p.overrides[2].value, std::to_string(static_cast<int>(p.numeric[2])));  // an integer, not "3.0"
+  }
+  EXPECT_EQ(bw, std::vector<int>(40, 1));
+  EXPECT_EQ(load, std::vector<int>(40, 1));
+  EXPECT_EQ(jobs, (std::map<double, int>{{3, 10}, {4, 10}, {5, 10}, {6, 10}}));
+  EXPECT_EQ(mfu, (std::map<double, int>{{0.3, 10}, {0.35, 10}, {0.4, 10}, {0.45, 10}}));
+  // Deterministic; the seed moves the points; a factor's values do not depend on the factors after it.
+  const SweepSpec again = load_text(tmp, lhs_text(kLhsFactors));
+  EXPECT_EQ(again.point_digests, s.point_digests);
+  const SweepSpec other = load_text(tmp, lhs_text(kLhsFactors, "samples = 40\nseed = 6\n"));
+  EXPECT_NE(other.point(0).numeric[0], s.point(0).numeric[0]);
+  const SweepSpec fewer = load_text(tmp, lhs_text(kLhsFactors.substr(0, kLhsFactors.find("[[factor]]\nparam = \"workload.load_scale\""))));
+  ASSERT_EQ(fewer.columns.size(), 1u);
+  for (std::size_t i = 0; i < 40; ++i) EXPECT_EQ(fewer.point(i).numeric[0], s.point(i).numeric[0]);
+}
+
+TEST(SweepLhs, ShippedExampleLoadsAndBuilds) {
+  const SweepSpec s = load_sweep_file(kSweeps + "/good/lhs.toml");
+  EXPECT_EQ(s.num_scenarios(), 16u * 2u * 2u);
+  EXPECT_TRUE(s.checked_all);
+  ScenarioFactory f(s);
+  std::map<int, int> gpus;
+  for (std::size_t i = 0; i < 16; ++i) ++gpus[f.make(i).topology.regions.at(1).gpu_count];
+  EXPECT_EQ(gpus, (std::map<int, int>{{4, 4}, {5, 4}, {6, 4}, {7, 4}}));
+}
+
+TEST(SweepLhs, BadInputIsLocated) {
+  TempDir tmp;
+  struct Case {
+    std::string text, want;
+  };
+  const std::string f = "[[factor]]\nparam = \"network.bandwidth_scale\"\n";
+  const std::vector<Case> cases = {
+      {lhs_text(f + "min = 2.0\nmax = 1.0\n"), ":15:7: factor[0]: max must be greater than min (got min = 2.0, max = 1.0)"},
+      {lhs_text(f + "kind = \"log_uniform\"\nmin = 1\nmax = 2\n"), ":14:8: factor[0].kind: unknown kind 'log_uniform' (did you mean 'log-uniform'?)"},
+      {lhs_text(f + "kind = \"log-uniform\"\nmin = 0.0\nmax = 2\n"), ":15:7: factor[0].min must be > 0 for kind = \"log-uniform\" (got 0.0)"},
+      {lhs_text(f + "min = 1\nmax = 2\n", "samples = 0\n"), ":9:11: lhs.samples must be in [1, 10000000] (got 0)"},
+      {lhs_text(f + "kind = \"integer\"\nmin = 1.5\nmax = 4\n"), ":15:7: factor[0].min: expected an integer for kind = \"integer\", got a float"},
+      {lhs_text(f + "kind = \"discrete\"\n"), ":12:1: factor[0]: missing 'values'"},
+      {lhs_text(f + "values = [1, 2]\nmin = 1\n"), ": values = [...] is for kind = \"discrete\""},
+      {lhs_text(f + "min = 1\nmax = 2\nstep = 1\n"), ":16:1: unknown key 'step' in factor[0]"},
+      {lhs_text("[[factor]]\nparam = \"network.bandwith_scale\"\nmin = 1\nmax = 2\n"), ":13:9: unknown parameter 'network.bandwith_scale' (did you mean 'network.bandwidth_scale'?)"},
+      {lhs_text(f + "min = 1\nmax = 2\n" + f + "min = 1\nmax = 3\n"), ":17:9: factor[1].param: 'network.bandwidth_scale' is already factor[0]"},
+      {lhs_text(f + "min = 1\nmax = 2\n") + "\n[[axis]]\nparam = \"sim.mfu\"\nvalues = [0.3]\n", "[[axis]] belongs to design 'grid', but this sweep's design is 'lhs'"},
+      {sweep_text("design = \"lhs\"\n"), ":1:1: design 'lhs' needs an [lhs] table"},
+      {lhs_text(""), ": design 'lhs' has no [[factor]]"},
+      {sweep_text("[[factor]]\nparam = \"sim.mfu\"\nmin = 0.1\nmax = 0.2\n"), "[[factor]] belongs to design 'lhs', but this sweep's design is 'grid'"},
+  };
+  for (const Case& c : cases) {
+    const std::string e = input_error_of([&] { load_text(tmp, c.text); });
+    EXPECT_NE(e.find(c.want), std::string::npos) << "want: " << c.want << "\ngot:  " << e << "\nin:\n" << c.text;
+  }
+}
+
 // A sweep larger than SweepLoadOptions::check_all_up_to builds a covering sample at load time:
 // every value of every axis (so a bad value is still reported where it is written), every
 // [[point]], and sample_points more; the grid itself is generated on demand.
