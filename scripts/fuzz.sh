@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets (tests/fuzz, clang-14, build-fuzz/) and fuzzes each for a bounded
 # time (docs/design.md, "Tests").
 #
-#   scripts/fuzz.sh [scenario|sweep|trace|all] [SECONDS]     default: all 60
+#   scripts/fuzz.sh [scenario|sweep|trace|points|all] [SECONDS]     default: all 60
 #   FUZZ_SEED=N scripts/fuzz.sh ...                          one process from seed N (CI)
 #
 # For each target: first every file of tests/fuzz/regressions/<target>/ runs once (a file that
@@ -25,9 +25,9 @@ root=$PWD
 which=${1:-all}
 seconds=${2:-60}
 case "$which" in
-  all) targets=(scenario sweep trace) ;;
-  scenario|sweep|trace) targets=("$which") ;;
-  *) echo "usage: $0 [scenario|sweep|trace|all] [SECONDS]" >&2; exit 2 ;;
+  all) targets=(scenario sweep trace points) ;;
+  scenario|sweep|trace|points) targets=("$which") ;;
+  *) echo "usage: $0 [scenario|sweep|trace|points|all] [SECONDS]" >&2; exit 2 ;;
 esac
 [[ "$seconds" =~ ^[0-9]+$ ]] || { echo "fuzz.sh: SECONDS must be a whole number, got '$seconds'" >&2; exit 2; }
 
@@ -80,6 +80,13 @@ seeds() {
     trace)
       for f in tests/config/good/*.csv tests/config/bad/*.csv; do
         cp "$f" "$dir/$(basename "$(dirname "$f")")-$(basename "$f")"
+      done
+      ;;
+    points)
+      printf 'network.bandwidth_scale,workload.load_scale,cluster.region.us-east.gpu\r\n0.5,1,"H100-SXM"\r\n2, 1.5 ,A100-80GB\r\n' \
+        >"$dir/points.csv"
+      for f in tests/config/good/*.csv; do
+        cp "$f" "$dir/trace-$(basename "$f")"
       done
       ;;
   esac

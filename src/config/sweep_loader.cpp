@@ -259,6 +259,7 @@ std::uint64_t Loader::hash() const {
   h = util::fnv1a64(std::string(1, '\0'), h);
   h = util::fnv1a64(spec_.base_text, h);
   for (const Override& o : cli_sets_) h = util::fnv1a64(std::string(1, '\0') + o.path + "=" + o.value, h);
+  if (!spec_.design_text.empty()) h = util::fnv1a64(spec_.design_text, util::fnv1a64(std::string("\0design\0", 8), h));
   return h;
 }
 

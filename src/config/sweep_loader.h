@@ -75,6 +75,7 @@ struct SweepSpec {
   std::string text;                     ///< its full text
   std::string base_path;                ///< base scenario file (resolved against the sweep file's directory)
   std::string base_text;                ///< its full text
+  std::string design_text;              ///< a file the design read (points_file: the CSV), "" if none; part of the hash
   std::vector<std::string> schedulers;  ///< preset names, in file order ("all" expanded)
   std::vector<std::uint64_t> seeds;     ///< seed values; `seeds = N` means 1..N
   std::vector<Override> fixed;          ///< [sweep.set] entries then command-line --set: applied to every point first
@@ -87,7 +88,7 @@ struct SweepSpec {
   std::uint64_t points_checked = 0;     ///< how many points were built at load time
   std::vector<ContentDigest> point_digests;  ///< per point: its content (config/scenario_key.h)
   std::vector<SweepParameter> parameters;    ///< every schema leaf of base + fixed, sorted by path
-  std::uint64_t hash = 0;               ///< FNV-1a 64 of text, base_text and the command-line sets
+  std::uint64_t hash = 0;               ///< FNV-1a 64 of text, base_text, the command-line sets (and design_text)
 
   /// Points of the sweep (see the file comment): the grid's, then the listed ones.
   std::size_t num_points() const { return static_cast<std::size_t>(grid.size()) + listed.size(); }

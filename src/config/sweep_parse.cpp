@@ -147,7 +147,7 @@ Override SweepFile::override_of(const std::string& param, const Value& v) const 
   Override o;
   o.path = param;
   o.value = v.text;
-  o.origin = path_;
+  o.origin = v.origin.empty() ? path_ : v.origin;
   o.line = v.pos.line;
   o.column = v.pos.column;
   return o;

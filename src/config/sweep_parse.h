@@ -61,6 +61,7 @@ struct Value {
   double number = std::numeric_limits<double>::quiet_NaN();  ///< numeric value (NaN: not a number)
   bool numeric = false;
   Pos pos;                                                   ///< where it is (or its range) in the file
+  std::string origin;                                        ///< that file: "" = the sweep file (else e.g. a points CSV)
 };
 
 /// One `path = value` of a [[point]] or of [sweep.set] (nested tables flattened to dotted paths).

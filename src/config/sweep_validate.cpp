@@ -205,8 +205,8 @@ void check_values(const SweepSpec& spec, const SweepFile& file, const SweepDesig
         try {
           check_leaf(*n, *t->second.field, o.path, file.path());
         } catch (const InputError& e) {
-          const std::string hint = design.hint_for(InputError(file.path(), o.line, o.column, e.message()));
-          throw InputError(file.path(), o.line, o.column, e.message() + hint);
+          const std::string hint = design.hint_for(InputError(o.origin, o.line, o.column, e.message()));
+          throw InputError(o.origin, o.line, o.column, e.message() + hint);
         }
       }
 }

@@ -549,6 +549,73 @@ TEST(SweepLhs, BadInputIsLocated) {
   }
 }
 
+// ---- points_file design ------------------------------------------------------------------------
+
+std::string points_file_text(const std::string& csv = "points.csv") {
+  return sweep_text("design = \"points_file\"\n\n[points_file]\npath = \"" + csv + "\"\n");
+}
+
+// The rows of a CSV are the points, in order; cells are numbers, booleans, TOML values or
+// strings (quoted or bare); CRLF, spaces around unquoted cells and blank lines are fine; the
+// CSV's content is part of the sweep hash.
+TEST(SweepPointsFile, RowsAreThePoints) {
+  TempDir tmp;
+  tmp.write("points.csv",
+            "network.bandwidth_scale,cluster.region.b.gpu,workload.num_jobs\r\n"
+            "0.5,H100-SXM,3\r\n"
+            " 2 ,\"A100-80GB\",4\r\n"
+            "\r\n"
+            "1e-1,\"H100-SXM\",5\r\n");
+  const SweepSpec s = load_text(tmp, points_file_text());
+  ASSERT_EQ(s.num_points(), 3u);
+  ASSERT_EQ(s.columns.size(), 3u);
+  EXPECT_TRUE(s.columns[0].numeric);
+  EXPECT_FALSE(s.columns[1].numeric);
+  EXPECT_EQ(s.point(0).overrides[0].value, "0.5");
+  EXPECT_EQ(s.point(1).overrides[0].value, "2");
+  EXPECT_EQ(s.point(2).overrides[0].value, "0.1");
+  EXPECT_EQ(s.point(0).overrides[1].value, "\"H100-SXM\"");
+  EXPECT_EQ(s.point(1).text[1], "\"A100-80GB\"");
+  EXPECT_EQ(s.point(2).numeric[2], 5.0);
+  EXPECT_EQ(fs::path(s.point(1).overrides[0].origin), fs::path(tmp.path()) / "points.csv");
+  EXPECT_EQ(s.point(1).overrides[0].line, 3);
+  ScenarioFactory f(s);
+  EXPECT_EQ(f.make(1).topology.regions.at(1).gpu_type, f.make(1).topology.regions.at(0).gpu_type);
+  const std::uint64_t hash = s.hash;
+  tmp.write("points.csv", "network.bandwidth_scale\n0.5\n");
+  EXPECT_NE(load_text(tmp, points_file_text()).hash, hash);
+}
+
+TEST(SweepPointsFile, ErrorsPointIntoTheCsv) {
+  TempDir tmp;
+  struct Case {
+    std::string csv, want;
+  };
+  const std::vector<Case> cases = {
+      {"network.bandwith_scale\n1\n", "points.csv:1:1: unknown parameter 'network.bandwith_scale' (did you mean 'network.bandwidth_scale'?)"},
+      {"sim.mfu,network.bandwidth_scale\n0.3,1\n0.4,-2\n", "points.csv:3:5: network.bandwidth_scale must be >= 1e-06 (got -2)"},
+      {"sim.mfu,network.bandwidth_scale\n0.3,1,7\n", "points.csv:2:7: row has 3 cells, the header 2"},
+      {"sim.mfu,network.bandwidth_scale\n0.3\n", "points.csv:2:1: row has 1 cells, the header 2"},
+      {"sim.mfu,network.bandwidth_scale\n0.3,\n", "points.csv:2:5: empty value"},
+      {"sim.mfu\n\"0.3\n", "points.csv:2:1: unclosed quote"},
+      {"sim.mfu\n\"0.3\"x\n", "points.csv:2:6: text after a closing quote"},
+      {"", "points.csv:1:1: empty points file"},
+      {"sim.mfu\n", "points.csv:2:1: no points"},
+      {"sim.mfu,sim.mfu\n0.3,0.3\n", "points.csv:1:9: column 'sim.mfu' repeats column 1"},
+      {"sim.mfu,,x\n0.3,1,2\n", "points.csv:1:9: empty column name"},
+      {"sim.mfu\n\"0.3\"\n", "points.csv:2:1: sim.mfu: expected a number, got a string"},
+  };
+  for (const Case& c : cases) {
+    tmp.write("points.csv", c.csv);
+    const std::string e = input_error_of([&] { load_text(tmp, points_file_text()); });
+    EXPECT_NE(e.find(c.want), std::string::npos) << "want: " << c.want << "\ngot:  " << e;
+  }
+  const std::string missing = input_error_of([&] { load_text(tmp, points_file_text("nope.csv")); });
+  EXPECT_NE(missing.find("sweep.toml:9:8: cannot open points file 'nope.csv'"), std::string::npos) << missing;
+  const std::string no_table = input_error_of([&] { load_text(tmp, sweep_text("design = \"points_file\"\n")); });
+  EXPECT_NE(no_table.find("needs a [points_file] table"), std::string::npos) << no_table;
+}
+
 // A sweep larger than SweepLoadOptions::check_all_up_to builds a covering sample at load time:
 // every value of every axis (so a bad value is still reported where it is written), every
 // [[point]], and sample_points more; the grid itself is generated on demand.
