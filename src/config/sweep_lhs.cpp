@@ -222,6 +222,11 @@ void LhsDesign::materialise(SweepSpec& spec) const {
     for (std::size_t i = n; i > 1; --i) std::swap(perm[i - 1], perm[static_cast<std::size_t>(rng.below(i))]);
     for (std::size_t i = 0; i < n; ++i) u[j][i] = (static_cast<double>(perm[i]) + rng.uniform()) / static_cast<double>(n);
   }
+  // The design matrix, for analysis (the /design table).
+  for (const Factor& f : factors_) spec.unit_factors.push_back(f.param);
+  spec.unit.resize(n * factors_.size());
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < factors_.size(); ++j) spec.unit[i * factors_.size() + j] = u[j][i];
   spec.listed.reserve(spec.listed.size() + n);
   for (std::size_t i = 0; i < n; ++i) {
     SweepPoint p;

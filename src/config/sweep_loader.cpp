@@ -83,6 +83,7 @@ SweepSpec Loader::load() {
   parse_sweep(sweep_table(root));
   parse_design(sweep_table(root), root);
   design_ = kind_->parse(file_, root);
+  spec_.design = kind_->name;
   check_size();
   check_paths();
   design_->materialise(spec_);

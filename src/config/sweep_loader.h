@@ -75,7 +75,13 @@ struct SweepSpec {
   std::string text;                     ///< its full text
   std::string base_path;                ///< base scenario file (resolved against the sweep file's directory)
   std::string base_text;                ///< its full text
+  std::string design;                   ///< [sweep] design: "grid", "lhs", "points_file"
   std::string design_text;              ///< a file the design read (points_file: the CSV), "" if none; part of the hash
+  /// A sampling design's matrix (the /design table): unit-hypercube coordinates in [0, 1) of
+  /// points 0 .. unit.size() / unit_factors.size() - 1, row-major, one column per factor
+  /// (named by its parameter). Empty for designs without one (grid, points_file).
+  std::vector<std::string> unit_factors;
+  std::vector<double> unit;
   std::vector<std::string> schedulers;  ///< preset names, in file order ("all" expanded)
   std::vector<std::uint64_t> seeds;     ///< seed values; `seeds = N` means 1..N
   std::vector<Override> fixed;          ///< [sweep.set] entries then command-line --set: applied to every point first

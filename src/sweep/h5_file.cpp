@@ -202,7 +202,10 @@ void write_meta(hid_t file, const StoreMeta& m, const std::string& path) {
   attr_strlist(file, "axes", m.axes, path);
   attr_num<std::int8_t>(file, "complete", H5T_NATIVE_INT8, m.complete ? 1 : 0, path);
   attr_num<std::int64_t>(file, "model_version", H5T_NATIVE_INT64, m.model_version, path);
-  if (m.format_version >= 4) attr_num<std::int8_t>(file, "collection", H5T_NATIVE_INT8, m.collection ? 1 : 0, path);
+  if (m.format_version >= 4) {
+    attr_num<std::int8_t>(file, "collection", H5T_NATIVE_INT8, m.collection ? 1 : 0, path);
+    attr_str(file, "design", m.design, path);
+  }
 }
 
 StoreMeta read_meta(hid_t file, const std::string& path) {
@@ -238,6 +241,8 @@ StoreMeta read_meta(hid_t file, const std::string& path) {
   if (fv >= 4) {
     if (!attr_exists(file, "collection")) not_geopipe(path, "no 'collection' attribute");
     m.collection = attr_read_num<std::int8_t>(file, "collection", H5T_NATIVE_INT8, path, 0) != 0;
+    if (!attr_exists(file, "design")) not_geopipe(path, "no 'design' attribute");
+    m.design = attr_read_str(file, "design", path);
   }
   return m;
 }
@@ -307,6 +312,43 @@ void write_parameters(Writer& w, const std::vector<ParamRow>& rows, const std::s
   }
   hsize_t n = 0;
   write_rows(dset.get(), type.get(), n, out, 0, out.n, shown, "parameters");
+}
+
+void write_design(Writer& w, const std::vector<std::string>& factors, const std::vector<double>& unit,
+                  const std::string& shown) {
+  if (factors.empty()) return;
+  Layout l;
+  l.add("point", Kind::I64);
+  for (const auto& f : factors) l.add(f, Kind::F64);
+  const std::size_t rows = unit.size() / factors.size();
+  Hid type = make_type(l, shown);
+  Hid dset = create_table(w.file.get(), "design", type.get(), l, std::clamp<hsize_t>(rows, 1, kScenarioChunk), shown);
+  Rows out(l.size);
+  hsize_t n = 0;
+  for (std::size_t i = 0; i < rows; ++i) {
+    unsigned char* row = out.add();
+    put_i64(row, l.fields[0], static_cast<std::int64_t>(i));
+    for (std::size_t j = 0; j < factors.size(); ++j) put_f64(row, l.fields[1 + j], unit[i * factors.size() + j]);
+    if (out.n >= kBlockRows) {
+      write_rows(dset.get(), type.get(), n, out, 0, out.n, shown, "design");
+      out.clear();
+    }
+  }
+  write_rows(dset.get(), type.get(), n, out, 0, out.n, shown, "design");
+}
+
+void copy_design(const Input& from, Writer& w, const std::string& shown) {
+  if (!from.design.valid()) return;
+  const Layout& l = from.design_layout;
+  Hid type = make_type(l, shown);
+  Hid dset = create_table(w.file.get(), "design", type.get(), l, std::clamp<hsize_t>(from.n_design, 1, kScenarioChunk), shown);
+  hsize_t n = 0;
+  Rows buf(l.size);
+  for (hsize_t start = 0; start < from.n_design; start += kBlockRows) {
+    const hsize_t count = std::min<hsize_t>(kBlockRows, from.n_design - start);
+    read_block(from.design.get(), type.get(), l.size, start, count, buf, from.path, "design");
+    write_rows(dset.get(), type.get(), n, buf, 0, buf.n, shown, "design");
+  }
 }
 
 /// Writes the root attributes; with `swmr`, switches to SWMR-write mode (nothing can be created

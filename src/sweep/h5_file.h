@@ -82,6 +82,8 @@ Writer open_new(const std::string& fpath, const std::string& shown, const Layout
 /// or changed in the file's structure afterwards). Flushes.
 void finish_new(Writer& w, const StoreMeta& meta, bool swmr, const std::string& shown);
 
+struct Input;
+
 /// One row of /parameters (format 4): a parameter of the resolved base of the file's points and
 /// where its value is (docs/hdf5-format.md, "/parameters").
 struct ParamRow {
@@ -93,6 +95,13 @@ struct ParamRow {
 Layout parameters_layout(const std::vector<ParamRow>& rows);
 /// Creates /parameters in `w` (before finish_new) holding `rows`.
 void write_parameters(Writer& w, const std::vector<ParamRow>& rows, const std::string& shown);
+
+/// Creates /design in `w` (before finish_new): column `point`, then one float64 column per
+/// factor; `unit` row-major (SweepSpec::unit). Nothing if `factors` is empty.
+void write_design(Writer& w, const std::vector<std::string>& factors, const std::vector<double>& unit,
+                  const std::string& shown);
+/// Copies /design of `from` (if it has one) into `w` block by block.
+void copy_design(const Input& from, Writer& w, const std::string& shown);
 
 /// Builds a new file at `tmp` with build(tmp) -> Writer, then renames it over `path`. Closes it
 /// first unless `keep_open`. On any failure removes tmp and rethrows: `path` is untouched.
@@ -144,6 +153,9 @@ struct Input {
   Hid scen, metrics, errors, jobs;
   hsize_t n_scen = 0, n_metrics = 0, n_errors = 0, n_jobs = 0;
   std::vector<ParamRow> parameters;     ///< /parameters (format 4; read whole, it is small)
+  Hid design;                           ///< /design, if the file has one
+  Layout design_layout;
+  hsize_t n_design = 0;
   IdIndex ids;                          ///< the ids of /scenarios
   std::vector<std::int64_t> done_ids;   ///< ids with a /metrics or /errors row, ascending
 };

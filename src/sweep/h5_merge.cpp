@@ -122,6 +122,7 @@ StoreMeta collection_meta(const std::vector<Input>& ins, const Layout& l) {
   m.format_version = static_cast<int>(kFormatVersion);
   m.model_version = kModelVersion;
   m.collection = true;
+  m.design = "";  // the inputs' designs differ; a collection has no /design
   m.shard = "";
   m.layout = "";
   m.schedulers.clear();

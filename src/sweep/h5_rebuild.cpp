@@ -485,6 +485,7 @@ Writer rebuild(const std::vector<std::string>& inputs, const std::string& tmp, c
   Writer w = open_new(tmp, shown, ins.front().scen_layout, scen_rows, jobs);
   merge_scenarios(ins, w, shown, cov, keep);
   if (ins.front().meta.format_version >= 4) write_parameters(w, ins.front().parameters, shown);
+  copy_design(ins.front(), w, shown);  // the inputs are one sweep's files
   const bool check = mode == Rebuild::Merge;  // one result per scenario: inputs must agree
   std::uint64_t rows = copy_metrics(ins, w, shown, cov, check);
   rows += copy_errors(ins, w, shown, cov, check);

@@ -111,7 +111,7 @@ void check_meta(const StoreMeta& m, const std::string& path) {
   if (!m.shard.empty() && !parse_shard(m.shard, k, n))
     damaged(path, "attribute shard '" + m.shard + "' is not K/N with 0 <= K < N");
   for (const std::string* t : {&m.sweep_name, &m.sweep_toml, &m.base_toml, &m.layout, &m.created_utc,
-                               &m.geopipe_version})
+                               &m.geopipe_version, &m.design})
     if (!valid_utf8(t->data(), t->size())) damaged(path, "a text attribute is not UTF-8");
   names.clear();
   for (const auto& a : m.axes)
@@ -288,6 +288,16 @@ Input open_input(const std::string& path) {
     damaged(path, "/scenarios has " + std::to_string(in.n_scen) + " rows but attribute num_scenarios = " +
                       std::to_string(m.num_scenarios));
   if (m.format_version >= 4) read_parameters(in, file_size);
+  in.design = open_table(in.file.get(), "design", path, false);
+  if (in.design.valid()) {
+    in.design_layout = layout_of(in.design.get(), path, "design");
+    const Layout& dl = in.design_layout;
+    bool ok = !dl.fields.empty() && dl.fields[0].name == "point" && dl.fields[0].kind == Kind::I64;
+    for (std::size_t k = 1; k < dl.fields.size(); ++k) ok = ok && dl.fields[k].kind == Kind::F64;
+    if (!ok) not_geopipe(path, "/design is not (point, then float64 factor columns): [" + dl.describe() + "]");
+    in.n_design = table_rows(in.design.get(), path, "design");
+    check_size(dl, in.n_design, file_size, path, "design");
+  }
   const std::uint64_t n_sched = m.schedulers.size();
   std::uint64_t shard_k = 0, shard_n = 1;
   if (!m.shard.empty()) {

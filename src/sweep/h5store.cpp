@@ -55,6 +55,7 @@ StoreMeta new_file_meta(const StoreMeta& meta, const config::SweepSpec& spec, co
   m.format_version = static_cast<int>(kFormatVersion);
   m.model_version = kModelVersion;
   m.collection = false;
+  m.design = spec.design;
   if (m.geopipe_version.empty()) m.geopipe_version = "unknown";
   if (m.created_utc.empty()) m.created_utc = util::utc_now_iso8601();
   if (m.sweep_name.empty()) m.sweep_name = spec.name;
@@ -273,6 +274,7 @@ std::unique_ptr<ResultStore> ResultStore::create(const std::string& path, const 
                          save_jobs ? std::optional<JobTextBytes>(spec.job_text) : std::nullopt);
     write_scenarios(nw, sl, spec, plan, path);
     write_parameters(nw, parameter_rows(spec), path);
+    write_design(nw, spec.unit_factors, spec.unit, path);
     m.num_scenarios = nw.s_rows;
     finish_new(nw, m, /*swmr=*/true, path);
     return nw;
@@ -367,6 +369,7 @@ std::unique_ptr<ResultStore> ResultStore::extend(const std::string& path, const 
     Writer nw = open_new(tmp, path, sl, plan.shard_total(), jobs);
     write_scenarios(nw, sl, spec, plan, path);
     write_parameters(nw, parameter_rows(spec), path);
+    write_design(nw, spec.unit_factors, spec.unit, path);
     rows = copy_remapped(*in, nw, pairs, path);
     in.reset();  // closed before the new file replaces it
     m.num_scenarios = nw.s_rows;

@@ -14,6 +14,8 @@
 //               sim/metrics.h (GEOPIPE_SCENARIO_METRICS) as float64, named as there.
 //  /errors      id, message (fixed-length string of 4 KiB: the error line as geopipe prints it).
 //  /jobs        (only with --save-jobs) scenario_id, then the per-job row of sim/job_row.h.
+//  /parameters  path, value, column: every parameter of the resolved base (format 4).
+//  /design      (sampling designs) point, then each factor's unit coordinate in [0, 1).
 // All datasets are chunked, extendible and deflate-compressed; /metrics, /errors and /jobs
 // are appended in batches by one writer.
 //
@@ -60,6 +62,7 @@ struct StoreMeta {
   /// true for the output of a merge of different sweeps (format 4): ids are 0..n-1 in the order
   /// of the inputs and no longer encode (point, seed, scheduler); points are numbered by content.
   bool collection = false;
+  std::string design;             ///< the sweep's design ("grid", "lhs", ...; "" in a collection or before format 4)
 };
 
 /// What an existing file holds (for --resume and merge).

@@ -685,6 +685,49 @@ def test_merge_studies(c):
           f"+ shard of a third sweep = {14 + n3}; conflicts named; format 3 upgraded by --resume")
 
 
+def test_designs(c):
+    """A Latin hypercube sweep stores its design matrix in /design (unit coordinates, one stratum
+    per point and factor, mapped to the /scenarios values as documented), shards of it merge with
+    the same /design, and a collection with a grid study has none."""
+    lhs = os.path.join(c.src, "tests/config/sweeps/good/lhs.toml")
+    full, s0, s1, merged = c.path("lhs.h5"), c.path("lhs0.h5"), c.path("lhs1.h5"), c.path("lhs-merged.h5")
+    c.run(c.sweep_cmd(lhs, full, "--threads", "2", "--no-mpi"))
+    with h5py.File(full, "r") as f:
+        assert f.attrs["design"] == "lhs", f.attrs["design"]
+        d, sc = f["design"][:], f["scenarios"][:]
+        names = d.dtype.names
+        assert names == ("point", "network.bandwidth_scale", "workload.load_scale", "cluster.region.b.gpus",
+                         "scheduler.epsilon"), names
+        assert list(d["point"]) == list(range(16))
+        for name in names[1:]:
+            u = d[name]
+            assert np.all((u >= 0) & (u < 1)), name
+            assert sorted(np.floor(u * 16).astype(int)) == list(range(16)), name  # one point per stratum
+        # the mapping of docs/sweep-format.md, for every scenario row
+        u = d[sc["point"]]
+        assert np.allclose(sc["network.bandwidth_scale"], np.exp(np.log(0.25) + u["network.bandwidth_scale"] * np.log(16)),
+                           rtol=1e-12)
+        assert np.allclose(sc["workload.load_scale"], 0.5 + 1.5 * u["workload.load_scale"], rtol=1e-12)
+        assert np.array_equal(sc["cluster.region.b.gpus"], 4 + np.floor(4 * u["cluster.region.b.gpus"]))
+        assert np.array_equal(sc["scheduler.epsilon"], np.where(u["scheduler.epsilon"] < 0.5, 0.0, 0.1))
+    c.run(c.sweep_cmd(lhs, s0, "--shard", "0/2", "--no-mpi"))
+    c.run(c.sweep_cmd(lhs, s1, "--shard", "1/2", "--no-mpi"))
+    c.run([c.bin, "merge", s0, s1, "-o", merged])
+    assert_same_metrics(full, merged, "merged LHS shards vs full run")
+    with h5py.File(full, "r") as a, h5py.File(merged, "r") as b:
+        assert a["design"][:].tobytes() == b["design"][:].tobytes()
+    grid = c.path("grid.h5")
+    c.run(c.sweep_cmd(extension_sweep(c, "grid"), grid, "--no-mpi"))
+    with h5py.File(grid, "r") as f:
+        assert f.attrs["design"] == "grid" and "design" not in f
+    coll = c.path("coll.h5")
+    c.run([c.bin, "merge", full, grid, "-o", coll])
+    with h5py.File(coll, "r") as f:
+        assert int(f.attrs["collection"]) == 1 and f.attrs["design"] == "" and "design" not in f
+    print("  LHS: /design stratified (16 points x 4 factors), mapping to values exact, shards merge with it; "
+          "grid and collections have none")
+
+
 def test_io_errors(c):
     """Unwritable output directory, a full disk, and HDF5 file locking turned off (as on shared
     file systems): clear messages, no crash, nothing half-written left for the read-only case.
