@@ -7,6 +7,7 @@ const std::vector<DesignKind>& designs() {
   static const std::vector<DesignKind> all = {
       {"grid", {"axis", "zip", "point"}, parse_grid_design},
       {"lhs", {"lhs", "factor"}, parse_lhs_design},
+      {"oat", {"oat", "factor"}, parse_oat_design},
       {"points_file", {"points_file"}, parse_points_file_design},
   };
   return all;

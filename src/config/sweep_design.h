@@ -7,8 +7,9 @@
 // A sweep file picks its design with `[sweep] design = "NAME"` (default "grid"). The designs are
 // the table of designs() (sweep_design.cpp): "grid" (sweep_grid.cpp: cartesian product of
 // [[axis]] and [[zip]], then explicit [[point]] entries), "lhs" (sweep_lhs.cpp: a Latin
-// hypercube over [[factor]]s) and "points_file" (sweep_points_file.cpp: the rows of a CSV).
-// Another design (Sobol', Morris, one-at-a-time) is one more unit implementing SweepDesign plus its entry in that table; the loader,
+// hypercube over [[factor]]s, sweep_factors.h), "oat" (sweep_oat.cpp: one factor at a time
+// around the base) and "points_file" (sweep_points_file.cpp: the rows of a CSV). Another design
+// (Sobol', Morris) is one more unit implementing SweepDesign plus its entry in that table; the loader,
 // the members, validation and factory units do not change.
 #pragma once
 
@@ -58,6 +59,8 @@ const std::vector<DesignKind>& designs();
 std::unique_ptr<SweepDesign> parse_grid_design(const SweepFile& file, const toml::table& root);
 /// Reads [lhs] and [[factor]] (a Latin hypercube, sweep_lhs.cpp). Throws InputError.
 std::unique_ptr<SweepDesign> parse_lhs_design(const SweepFile& file, const toml::table& root);
+/// Reads [oat] and [[factor]] (one factor at a time around the base, sweep_oat.cpp).
+std::unique_ptr<SweepDesign> parse_oat_design(const SweepFile& file, const toml::table& root);
 /// Reads [points_file] and the CSV it names (sweep_points_file.cpp). Throws InputError.
 std::unique_ptr<SweepDesign> parse_points_file_design(const SweepFile& file, const toml::table& root);
 

@@ -549,6 +549,58 @@ TEST(SweepLhs, BadInputIsLocated) {
   }
 }
 
+// ---- one-at-a-time design ---------------------------------------------------------------------
+
+// The base, then each factor's levels with every other parameter at the base's value: a
+// log-uniform factor's levels are geometric, an integer factor's repeated values are dropped,
+// a discrete factor takes each value; /design has the varied factor's u and NaN elsewhere.
+TEST(SweepOat, BaseThenEachFactorAlone) {
+  TempDir tmp;
+  const std::string factors = R"([[factor]]
+param = "network.bandwidth_scale"
+kind = "log-uniform"
+min = 0.25
+max = 4.0
+
+[[factor]]
+param = "workload.num_jobs"
+kind = "integer"
+min = 3
+max = 5
+
+[[factor]]
+param = "sim.mfu"
+kind = "discrete"
+values = [0.3, 0.45]
+)";
+  const SweepSpec s = load_text(tmp, sweep_text("design = \"oat\"\n\n" + factors));  // [oat] optional: 5 levels
+  ASSERT_EQ(s.num_points(), 1u + 5u + 3u + 2u);
+  EXPECT_TRUE(s.point(0).overrides.empty());
+  for (std::size_t i = 1; i < s.num_points(); ++i) EXPECT_EQ(s.point(i).overrides.size(), 1u) << i;
+  for (std::size_t k = 0; k < 5; ++k) {
+    EXPECT_EQ(s.point(1 + k).overrides[0].path, "network.bandwidth_scale");
+    EXPECT_NEAR(s.point(1 + k).numeric[0], 0.25 * std::pow(2.0, static_cast<double>(k)), 1e-12);
+  }
+  EXPECT_EQ(s.point(6).overrides[0].value, "3");
+  EXPECT_EQ(s.point(7).overrides[0].value, "4");
+  EXPECT_EQ(s.point(8).overrides[0].value, "5");
+  EXPECT_EQ(s.point(9).overrides[0].value, "0.3");
+  EXPECT_EQ(s.point(10).overrides[0].value, "0.45");
+  ASSERT_EQ(s.unit_factors.size(), 3u);
+  ASSERT_EQ(s.unit.size(), 11u * 3u);
+  EXPECT_TRUE(std::isnan(s.unit[0]) && std::isnan(s.unit[1]) && std::isnan(s.unit[2]));
+  EXPECT_EQ(s.unit[3 * 3 + 0], 0.5);  // point 3: the bandwidth's third level
+  EXPECT_TRUE(std::isnan(s.unit[3 * 3 + 1]));
+  EXPECT_EQ(s.design, "oat");
+  // levels = 2: the ends of each range
+  const SweepSpec two = load_text(tmp, sweep_text("design = \"oat\"\n\n[oat]\nlevels = 2\n\n" + factors));
+  EXPECT_EQ(two.num_points(), 1u + 2u + 2u + 2u);
+  const std::string e = input_error_of([&] { load_text(tmp, sweep_text("design = \"oat\"\n\n[oat]\nlevels = 1\n\n" + factors)); });
+  EXPECT_NE(e.find(":9:10: oat.levels must be in [2, 1000000] (got 1)"), std::string::npos) << e;
+  const std::string none = input_error_of([&] { load_text(tmp, sweep_text("design = \"oat\"\n")); });
+  EXPECT_NE(none.find("design 'oat' has no [[factor]]"), std::string::npos) << none;
+}
+
 // ---- points_file design ------------------------------------------------------------------------
 
 std::string points_file_text(const std::string& csv = "points.csv") {
