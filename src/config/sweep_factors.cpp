@@ -124,6 +124,27 @@ Value factor_value(const Factor& f, double u) {
   return v;
 }
 
+std::vector<Entry> factor_probes(const std::vector<Factor>& factors) {
+  std::vector<Entry> out;
+  for (const Factor& f : factors) {
+    Value v = factor_value(f, 0.0);
+    v.pos = f.param_pos;
+    out.push_back(Entry{f.param, std::move(v)});
+  }
+  return out;
+}
+
+std::size_t add_factor_columns(SweepSpec& spec, const std::vector<Factor>& factors) {
+  const std::size_t first = spec.columns.size();
+  for (const Factor& f : factors) {
+    bool numeric = true;
+    if (f.kind == FactorKind::kDiscrete)
+      for (const Value& v : f.values) numeric = numeric && v.numeric;
+    spec.columns.push_back(SweepColumn{f.param, numeric});
+  }
+  return first;
+}
+
 std::uint64_t count_key(const SweepFile& file, const toml::table& t, const char* key, const std::string& where,
                         std::uint64_t lo, std::uint64_t hi, const std::string& what) {
   const toml::node* n = t.get(key);

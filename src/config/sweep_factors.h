@@ -10,6 +10,7 @@
 
 #include <toml++/toml.h>
 
+#include "config/sweep_loader.h"
 #include "config/sweep_parse.h"
 
 namespace geopipe::config::sweep_internal {
@@ -35,6 +36,14 @@ std::vector<Factor> parse_factors(const SweepFile& file, const toml::table& root
 /// u (log max - log min)); min + floor(u (max - min + 1)) capped at max; values[floor(u count)]
 /// capped at the last. Positioned at the factor's table.
 Value factor_value(const Factor& f, double u);
+
+/// The probes of the factors (SweepDesign::probes): each parameter with its value at u = 0,
+/// located at its `param`.
+std::vector<Entry> factor_probes(const std::vector<Factor>& factors);
+
+/// Appends one column per factor to spec.columns (numeric unless a discrete factor has a value
+/// that is not a number); returns the index of the first.
+std::size_t add_factor_columns(SweepSpec& spec, const std::vector<Factor>& factors);
 
 /// An integer key in [lo, hi] of table `t` (required), failing at its node; `where` names the
 /// table in messages and `what` says what the key means.

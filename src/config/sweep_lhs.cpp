@@ -36,7 +36,7 @@ class LhsDesign final : public SweepDesign {
 
   std::uint64_t num_points() const override { return samples_; }
   double approx_points() const override { return static_cast<double>(samples_); }
-  std::vector<Entry> probes() const override;
+  std::vector<Entry> probes() const override { return factor_probes(factors_); }
   void materialise(SweepSpec& spec) const override;
   std::string hint_for(const InputError&) const override { return ""; }
 
@@ -58,24 +58,8 @@ LhsDesign::LhsDesign(const SweepFile& file, const toml::table& root) : file_(fil
   factors_ = parse_factors(file_, root, "lhs", pos_of(*t));
 }
 
-std::vector<Entry> LhsDesign::probes() const {
-  std::vector<Entry> out;
-  for (const Factor& f : factors_) {
-    Value v = factor_value(f, 0.0);
-    v.pos = f.param_pos;
-    out.push_back(Entry{f.param, std::move(v)});
-  }
-  return out;
-}
-
 void LhsDesign::materialise(SweepSpec& spec) const {
-  const std::size_t first_col = spec.columns.size();
-  for (const Factor& f : factors_) {
-    bool numeric = true;
-    if (f.kind == FactorKind::kDiscrete)
-      for (const Value& v : f.values) numeric = numeric && v.numeric;
-    spec.columns.push_back(SweepColumn{f.param, numeric});
-  }
+  const std::size_t first_col = add_factor_columns(spec, factors_);
   const std::size_t ncol = spec.columns.size();
   const auto n = static_cast<std::size_t>(samples_);
   // Unit coordinates: factor j of point i lies in stratum perm_j[i] of [0, 1), at a uniform

@@ -31,7 +31,7 @@ class OatDesign final : public SweepDesign {
 
   std::uint64_t num_points() const override;
   double approx_points() const override { return static_cast<double>(num_points()); }
-  std::vector<Entry> probes() const override;
+  std::vector<Entry> probes() const override { return factor_probes(factors_); }
   void materialise(SweepSpec& spec) const override;
   std::string hint_for(const InputError&) const override { return ""; }
 
@@ -81,24 +81,8 @@ std::uint64_t OatDesign::num_points() const {
   return n;
 }
 
-std::vector<Entry> OatDesign::probes() const {
-  std::vector<Entry> out;
-  for (const Factor& f : factors_) {
-    Value v = factor_value(f, 0.0);
-    v.pos = f.param_pos;
-    out.push_back(Entry{f.param, std::move(v)});
-  }
-  return out;
-}
-
 void OatDesign::materialise(SweepSpec& spec) const {
-  const std::size_t first = spec.columns.size();
-  for (const Factor& f : factors_) {
-    bool numeric = true;
-    if (f.kind == FactorKind::kDiscrete)
-      for (const Value& v : f.values) numeric = numeric && v.numeric;
-    spec.columns.push_back(SweepColumn{f.param, numeric});
-  }
+  const std::size_t first = add_factor_columns(spec, factors_);
   const std::size_t ncol = spec.columns.size();
   const std::size_t nf = factors_.size();
   const double nan = std::numeric_limits<double>::quiet_NaN();
