@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -159,7 +160,10 @@ std::vector<std::size_t> points_to_check(const SweepSpec& spec, const SweepLoadO
       out.push_back(index(digit));
     }
   }
-  for (std::size_t i = static_cast<std::size_t>(g); i < n; ++i) out.push_back(i);  // listed points
+  // The listed points of a grid sweep (its [[point]]s) are all built; those of a sampling
+  // design (every point) are sampled like the rest, check_values() covering each value.
+  if (spec.design == "grid" || spec.design.empty())
+    for (std::size_t i = static_cast<std::size_t>(g); i < n; ++i) out.push_back(i);
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   // A deterministic sample of the rest (Floyd's algorithm would avoid the set; the sample is small).
@@ -178,37 +182,47 @@ void check_values(const SweepSpec& spec, const SweepFile& file, const SweepDesig
   toml::table doc = parse_toml(spec.base_text, spec.base_path);
   apply_overrides(doc, spec.fixed);
   std::unordered_map<std::string, OverrideTarget> targets;
+  const auto check = [&](const Override& o) {
+    auto t = targets.find(o.path);
+    if (t == targets.end()) t = targets.emplace(o.path, override_target(doc, o)).first;
+    if (!t->second.field) return;
+    // The value as the scenario loader would see it: an integer or float from its text (the
+    // common case, without a parse), else parsed as TOML.
+    std::optional<toml::table> parsed;
+    std::unique_ptr<toml::node> number;
+    const toml::node* n = nullptr;
+    const std::string& v = o.value;
+    char* end = nullptr;
+    const bool integer = !v.empty() && v.find_first_not_of("+-0123456789") == std::string::npos;
+    const double d = v.empty() || integer ? 0 : std::strtod(v.c_str(), &end);
+    if (integer && v.size() < 19) {
+      number = std::make_unique<toml::value<std::int64_t>>(std::strtoll(v.c_str(), nullptr, 10));
+      n = number.get();
+    } else if (!integer && !v.empty() && end == v.c_str() + v.size() && std::isfinite(d)) {
+      number = std::make_unique<toml::value<double>>(d);
+      n = number.get();
+    } else {
+      try {
+        parsed = toml::parse("x = " + v);
+        n = parsed->get("x");
+      } catch (const toml::parse_error&) {
+        return;  // the scenario build reports it
+      }
+    }
+    if (!n) return;
+    try {
+      check_leaf(*n, *t->second.field, o.path, file.path());
+    } catch (const InputError& e) {
+      const std::string hint = design.hint_for(InputError(o.origin, o.line, o.column, e.message()));
+      throw InputError(o.origin, o.line, o.column, e.message() + hint);
+    }
+  };
   for (const auto& factor : spec.grid.factors)
     for (const auto& level : factor)
-      for (const SweepGrid::Cell& c : level) {
-        const Override& o = c.override;
-        auto t = targets.find(o.path);
-        if (t == targets.end()) t = targets.emplace(o.path, override_target(doc, o)).first;
-        if (!t->second.field) continue;
-        // The value as the scenario loader would see it: a number from its text, else parsed.
-        std::optional<toml::table> parsed;
-        std::unique_ptr<toml::node> number;
-        const toml::node* n = nullptr;
-        const bool integer = !o.value.empty() && o.value.find_first_not_of("+-0123456789_") == std::string::npos;
-        if (!std::isnan(c.numeric) && !integer) {
-          number = std::make_unique<toml::value<double>>(c.numeric);
-          n = number.get();
-        } else {
-          try {
-            parsed = toml::parse("x = " + o.value);
-            n = parsed->get("x");
-          } catch (const toml::parse_error&) {
-            continue;  // the scenario build reports it
-          }
-        }
-        if (!n) continue;
-        try {
-          check_leaf(*n, *t->second.field, o.path, file.path());
-        } catch (const InputError& e) {
-          const std::string hint = design.hint_for(InputError(o.origin, o.line, o.column, e.message()));
-          throw InputError(o.origin, o.line, o.column, e.message() + hint);
-        }
-      }
+      for (const SweepGrid::Cell& c : level) check(c.override);
+  if (spec.design != "grid")  // a sampling design's points are listed: each value once
+    for (const SweepPoint& p : spec.listed)
+      for (const Override& o : p.overrides) check(o);
 }
 
 }  // namespace geopipe::config::sweep_internal

@@ -22,7 +22,8 @@ PointFacts validate_points(const SweepSpec& spec, const SweepFile& file, Pos bas
                            const std::vector<std::size_t>& points);
 
 /// The points a load checks: all of them, or for a sweep larger than `options.check_all_up_to`
-/// (unless options.check_all_points) a covering sample: every listed point; the diagonal (point
+/// (unless options.check_all_points) a covering sample: every listed point of a grid sweep
+/// (its [[point]]s; a sampling design's points are sampled like the others); the diagonal (point
 /// j sets each grid factor f to level j mod |f|) and each level of each factor with the others
 /// at their first level, each of the two up to options.cover_points points (so every level is in
 /// a built point unless the factors have more levels than that); and options.sample_points more drawn
@@ -30,9 +31,10 @@ PointFacts validate_points(const SweepSpec& spec, const SweepFile& file, Pos bas
 /// check_values() covers every level on its own.
 std::vector<std::size_t> points_to_check(const SweepSpec& spec, const SweepLoadOptions& options, std::uint64_t seed);
 
-/// Checks every value of every grid factor on its own against the parameter's schema (type,
-/// range, length: config/schema_check.h), reported at the value in the sweep file. Cheap (no
-/// scenario is built): what a sampled check adds so that no invalid value goes unreported.
+/// Checks every value of every grid factor, and every value of every point of a sampling
+/// design (lhs, oat, points_file), on its own against the parameter's schema (type, range,
+/// length: config/schema_check.h), reported where the value is written. Cheap (no scenario is
+/// built): what a sampled check adds so that no invalid value goes unreported.
 void check_values(const SweepSpec& spec, const SweepFile& file, const SweepDesign& design);
 
 }  // namespace geopipe::config::sweep_internal
