@@ -521,6 +521,24 @@ TEST(SweepLhs, ShippedExampleLoadsAndBuilds) {
   EXPECT_EQ(gpus, (std::map<int, int>{{4, 4}, {5, 4}, {6, 4}, {7, 4}}));
 }
 
+// A sampling design larger than SweepLoadOptions::check_all_up_to builds only a sample of its
+// points, but checks each value on its own: a value out of the schema's range in a point that
+// is not built is still reported, at its [[factor]].
+TEST(SweepLhs, LargeDesignsCheckEveryValue) {
+  TempDir tmp;
+  SweepLoadOptions small;
+  small.check_all_up_to = 10;
+  small.sample_points = 5;
+  const std::string ok = lhs_text("[[factor]]\nparam = \"network.bandwidth_scale\"\nkind = \"log-uniform\"\nmin = 0.5\nmax = 4.0\n");
+  const SweepSpec s = load_sweep_file(tmp.write("ok.toml", ok), {}, small);
+  EXPECT_FALSE(s.checked_all);
+  EXPECT_EQ(s.points_checked, 5u);
+  std::string bad = ok;
+  bad.replace(bad.find("max = 4.0"), 9, "max = 4.0e6");  // the top stratum (point values > 1e6) is invalid
+  const std::string e = input_error_of([&] { load_sweep_file(tmp.write("bad.toml", bad), {}, small); });
+  EXPECT_NE(e.find("bad.toml:12:1: network.bandwidth_scale must be <= 1000000 (got "), std::string::npos) << e;
+}
+
 TEST(SweepLhs, BadInputIsLocated) {
   TempDir tmp;
   struct Case {
