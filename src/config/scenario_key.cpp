@@ -6,6 +6,8 @@
 #include <charconv>
 #include <filesystem>
 #include <map>
+#include <cmath>
+#include <optional>
 #include <sstream>
 #include <string_view>
 #include <unordered_map>
@@ -79,6 +81,47 @@ std::string canonical_number(const Field& f, const toml::node& n) {
     return canonical_double(*d);
   }
   return marked_text(n);
+}
+
+/// The canonical value of `text` for a number parameter without going through TOML, when the
+/// text is a plain TOML number: -?(0|[1-9][0-9]*) for an integer, that followed by .digits
+/// and/or an exponent for a float (what a sweep writes for its values). Exactly what
+/// canonical_number() gives for the node TOML would parse; nullopt for any other text.
+std::optional<std::string> plain_number(const Field& f, std::string_view text) {
+  std::size_t i = 0;
+  const auto digits = [&] {
+    const std::size_t from = i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+    return i - from;
+  };
+  if (i < text.size() && text[i] == '-') ++i;
+  const std::size_t int_start = i;
+  const std::size_t nint = digits();
+  if (nint == 0 || (nint > 1 && text[int_start] == '0')) return std::nullopt;
+  bool is_float = false;
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    if (digits() == 0) return std::nullopt;
+    is_float = true;
+  }
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    if (digits() == 0) return std::nullopt;
+    is_float = true;
+  }
+  if (i != text.size()) return std::nullopt;
+  if (!is_float) {
+    std::int64_t v = 0;
+    const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (r.ec != std::errc() || r.ptr != text.data() + text.size()) return std::nullopt;  // out of range: TOML's verdict
+    return f.kind == Kind::kInt ? std::to_string(v) : canonical_double(static_cast<double>(v));
+  }
+  if (f.kind == Kind::kInt) return std::nullopt;  // a float for an integer parameter: TOML's verdict
+  double d = 0;
+  const auto r = std::from_chars(text.data(), text.data() + text.size(), d);
+  if (r.ec != std::errc() || r.ptr != text.data() + text.size() || !std::isfinite(d)) return std::nullopt;
+  return canonical_double(d);
 }
 
 }  // namespace
@@ -217,11 +260,14 @@ struct PointKeyer::Impl {
     }
   }
 
-  /// The canonical (path, value) of one point override, cached.
-  std::pair<const std::string*, const std::string*> resolve(const Override& o) {
+  /// The canonical (path, value) of one point override; the value cached unless it is a plain
+  /// number (a sampling design's values are mostly distinct: caching them would only cost).
+  std::pair<const std::string*, std::string> resolve(const Override& o) {
     auto t = targets.find(o.path);
     if (t == targets.end()) t = targets.emplace(o.path, override_target(doc, o)).first;
     const OverrideTarget& tg = t->second;
+    if (tg.field && (tg.field->kind == Kind::kFloat || tg.field->kind == Kind::kInt))
+      if (auto v = plain_number(*tg.field, o.value)) return {&tg.path, std::move(*v)};
     std::string k = tg.path;
     k += '\0';
     k += o.value;
@@ -231,7 +277,7 @@ struct PointKeyer::Impl {
       const toml::node* n = tg.table->get(tg.key);
       v = values.emplace(std::move(k), n ? value_of(*tg.field, tg.path, *n) : std::string("?")).first;
     }
-    return {&tg.path, &v->second};
+    return {&tg.path, v->second};
   }
 };
 
@@ -250,15 +296,15 @@ PointKeyer::~PointKeyer() = default;
 ContentDigest PointKeyer::digest(const std::vector<Override>& overrides) {
   ContentDigest d = impl_->base;
   // A later override of the same parameter wins, as when the scenario is built.
-  std::map<std::string_view, const std::string*> set;
+  std::map<std::string_view, std::string> set;
   for (const Override& o : overrides) {
-    const auto [path, value] = impl_->resolve(o);
-    set[*path] = value;
+    auto [path, value] = impl_->resolve(o);
+    set[*path] = std::move(value);
   }
   for (const auto& [path, value] : set) {
     const std::string p(path);
     if (auto it = impl_->entries.find(p); it != impl_->entries.end()) sub(d, entry_digest(p, it->second));
-    add(d, entry_digest(p, *value));
+    add(d, entry_digest(p, value));
   }
   return d;
 }
@@ -276,7 +322,7 @@ std::vector<std::string> PointKeyer::canonical(const std::vector<Override>& over
   std::map<std::string, std::string> e = impl_->entries;
   for (const Override& o : overrides) {
     const auto [path, value] = impl_->resolve(o);
-    e[*path] = *value;
+    e[*path] = value;
   }
   std::vector<std::string> out;
   for (const auto& [path, value] : e) out.push_back(path + " = " + value);

@@ -8,9 +8,10 @@
 // the table of designs() (sweep_design.cpp): "grid" (sweep_grid.cpp: cartesian product of
 // [[axis]] and [[zip]], then explicit [[point]] entries), "lhs" (sweep_lhs.cpp: a Latin
 // hypercube over [[factor]]s, sweep_factors.h), "oat" (sweep_oat.cpp: one factor at a time
-// around the base) and "points_file" (sweep_points_file.cpp: the rows of a CSV). Another design
-// (Sobol', Morris) is one more unit implementing SweepDesign plus its entry in that table; the loader,
-// the members, validation and factory units do not change.
+// around the base), "sobol" (sweep_sobol.cpp: Saltelli's scheme for Sobol' indices), "morris"
+// (sweep_morris.cpp: elementary-effect trajectories) and "points_file" (sweep_points_file.cpp:
+// the rows of a CSV). Another design is one more unit implementing SweepDesign plus its entry
+// in that table; the loader, the members, validation and factory units do not change.
 #pragma once
 
 #include <cstdint>
@@ -61,6 +62,10 @@ std::unique_ptr<SweepDesign> parse_grid_design(const SweepFile& file, const toml
 std::unique_ptr<SweepDesign> parse_lhs_design(const SweepFile& file, const toml::table& root);
 /// Reads [oat] and [[factor]] (one factor at a time around the base, sweep_oat.cpp).
 std::unique_ptr<SweepDesign> parse_oat_design(const SweepFile& file, const toml::table& root);
+/// Reads [sobol] and [[factor]] (Saltelli's scheme on a Sobol' sequence, sweep_sobol.cpp).
+std::unique_ptr<SweepDesign> parse_sobol_design(const SweepFile& file, const toml::table& root);
+/// Reads [morris] and [[factor]] (Morris trajectories, sweep_morris.cpp).
+std::unique_ptr<SweepDesign> parse_morris_design(const SweepFile& file, const toml::table& root);
 /// Reads [points_file] and the CSV it names (sweep_points_file.cpp). Throws InputError.
 std::unique_ptr<SweepDesign> parse_points_file_design(const SweepFile& file, const toml::table& root);
 

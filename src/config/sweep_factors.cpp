@@ -79,12 +79,75 @@ Factor parse_factor(const SweepFile& file_, const toml::table& t, const std::str
   return f;
 }
 
+double number_key(const SweepFile& file, const toml::node& n, const std::string& where) {
+  if (!n.is_number()) file.fail(n, where + ": expected a number, got " + type_of(n));
+  const double v = n.value<double>().value_or(0);
+  if (!std::isfinite(v)) file.fail(n, where + " must be finite");
+  return v;
+}
+
 }  // namespace
+
+std::optional<analysis::TestFunction> parse_test_function(const SweepFile& file, const toml::table& root) {
+  const toml::node* n = root.get("test_function");
+  if (!n) return std::nullopt;
+  const std::vector<std::string>& names = analysis::test_function_names();
+  const toml::table* t = n->as_table();
+  if (!t) file.fail(*n, "test_function: expected a table [test_function] with name = " + quoted_list(names) + ", got " + type_of(*n));
+  const toml::node* name = t->get("name");
+  if (!name) file.fail(pos_of(*t), "[test_function] is missing 'name' (expected one of " + quoted_list(names) + ")");
+  if (!name->is_string()) file.fail(*name, "test_function.name: expected a string (one of " + quoted_list(names) + "), got " + type_of(*name));
+  const std::string want = name->as_string()->get();
+  const auto kind = analysis::test_function_kind(want);
+  if (!kind)
+    file.fail(*name, "test_function.name: unknown test function '" + want + "'" + suggestion_suffix(want, names) +
+                         " (expected one of " + quoted_list(names) + ")");
+  analysis::TestFunction f;
+  f.kind = *kind;
+  if (f.kind == analysis::TestFunctionKind::kIshigami) {
+    file.check_keys(*t, {"name", "a", "b"}, "in [test_function] (ishigami)");
+    if (const toml::node* a = t->get("a")) f.a = number_key(file, *a, "test_function.a");
+    if (const toml::node* b = t->get("b")) f.b = number_key(file, *b, "test_function.b");
+    return f;
+  }
+  file.check_keys(*t, {"name", "a"}, "in [test_function] (sobol-g)");
+  f.g_coefficients = analysis::default_g_coefficients();
+  if (const toml::node* a = t->get("a")) {
+    const toml::array* arr = a->as_array();
+    if (!arr || arr->empty())
+      file.fail(*a, "test_function.a: expected a non-empty array of coefficients a_i >= 0 (one per input), got " +
+                        (arr ? std::string("an empty array") : type_of(*a)));
+    f.g_coefficients.clear();
+    for (std::size_t i = 0; i < arr->size(); ++i) {
+      const std::string where = "test_function.a[" + std::to_string(i) + "]";
+      const double v = number_key(file, *arr->get(i), where);
+      if (v < 0) file.fail(*arr->get(i), where + " must be >= 0 (got " + float_text(v) + ")");
+      f.g_coefficients.push_back(v);
+    }
+  }
+  return f;
+}
 
 std::vector<Factor> parse_factors(const SweepFile& file, const toml::table& root, const std::string& design, Pos anchor) {
   std::vector<Factor> factors;
   std::vector<const toml::table*> tables;
   file.array_of_tables(root, "factor", tables);
+  if (const auto tf = parse_test_function(file, root)) {
+    if (!tables.empty())
+      file.fail(pos_of(*tables.front()), "a sweep with a [test_function] takes no [[factor]]: the function's inputs x1 .. x" +
+                                             std::to_string(tf->dimension()) + " are its factors");
+    const Pos at = pos_of(*root.get("test_function"));
+    for (std::size_t i = 0; i < tf->dimension(); ++i) {
+      Factor f;
+      f.name = "x" + std::to_string(i + 1);
+      f.param = f.name;
+      f.param_pos = f.pos = at;
+      f.min = tf->lower(i);
+      f.max = tf->upper(i);
+      factors.push_back(std::move(f));
+    }
+    return factors;
+  }
   if (tables.empty()) file.fail(anchor, "design '" + design + "' has no [[factor]] (expected at least one)");
   for (std::size_t i = 0; i < tables.size(); ++i) {
     factors.push_back(parse_factor(file, *tables[i], "factor[" + std::to_string(i) + "]"));
@@ -97,30 +160,43 @@ std::vector<Factor> parse_factors(const SweepFile& file, const toml::table& root
   return factors;
 }
 
+SampledFactor sampled_of(const SweepFile& file, const Factor& f, std::size_t column) {
+  SampledFactor m;
+  m.param = f.param;
+  m.column = column;
+  m.kind = f.kind == FactorKind::kUniform      ? SampledFactor::Kind::kUniform
+           : f.kind == FactorKind::kLogUniform ? SampledFactor::Kind::kLogUniform
+           : f.kind == FactorKind::kInteger    ? SampledFactor::Kind::kInteger
+                                               : SampledFactor::Kind::kDiscrete;
+  m.min = f.min;
+  m.max = f.max;
+  const auto level_of = [&](const Value& v) {
+    const Override o = file.override_of(f.param, v);
+    SampledFactor::Level l;
+    l.text = v.text;
+    l.number = v.numeric ? v.number : std::numeric_limits<double>::quiet_NaN();
+    l.numeric = v.numeric;
+    l.origin = o.origin;
+    l.line = o.line;
+    l.column = o.column;
+    return l;
+  };
+  for (const Value& v : f.values) m.values.push_back(level_of(v));
+  Value table;
+  table.pos = f.pos;
+  m.at = level_of(table);
+  return m;
+}
+
 Value factor_value(const Factor& f, double u) {
+  if (f.kind == FactorKind::kDiscrete)
+    return f.values[std::min(f.values.size() - 1, static_cast<std::size_t>(u * static_cast<double>(f.values.size())))];
+  const SampledFactor::Level l = sampled_of(SweepFile(""), f, 0).value(u);  // the one mapping
   Value v;
-  v.pos = f.pos;
+  v.text = l.text;
+  v.number = l.number;
   v.numeric = true;
-  switch (f.kind) {
-    case FactorKind::kUniform:
-      v.number = f.min + u * (f.max - f.min);
-      v.text = float_text(v.number);
-      return v;
-    case FactorKind::kLogUniform:
-      v.number = std::exp(std::log(f.min) + u * (std::log(f.max) - std::log(f.min)));
-      v.text = float_text(v.number);
-      return v;
-    case FactorKind::kInteger: {
-      const double span = f.max - f.min + 1;
-      v.number = std::min(f.max, f.min + std::floor(u * span));
-      v.text = std::to_string(static_cast<std::int64_t>(v.number));
-      return v;
-    }
-    case FactorKind::kDiscrete: {
-      const std::size_t k = std::min(f.values.size() - 1, static_cast<std::size_t>(u * static_cast<double>(f.values.size())));
-      return f.values[k];
-    }
-  }
+  v.pos = f.pos;
   return v;
 }
 
@@ -145,6 +221,22 @@ std::size_t add_factor_columns(SweepSpec& spec, const std::vector<Factor>& facto
   return first;
 }
 
+void add_unit_points(SweepSpec& spec, const SweepFile& file, const std::vector<Factor>& factors,
+                     std::vector<double> unit) {
+  const std::size_t first = add_factor_columns(spec, factors);
+  for (std::size_t j = 0; j < factors.size(); ++j) spec.sample.factors.push_back(sampled_of(file, factors[j], first + j));
+  spec.sample.rows = factors.empty() ? 0 : unit.size() / factors.size();
+  for (const Factor& f : factors) spec.unit_factors.push_back(f.param);
+  spec.unit = std::move(unit);
+}
+
+bool bool_key(const SweepFile& file, const toml::table& t, const char* key, const std::string& where, bool fallback) {
+  const toml::node* n = t.get(key);
+  if (!n) return fallback;
+  if (!n->is_boolean()) file.fail(*n, where + "." + key + ": expected true or false, got " + type_of(*n));
+  return n->as_boolean()->get();
+}
+
 std::uint64_t count_key(const SweepFile& file, const toml::table& t, const char* key, const std::string& where,
                         std::uint64_t lo, std::uint64_t hi, const std::string& what) {
   const toml::node* n = t.get(key);
@@ -158,3 +250,65 @@ std::uint64_t count_key(const SweepFile& file, const toml::table& t, const char*
 }
 
 }  // namespace geopipe::config::sweep_internal
+
+namespace geopipe::config {
+
+SampledFactor::Level SampledFactor::value(double u) const {
+  Level l = at;
+  l.numeric = true;
+  switch (kind) {
+    case Kind::kUniform:
+      l.number = min + u * (max - min);
+      l.text = sweep_internal::float_text(l.number);
+      return l;
+    case Kind::kLogUniform:
+      l.number = std::exp(std::log(min) + u * (std::log(max) - std::log(min)));
+      l.text = sweep_internal::float_text(l.number);
+      return l;
+    case Kind::kInteger: {
+      const double span = max - min + 1;
+      l.number = std::min(max, min + std::floor(u * span));
+      l.text = std::to_string(static_cast<std::int64_t>(l.number));
+      return l;
+    }
+    case Kind::kDiscrete:
+      return values[std::min(values.size() - 1, static_cast<std::size_t>(u * static_cast<double>(values.size())))];
+  }
+  return l;
+}
+
+Override SampledFactor::override_at(double u) const {
+  const Level l = value(u);
+  Override o;
+  o.path = param;
+  o.value = l.text;
+  o.origin = l.origin;
+  o.line = l.line;
+  o.column = l.column;
+  return o;
+}
+
+SweepPoint SweepSample::point(std::uint64_t i, std::size_t ncol, const std::vector<double>& unit) const {
+  SweepPoint p;
+  p.numeric.assign(ncol, std::numeric_limits<double>::quiet_NaN());
+  p.text.assign(ncol, "");
+  const std::size_t d = factors.size();
+  for (std::size_t j = 0; j < d; ++j) {
+    const double u = unit.at(static_cast<std::size_t>(i) * d + j);
+    if (std::isnan(u)) continue;
+    const SampledFactor& f = factors[j];
+    SampledFactor::Level l = f.value(u);
+    p.numeric[f.column] = l.number;
+    p.text[f.column] = l.text;
+    Override o;
+    o.path = f.param;
+    o.value = std::move(l.text);
+    o.origin = std::move(l.origin);
+    o.line = l.line;
+    o.column = l.column;
+    p.overrides.push_back(std::move(o));
+  }
+  return p;
+}
+
+}  // namespace geopipe::config

@@ -5,11 +5,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <toml++/toml.h>
 
+#include "analysis/test_functions.h"
 #include "config/sweep_loader.h"
 #include "config/sweep_parse.h"
 
@@ -28,14 +30,23 @@ struct Factor {
   std::vector<Value> values;  ///< kDiscrete
 };
 
+/// The sweep file's [test_function] table (docs/sweep-format.md, "Test functions"), or nullopt
+/// without one: name = "ishigami" (a, b optional) or "sobol-g" (a = [...] optional).
+std::optional<analysis::TestFunction> parse_test_function(const SweepFile& file, const toml::table& root);
+
 /// Every [[factor]] of the sweep file's root table, in order, for design `design` (at least one;
 /// each parameter once). Throws InputError at the problem; `anchor` locates "no [[factor]]".
+/// With a [test_function], its inputs are the factors: x1 .. xD, uniform on the function's
+/// domain, and a [[factor]] is an error.
 std::vector<Factor> parse_factors(const SweepFile& file, const toml::table& root, const std::string& design, Pos anchor);
 
 /// The value of factor `f` at unit coordinate u in [0, 1]: min + u (max - min); exp(log min +
 /// u (log max - log min)); min + floor(u (max - min + 1)) capped at max; values[floor(u count)]
 /// capped at the last. Positioned at the factor's table.
 Value factor_value(const Factor& f, double u);
+
+/// Factor `f` as the points use it (SweepSample), as column `column`, located in `file`.
+SampledFactor sampled_of(const SweepFile& file, const Factor& f, std::size_t column);
 
 /// The probes of the factors (SweepDesign::probes): each parameter with its value at u = 0,
 /// located at its `param`.
@@ -44,6 +55,17 @@ std::vector<Entry> factor_probes(const std::vector<Factor>& factors);
 /// Appends one column per factor to spec.columns (numeric unless a discrete factor has a value
 /// that is not a number); returns the index of the first.
 std::size_t add_factor_columns(SweepSpec& spec, const std::vector<Factor>& factors);
+
+/// The points of a sampling design from its matrix: `unit` holds, row-major, one row per point
+/// and one unit coordinate per factor (NaN: the factor is not set at that point, it keeps the
+/// base's value). Appends the factor columns and sets SweepSpec::sample (points generated on
+/// demand: each set factor's value()) and the matrix itself (SweepSpec::unit_factors / unit:
+/// the /design table). Only for a spec without listed points (the sample comes after them).
+void add_unit_points(SweepSpec& spec, const SweepFile& file, const std::vector<Factor>& factors,
+                     std::vector<double> unit);
+
+/// A boolean key of table `t`, or `fallback` if absent, failing at a non-boolean node.
+bool bool_key(const SweepFile& file, const toml::table& t, const char* key, const std::string& where, bool fallback);
 
 /// An integer key in [lo, hi] of table `t` (required), failing at its node; `where` names the
 /// table in messages and `what` says what the key means.

@@ -59,37 +59,19 @@ LhsDesign::LhsDesign(const SweepFile& file, const toml::table& root) : file_(fil
 }
 
 void LhsDesign::materialise(SweepSpec& spec) const {
-  const std::size_t first_col = add_factor_columns(spec, factors_);
-  const std::size_t ncol = spec.columns.size();
+  const std::size_t nf = factors_.size();
   const auto n = static_cast<std::size_t>(samples_);
   // Unit coordinates: factor j of point i lies in stratum perm_j[i] of [0, 1), at a uniform
   // position inside it. One stream per factor, so adding a factor does not move the others.
-  std::vector<std::vector<double>> u(factors_.size(), std::vector<double>(n));
-  for (std::size_t j = 0; j < factors_.size(); ++j) {
+  std::vector<double> unit(n * nf);
+  std::vector<std::size_t> perm(n);
+  for (std::size_t j = 0; j < nf; ++j) {
     Rng rng(derive_seed(seed_, "lhs factor " + std::to_string(j)));
-    std::vector<std::size_t> perm(n);
     std::iota(perm.begin(), perm.end(), std::size_t{0});
     for (std::size_t i = n; i > 1; --i) std::swap(perm[i - 1], perm[static_cast<std::size_t>(rng.below(i))]);
-    for (std::size_t i = 0; i < n; ++i) u[j][i] = (static_cast<double>(perm[i]) + rng.uniform()) / static_cast<double>(n);
+    for (std::size_t i = 0; i < n; ++i) unit[i * nf + j] = (static_cast<double>(perm[i]) + rng.uniform()) / static_cast<double>(n);
   }
-  // The design matrix, for analysis (the /design table).
-  for (const Factor& f : factors_) spec.unit_factors.push_back(f.param);
-  spec.unit.resize(n * factors_.size());
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = 0; j < factors_.size(); ++j) spec.unit[i * factors_.size() + j] = u[j][i];
-  spec.listed.reserve(spec.listed.size() + n);
-  for (std::size_t i = 0; i < n; ++i) {
-    SweepPoint p;
-    p.numeric.assign(ncol, std::numeric_limits<double>::quiet_NaN());
-    p.text.assign(ncol, "");
-    for (std::size_t j = 0; j < factors_.size(); ++j) {
-      const Value v = factor_value(factors_[j], u[j][i]);
-      p.overrides.push_back(file_.override_of(factors_[j].param, v));
-      p.numeric[first_col + j] = v.numeric ? v.number : std::numeric_limits<double>::quiet_NaN();
-      p.text[first_col + j] = v.text;
-    }
-    spec.listed.push_back(std::move(p));
-  }
+  add_unit_points(spec, file_, factors_, std::move(unit));
 }
 
 }  // namespace

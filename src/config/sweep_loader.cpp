@@ -10,6 +10,7 @@
 #include "config/sweep_loader.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -22,6 +23,7 @@
 #include "config/input_file.h"
 #include "config/overrides.h"
 #include "config/sweep_design.h"
+#include "config/sweep_factors.h"
 #include "config/sweep_parse.h"
 #include "config/sweep_validate.h"
 #include "config/toml_error.h"
@@ -75,16 +77,19 @@ class Loader {
   void check_paths() const;
   void check_fixed_vs_swept() const;
   void resolve_parameters(PointKeyer& keyer);
+  SweepSpec load_test_function();
   std::uint64_t hash() const;
 };
 
 SweepSpec Loader::load() {
   const toml::table root = read_file();
+  spec_.test_function = parse_test_function(file_, root);
   parse_sweep(sweep_table(root));
   parse_design(sweep_table(root), root);
   design_ = kind_->parse(file_, root);
   spec_.design = kind_->name;
   check_size();
+  if (spec_.test_function) return load_test_function();
   check_paths();
   design_->materialise(spec_);
   // Fixed overrides: [sweep.set] then the command line.
@@ -108,6 +113,52 @@ SweepSpec Loader::load() {
   return std::move(spec_);
 }
 
+/// The rest of load() for a sweep of a [test_function]: no scenario to check, the points' content
+/// is the function and their inputs (docs/hdf5-format.md, "Scenario keys").
+SweepSpec Loader::load_test_function() {
+  const analysis::TestFunction& tf = *spec_.test_function;
+  if (spec_.design == "grid" || spec_.design == "points_file")
+    fail(sweep_pos_, "a [test_function] needs a sampling design (design = \"sobol\", \"morris\", \"lhs\" or \"oat\"), "
+                     "whose factors are its inputs; this sweep's design is '" + spec_.design + "'");
+  if (!set_.empty()) fail(set_.front().value.pos, "a sweep with a [test_function] has no scenario parameters to set ([sweep.set])");
+  if (!cli_sets_.empty())
+    throw InputError("--set", 0, 0, "--set " + cli_sets_.front().path + ": a sweep with a [test_function] has no scenario parameters to set");
+  design_->materialise(spec_);
+  spec_.points_checked = spec_.num_points();
+  spec_.checked_all = true;
+  // The function and its constants are fixed parameters; the inputs are the columns.
+  std::vector<std::pair<std::string, std::string>> constants = {{"test_function.name", "\"" + spec_.schedulers.front() + "\""}};
+  if (tf.kind == analysis::TestFunctionKind::kIshigami) {
+    constants.emplace_back("test_function.a", float_text(tf.a));
+    constants.emplace_back("test_function.b", float_text(tf.b));
+  } else {
+    std::string list = "[";
+    for (std::size_t i = 0; i < tf.g_coefficients.size(); ++i) list += (i ? ", " : "") + float_text(tf.g_coefficients[i]);
+    constants.emplace_back("test_function.a", list + "]");
+  }
+  std::string prefix;
+  for (const auto& [path, value] : constants) {
+    spec_.parameters.push_back({path, value, -1});
+    prefix += path + " = " + value + "\n";
+  }
+  for (std::size_t k = 0; k < spec_.columns.size(); ++k) {
+    spec_.columns[k].canonical_path = spec_.columns[k].param;
+    spec_.parameters.push_back({spec_.columns[k].param, "", static_cast<int>(k)});
+  }
+  std::sort(spec_.parameters.begin(), spec_.parameters.end(),
+            [](const SweepParameter& a, const SweepParameter& b) { return a.path < b.path; });
+  // A point's content: the constants and its inputs, as canonical text, hashed in two lanes.
+  spec_.point_digests.reserve(spec_.num_points());
+  for (std::size_t i = 0; i < spec_.num_points(); ++i) {
+    std::string text = prefix;
+    const SweepPoint p = spec_.point(i);
+    for (std::size_t k = 0; k < spec_.columns.size(); ++k) text += spec_.columns[k].param + " = " + p.text[k] + "\n";
+    spec_.point_digests.push_back(ContentDigest{util::fnv1a64(text), util::fnv1a64(text, util::fnv1a64("test function"))});
+  }
+  spec_.hash = hash();
+  return std::move(spec_);
+}
+
 /// SweepSpec::parameters and each column's canonical path and fixed value (what a point that
 /// does not set the column's parameter uses): the resolved values every row of the result file
 /// records (docs/hdf5-format.md, "/parameters").
@@ -122,6 +173,8 @@ void Loader::resolve_parameters(PointKeyer& keyer) {
     for (std::size_t i = 0; !setter && i < spec_.listed.size(); ++i)
       for (const Override& o : spec_.listed[i].overrides)
         if (o.path == col.param) setter = o;
+    for (const SampledFactor& f : spec_.sample.factors)
+      if (!setter && f.column == k) setter = f.override_at(0.0);
     col.canonical_path = setter ? keyer.canonical_path(*setter) : col.param;
     column_of.emplace(col.canonical_path, static_cast<int>(k));
   }
@@ -148,7 +201,7 @@ toml::table Loader::read_file() {
     throw InputError(path, 0, 0, "cannot open sweep file: " + *why);
   toml::table root = parse_toml(spec_.text, path);
   if (root.empty()) fail(Pos{}, kEmptyMsg);
-  std::vector<std::string> top = {"sweep"};
+  std::vector<std::string> top = {"sweep", "test_function"};
   for (const DesignKind& d : designs())
     for (const std::string& k : d.keys)
       if (std::find(top.begin(), top.end(), k) == top.end()) top.push_back(k);
@@ -239,6 +292,19 @@ void Loader::check_fixed_vs_swept() const {
     for (const Override& o : p.overrides) ov.push_back(&o);
     visit(ov, 1);
   }
+  // A sampled factor sets its parameter at every point whose coordinate is not NaN.
+  const std::size_t d = spec_.sample.factors.size();
+  std::vector<Override> sampled;
+  sampled.reserve(d);
+  for (std::size_t j = 0; j < d; ++j) {
+    std::size_t count = 0;
+    double first_u = 0;
+    for (std::uint64_t i = 0; i < spec_.sample.rows; ++i)
+      if (const double u = spec_.unit[static_cast<std::size_t>(i) * d + j]; !std::isnan(u) && count++ == 0) first_u = u;
+    if (count == 0) continue;
+    sampled.push_back(spec_.sample.factors[j].override_at(first_u));
+    visit({&sampled.back()}, count);
+  }
   const auto at = [](const Override& o) { return Pos{o.line, o.column}; };
   for (std::size_t i = 0; i < fixed.size(); ++i) {
     const Override& f = spec_.fixed[i];
@@ -283,18 +349,36 @@ void Loader::parse_sweep(const toml::table& sweep) {
       {"schedulers", "a list of scheduler presets, or \"all\""},
       {"seeds", "a seed count N (seeds 1..N) or a list of seeds"},
   };
-  for (const auto& r : required)
+  const bool test = spec_.test_function.has_value();
+  for (const auto& r : required) {
+    const std::string key = r.key;
+    if (test && (key == "base" || key == "schedulers")) {
+      if (const toml::node* n = sweep.get(key))
+        fail(*n, "sweep." + key + ": a sweep with a [test_function] has no " +
+                     (key == "base" ? "base scenario" : "schedulers") + " (its points evaluate the function)");
+      continue;
+    }
+    if (test && key == "seeds") continue;  // optional: the function does not depend on the seed
     if (!sweep.contains(r.key))
       fail(sweep_pos_, std::string("[sweep] is missing required key '") + r.key + "' (expected " + r.expect + ")");
+  }
 
   const toml::node& name = *sweep.get("name");
   if (!name.is_string()) fail(name, "sweep.name: expected a string, got " + type_of(name));
   spec_.name = name.as_string()->get();
   if (spec_.name.empty()) fail(name, "sweep.name must not be empty (expected a name)");
 
-  read_base(*sweep.get("base"));
-  parse_schedulers(*sweep.get("schedulers"));
-  parse_seeds(*sweep.get("seeds"));
+  if (test) {
+    spec_.schedulers = {std::string(analysis::test_function_name(spec_.test_function->kind))};
+    if (const toml::node* seeds = sweep.get("seeds"))
+      parse_seeds(*seeds);
+    else
+      spec_.seeds = {1};
+  } else {
+    read_base(*sweep.get("base"));
+    parse_schedulers(*sweep.get("schedulers"));
+    parse_seeds(*sweep.get("seeds"));
+  }
 
   if (const toml::node* set = sweep.get("set")) {
     if (!set->is_table())
@@ -455,7 +539,9 @@ SweepPoint SweepGrid::point(std::uint64_t i, std::size_t ncol) const {
 SweepPoint SweepSpec::point(std::size_t i) const {
   const std::uint64_t g = grid.size();
   if (i < g) return grid.point(i, columns.size());
-  return listed.at(i - static_cast<std::size_t>(g));
+  const std::size_t l = i - static_cast<std::size_t>(g);
+  if (l < listed.size()) return listed[l];
+  return sample.point(l - listed.size(), columns.size(), unit);
 }
 
 SweepSpec load_sweep_file(const std::string& path, const std::vector<Override>& cli_sets,

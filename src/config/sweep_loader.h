@@ -14,10 +14,13 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "analysis/test_functions.h"
 #include "config/scenario_key.h"
 #include "config/scenario_loader.h"
 #include "model/scenario.h"
@@ -69,25 +72,71 @@ struct SweepGrid {
   SweepPoint point(std::uint64_t i, std::size_t ncol) const;
 };
 
+/// One factor of a sampling design as its points use it: how a unit coordinate u in [0, 1]
+/// maps to the parameter's value (docs/sweep-format.md, "Sampling designs").
+struct SampledFactor {
+  enum class Kind { kUniform, kLogUniform, kInteger, kDiscrete };
+  /// A value: its TOML text, its number (NaN if not a number) and where an error about it is
+  /// reported (the [[factor]] table, or a discrete value itself).
+  struct Level {
+    std::string text;
+    double number = std::numeric_limits<double>::quiet_NaN();
+    bool numeric = false;
+    std::string origin;
+    int line = 0, column = 0;
+  };
+  std::string param;       ///< as the sweep file writes it
+  std::size_t column = 0;  ///< its SweepSpec::columns index
+  Kind kind = Kind::kUniform;
+  double min = 0, max = 0;    ///< not for kDiscrete
+  std::vector<Level> values;  ///< kDiscrete
+  Level at;                   ///< origin, line and column of the [[factor]] table (text unused)
+
+  /// min + u (max - min); exp(log min + u (log max - log min)); min + floor(u (max - min + 1))
+  /// capped at max; values[floor(u count)] capped at the last.
+  Level value(double u) const;
+  /// `param = value(u)` located as Level says.
+  Override override_at(double u) const;
+};
+
+/// The points of a sampling design, generated on demand from the design's matrix
+/// (SweepSpec::unit, one row per point): point i sets each factor j whose coordinate
+/// unit[i * D + j] is not NaN to factors[j].value(u). Memory follows the matrix (8 bytes per
+/// coordinate), not the points' texts.
+struct SweepSample {
+  std::vector<SampledFactor> factors;  ///< D, in the order of the matrix's columns
+  std::uint64_t rows = 0;              ///< points
+
+  std::uint64_t size() const { return rows; }
+  /// Point `i` < rows, with `ncol` columns, from `unit` (rows x D).
+  SweepPoint point(std::uint64_t i, std::size_t ncol, const std::vector<double>& unit) const;
+};
+
 struct SweepSpec {
   std::string name;                     ///< [sweep].name
   std::string path;                     ///< sweep file as given
   std::string text;                     ///< its full text
   std::string base_path;                ///< base scenario file (resolved against the sweep file's directory)
   std::string base_text;                ///< its full text
-  std::string design;                   ///< [sweep] design: "grid", "lhs", "points_file"
+  std::string design;                   ///< [sweep] design: "grid", "lhs", "oat", "sobol", "morris", "points_file"
   std::string design_text;              ///< a file the design read (points_file: the CSV), "" if none; part of the hash
   /// A sampling design's matrix (the /design table): unit-hypercube coordinates in [0, 1) of
   /// points 0 .. unit.size() / unit_factors.size() - 1, row-major, one column per factor
   /// (named by its parameter). Empty for designs without one (grid, points_file).
   std::vector<std::string> unit_factors;
   std::vector<double> unit;
+  /// [test_function] (docs/sweep-format.md, "Test functions"): the points evaluate this analytic
+  /// function of the factor columns x1 .. xD instead of simulating a scenario; there is no base
+  /// (base_path and base_text are ""), `schedulers` is the function's name alone, and the value
+  /// is stored as the metric avg_jct_s.
+  std::optional<analysis::TestFunction> test_function;
   std::vector<std::string> schedulers;  ///< preset names, in file order ("all" expanded)
   std::vector<std::uint64_t> seeds;     ///< seed values; `seeds = N` means 1..N
   std::vector<Override> fixed;          ///< [sweep.set] entries then command-line --set: applied to every point first
   std::vector<SweepColumn> columns;     ///< swept parameters in file order
   SweepGrid grid;                       ///< points 0 .. grid.size()-1, generated on demand
-  std::vector<SweepPoint> listed;       ///< then these: explicit [[point]]s (all points of a spec made by hand)
+  std::vector<SweepPoint> listed;       ///< then these: explicit [[point]]s, a points_file's rows (all points of a spec made by hand)
+  SweepSample sample;                   ///< then a sampling design's points, generated on demand from `unit`
   std::vector<std::string> trace_paths; ///< every distinct CSV trace the points read (outputs must not be one)
   JobTextBytes job_text;                ///< widest job texts of the checked points (sim/job_row.h): /jobs column widths
   bool checked_all = true;              ///< every point's scenario was built at load time (else a sample, see SweepLoadOptions)
@@ -96,8 +145,10 @@ struct SweepSpec {
   std::vector<SweepParameter> parameters;    ///< every schema leaf of base + fixed, sorted by path
   std::uint64_t hash = 0;               ///< FNV-1a 64 of text, base_text, the command-line sets (and design_text)
 
-  /// Points of the sweep (see the file comment): the grid's, then the listed ones.
-  std::size_t num_points() const { return static_cast<std::size_t>(grid.size()) + listed.size(); }
+  /// Points of the sweep (see the file comment): the grid's, the listed ones, the sampled ones.
+  std::size_t num_points() const {
+    return static_cast<std::size_t>(grid.size()) + listed.size() + static_cast<std::size_t>(sample.size());
+  }
   /// Point `i` < num_points() (by value: a grid point is generated).
   SweepPoint point(std::size_t i) const;
   std::uint64_t num_scenarios() const {

@@ -82,30 +82,15 @@ std::uint64_t OatDesign::num_points() const {
 }
 
 void OatDesign::materialise(SweepSpec& spec) const {
-  const std::size_t first = add_factor_columns(spec, factors_);
-  const std::size_t ncol = spec.columns.size();
   const std::size_t nf = factors_.size();
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  auto empty_point = [&] {
-    SweepPoint p;
-    p.numeric.assign(ncol, nan);
-    p.text.assign(ncol, "");
-    return p;
-  };
-  // Point 0: the base. Its /design row is NaN everywhere (every factor at the base's value).
-  for (const Factor& f : factors_) spec.unit_factors.push_back(f.param);
-  spec.listed.push_back(empty_point());
-  spec.unit.assign(nf, nan);
+  // Point 0: the base (every factor at the base's value: NaN in /design); then each factor's
+  // levels with the others unset.
+  std::vector<double> unit(nf, nan);
   for (std::size_t j = 0; j < nf; ++j)
-    for (const double u : levels_of(factors_[j])) {
-      const Value v = factor_value(factors_[j], u);
-      SweepPoint p = empty_point();
-      p.overrides.push_back(file_.override_of(factors_[j].param, v));
-      p.numeric[first + j] = v.numeric ? v.number : nan;
-      p.text[first + j] = v.text;
-      spec.listed.push_back(std::move(p));
-      for (std::size_t k = 0; k < nf; ++k) spec.unit.push_back(k == j ? u : nan);
-    }
+    for (const double u : levels_of(factors_[j]))
+      for (std::size_t k = 0; k < nf; ++k) unit.push_back(k == j ? u : nan);
+  add_unit_points(spec, file_, factors_, std::move(unit));
 }
 
 }  // namespace

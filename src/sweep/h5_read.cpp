@@ -2,6 +2,8 @@
 // `geopipe summarize`.
 #include <cstring>
 
+#include "util/input_error.h"
+
 #include "sweep/h5_file.h"
 #include "sweep/h5_table.h"
 #include "sweep/h5store.h"
@@ -61,6 +63,35 @@ Table read_joined(const std::string& path) {
     for (std::size_t k = 0; k < stext.size(); ++k) t.text[k].push_back(get_str(srows.row(i), *stext[k]));
   }
   return t;
+}
+
+DesignTable read_design(const std::string& path) {
+  Lock lock;
+  Input in = open_input(path);
+  DesignTable d;
+  d.design = in.meta.design;
+  d.schedulers = in.meta.schedulers;
+  d.total_scenarios = in.meta.total_scenarios;
+  d.num_scenarios = in.meta.num_scenarios;
+  d.complete = in.meta.complete;
+  d.collection = in.meta.collection;
+  if (!in.design.valid())
+    throw InputError(path, 0, 0,
+                     in.meta.collection ? std::string("is a collection of several sweeps: it has no design matrix to analyse")
+                                        : "has no design matrix (/design): its sweep's design is '" +
+                                              (in.meta.design.empty() ? std::string("grid") : in.meta.design) +
+                                              "' (expected a file of a design = \"sobol\", \"morris\", \"oat\" or \"lhs\" sweep)");
+  const Layout& l = in.design_layout;
+  for (std::size_t j = 1; j < l.fields.size(); ++j) d.factors.push_back(l.fields[j].name);
+  const Rows rows = read_table(in.design.get(), l, path, "design");
+  d.unit.resize(rows.n * d.factors.size());
+  for (std::size_t i = 0; i < rows.n; ++i) {
+    if (get_i64(rows.row(i), l.fields[0]) != static_cast<std::int64_t>(i))
+      throw InputError(path, 0, 0, "damaged result file: /design row " + std::to_string(i) + " is not point " +
+                                       std::to_string(i) + kDamagedAdvice);
+    for (std::size_t j = 0; j < d.factors.size(); ++j) d.unit[i * d.factors.size() + j] = get_f64(rows.row(i), l.fields[1 + j]);
+  }
+  return d;
 }
 
 }  // namespace geopipe::sweep

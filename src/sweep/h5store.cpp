@@ -93,6 +93,8 @@ Layout scenario_layout(const config::SweepSpec& spec) {
       for (const auto& c : level) widen(c.column, c.text);
   for (const auto& p : spec.listed)
     for (std::size_t k = 0; k < p.text.size(); ++k) widen(k, p.text[k]);
+  for (const auto& f : spec.sample.factors)
+    for (const auto& v : f.values) widen(f.column, v.text);
   for (std::size_t k = 0; k < spec.columns.size(); ++k) widen(k, spec.columns[k].fixed_text);
   Layout sl;
   sl.add("id", Kind::I64).add("point", Kind::I64).add("seed", Kind::U64).add("scheduler", Kind::Str, sched_w);

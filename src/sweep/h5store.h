@@ -152,4 +152,8 @@ MergeSummary merge_stores(const std::vector<std::string>& inputs, const std::str
 /// text axes.
 Table read_joined(const std::string& path);
 
+/// The /design table and the attributes an analysis checks. InputError for a file without one
+/// (a grid or points_file sweep, a collection).
+DesignTable read_design(const std::string& path);
+
 }  // namespace geopipe::sweep

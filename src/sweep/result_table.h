@@ -2,6 +2,7 @@
 // format (sweep/output.h read_results).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,19 @@ struct Table {
   std::vector<std::vector<double>> numeric;       ///< per numeric column (NaN where absent)
   std::vector<std::string> text_names;
   std::vector<std::vector<std::string>> text;     ///< per text column
+};
+
+/// A sampling design's matrix read back (the /design table, docs/hdf5-format.md), with what an
+/// analysis needs to know about the file it came from.
+struct DesignTable {
+  std::string design;                ///< the sweep's design ("sobol", "morris", "oat", "lhs"); the root attribute
+  std::vector<std::string> factors;  ///< the /design columns after `point`: parameter paths
+  std::vector<double> unit;          ///< row-major, point p's row at p * factors.size(); NaN: not set
+  std::vector<std::string> schedulers;
+  std::uint64_t total_scenarios = 0; ///< of the sweep
+  std::uint64_t num_scenarios = 0;   ///< with a result row in the file
+  bool complete = false;
+  bool collection = false;
 };
 
 }  // namespace geopipe::sweep

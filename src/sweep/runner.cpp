@@ -28,10 +28,11 @@ namespace {
 
 /// Says that a large sweep's points were checked by a sample (SweepLoadOptions).
 std::string checked_note(const config::SweepSpec& spec) {
+  const std::string what = spec.design == "grid" ? "every value of every axis, every [[point]], a sample of the rest"
+                                                 : "every value on its own, a sample of the points";
   return "geopipe sweep '" + spec.name + "': checked " + std::to_string(spec.points_checked) + " of " +
-         std::to_string(spec.num_points()) +
-         " points at load (every value of every axis, every [[point]], a sample of the rest; another invalid "
-         "point fails when it runs: --check-all-points checks all)";
+         std::to_string(spec.num_points()) + " points at load (" + what +
+         "; another invalid point fails when it runs: --check-all-points checks all)";
 }
 
 void print_dry_run(const config::SweepSpec& spec, const Plan& plan, const std::string& output) {
@@ -41,7 +42,14 @@ void print_dry_run(const config::SweepSpec& spec, const Plan& plan, const std::s
   if (plan.shards() > 1)
     std::printf(" (shard %llu/%llu: %llu)", static_cast<unsigned long long>(plan.shard()),
                 static_cast<unsigned long long>(plan.shards()), static_cast<unsigned long long>(plan.shard_total()));
-  std::printf("\nbase: %s\nschedulers:", spec.base_path.c_str());
+  if (spec.test_function) {
+    std::printf("\ntest function:");
+    for (const auto& prm : spec.parameters)
+      if (prm.column < 0) std::printf(" %s = %s", prm.path.c_str(), prm.value.c_str());
+    std::printf(" (its value is stored as avg_jct_s)\nschedulers:");
+  } else {
+    std::printf("\nbase: %s\nschedulers:", spec.base_path.c_str());
+  }
   for (const auto& s : spec.schedulers) std::printf(" %s", s.c_str());
   std::printf("\nseeds: %zu (", spec.seeds.size());
   for (size_t k = 0; k < spec.seeds.size() && k < 10; ++k)

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -619,6 +620,225 @@ values = [0.3, 0.45]
   EXPECT_NE(none.find("design 'oat' has no [[factor]]"), std::string::npos) << none;
 }
 
+// ---- Sobol' (Saltelli) design ----------------------------------------------------------------
+
+std::string sobol_text(const std::string& factors, const std::string& sobol = "samples = 16\n") {
+  return sweep_text("design = \"sobol\"\n\n[sobol]\n" + sobol + "\n" + factors);
+}
+
+const std::string kTwoFactors = R"([[factor]]
+param = "network.bandwidth_scale"
+min = 0.5
+max = 2.5
+
+[[factor]]
+param = "workload.load_scale"
+kind = "log-uniform"
+min = 0.25
+max = 4.0
+)";
+
+// SALib's layout: per sample A, AB_1..AB_D, BA_1..BA_D, B, where AB_j is A with column j from
+// B and BA_j is B with column j from A; the base sample (A | B) is a balanced (0, m, 2D)-net:
+// with N = 16, each of the 16 intervals [k/16, (k+1)/16) of every coordinate holds one point.
+TEST(SweepSobol, SaltelliBlocksOnABalancedSequence) {
+  TempDir tmp;
+  const SweepSpec s = load_text(tmp, sobol_text(kTwoFactors));
+  const std::size_t d = 2, k = 2 * d + 2, n = 16;
+  ASSERT_EQ(s.num_points(), n * k);
+  ASSERT_EQ(s.unit.size(), n * k * d);
+  EXPECT_EQ(s.design, "sobol");
+  auto u = [&](std::size_t point, std::size_t j) { return s.unit[point * d + j]; };
+  std::vector<std::vector<int>> strata(2 * d, std::vector<int>(n, 0));
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t a = i * k, b = i * k + k - 1;
+    for (std::size_t j = 0; j < d; ++j) {
+      ++strata[j][static_cast<std::size_t>(u(a, j) * n)];
+      ++strata[d + j][static_cast<std::size_t>(u(b, j) * n)];
+      for (std::size_t c = 0; c < d; ++c) {
+        EXPECT_EQ(u(a + 1 + j, c), c == j ? u(b, c) : u(a, c)) << "AB_" << j << " of sample " << i;
+        EXPECT_EQ(u(a + 1 + d + j, c), c == j ? u(a, c) : u(b, c)) << "BA_" << j << " of sample " << i;
+      }
+    }
+    // The values are the unit coordinates mapped by the factors' kinds.
+    EXPECT_NEAR(s.point(a).numeric[0], 0.5 + 2.0 * u(a, 0), 1e-12);
+    EXPECT_NEAR(s.point(a).numeric[1], std::exp(std::log(0.25) + u(a, 1) * (std::log(4.0) - std::log(0.25))), 1e-12);
+  }
+  for (const auto& c : strata) EXPECT_EQ(c, std::vector<int>(n, 1));
+  // Deterministic; the seed moves every point (a new digital shift) and keeps the balance.
+  EXPECT_EQ(load_text(tmp, sobol_text(kTwoFactors)).unit, s.unit);
+  const SweepSpec other = load_text(tmp, sobol_text(kTwoFactors, "samples = 16\nseed = 2\n"));
+  EXPECT_NE(other.unit[0], s.unit[0]);
+  // Without second order: A, AB_j, B.
+  const SweepSpec first = load_text(tmp, sobol_text(kTwoFactors, "samples = 16\nsecond_order = false\n"));
+  ASSERT_EQ(first.num_points(), n * (d + 2));
+  for (std::size_t i = 0; i < n; ++i) {
+    EXPECT_EQ(first.unit[(i * (d + 2)) * d], s.unit[(i * k) * d]);                    // A_i
+    EXPECT_EQ(first.unit[(i * (d + 2) + d + 1) * d], s.unit[(i * k + k - 1) * d]);  // B_i
+  }
+}
+
+TEST(SweepSobol, BadInputIsLocated) {
+  TempDir tmp;
+  struct Case {
+    std::string text, want;
+  };
+  const std::vector<Case> cases = {
+      {sobol_text(kTwoFactors, "samples = 100\n"), ":9:11: sobol.samples must be a power of two (got 100; the nearest are 64 and 128)"},
+      {sobol_text(kTwoFactors, "samples = 1\n"), ":9:11: sobol.samples must be in [2, 16777216] (got 1)"},
+      {sobol_text(kTwoFactors, "samples = 8\nsecond_order = 1\n"), ":10:16: sobol.second_order: expected true or false, got an integer"},
+      {sobol_text(kTwoFactors, "samples = 8\nsecond = true\n"), ":10:1: unknown key 'second' in [sobol] (expected one of 'samples', 'second_order', 'seed')"},
+      {sobol_text(kTwoFactors, "N = 8\n"), ":9:1: unknown key 'N' in [sobol]"},
+      {sobol_text(kTwoFactors, "seed = 8\n"), ": sobol: missing 'samples' (expected the number of base samples N, a power of two)"},
+      {sweep_text("design = \"sobol\"\n\n" + kTwoFactors), ":1:1: design 'sobol' needs a [sobol] table"},
+      {sobol_text(""), ": design 'sobol' has no [[factor]]"},
+      {sobol_text("[[factor]]\nparam = \"network.bandwidth_scale\"\nmin = 2\nmax = 1\n"), ":14:7: factor[0]: max must be greater than min"},
+  };
+  for (const Case& c : cases) {
+    const std::string e = input_error_of([&] { load_text(tmp, c.text); });
+    EXPECT_NE(e.find(c.want), std::string::npos) << "want: " << c.want << "\ngot:  " << e << "\nin:\n" << c.text;
+  }
+}
+
+// ---- Morris design ---------------------------------------------------------------------------
+
+std::string morris_text(const std::string& factors, const std::string& morris = "trajectories = 10\n") {
+  return sweep_text("design = \"morris\"\n\n[morris]\n" + morris + "\n" + factors);
+}
+
+// Trajectories of D + 1 points on the p-level grid, each step moving exactly one factor by
+// Delta = p / (2 (p - 1)), every factor once per trajectory; adding trajectories keeps the
+// earlier ones.
+TEST(SweepMorris, OneFactorPerStepOnTheGrid) {
+  TempDir tmp;
+  const std::string factors = kTwoFactors + "\n[[factor]]\nparam = \"sim.mfu\"\nkind = \"discrete\"\nvalues = [0.3, 0.35, 0.4, 0.45]\n";
+  const SweepSpec s = load_text(tmp, morris_text(factors, "trajectories = 10\nlevels = 6\n"));
+  const std::size_t d = 3, r = 10;
+  const double delta = 6.0 / (2.0 * 5.0);
+  ASSERT_EQ(s.num_points(), r * (d + 1));
+  EXPECT_EQ(s.design, "morris");
+  for (std::size_t t = 0; t < r; ++t) {
+    std::vector<int> moved(d, 0);
+    for (std::size_t step = 1; step <= d; ++step) {
+      const std::size_t p = t * (d + 1) + step;
+      std::size_t changed = 0;
+      for (std::size_t j = 0; j < d; ++j) {
+        const double now = s.unit[p * d + j], before = s.unit[(p - 1) * d + j];
+        const double level = now * 5.0;
+        EXPECT_NEAR(level, std::round(level), 1e-12) << "off the grid";
+        EXPECT_GE(now, 0.0);
+        EXPECT_LE(now, 1.0);
+        if (now != before) {
+          ++changed;
+          ++moved[j];
+          EXPECT_NEAR(std::abs(now - before), delta, 1e-12);
+        }
+      }
+      EXPECT_EQ(changed, 1u) << "trajectory " << t << " step " << step;
+    }
+    EXPECT_EQ(moved, std::vector<int>(d, 1)) << "trajectory " << t;
+  }
+  // Adding trajectories keeps the earlier ones; the seed moves them.
+  const SweepSpec more = load_text(tmp, morris_text(factors, "trajectories = 12\nlevels = 6\n"));
+  ASSERT_EQ(more.unit.size(), 12u * (d + 1) * d);
+  EXPECT_TRUE(std::equal(s.unit.begin(), s.unit.end(), more.unit.begin()));
+  EXPECT_NE(load_text(tmp, morris_text(factors, "trajectories = 10\nlevels = 6\nseed = 3\n")).unit, s.unit);
+  // A discrete factor's p levels map to its values, u = 1 to the last.
+  std::set<std::string> mfu;
+  for (std::size_t p = 0; p < s.num_points(); ++p) mfu.insert(s.point(p).text[2]);
+  EXPECT_TRUE(mfu.count("0.45") == 1 && mfu.count("0.3") == 1) << "levels 0 and 1 reach both ends";
+}
+
+TEST(SweepMorris, BadInputIsLocated) {
+  TempDir tmp;
+  struct Case {
+    std::string text, want;
+  };
+  const std::vector<Case> cases = {
+      {morris_text(kTwoFactors, "trajectories = 1\n"), ":9:16: morris.trajectories must be in [2, 1000000] (got 1)"},
+      {morris_text(kTwoFactors, "trajectories = 4\nlevels = 5\n"), ":10:10: morris.levels must be even (got 5)"},
+      {morris_text(kTwoFactors, "trajectories = 4\nlevel = 4\n"), ":10:1: unknown key 'level' in [morris] (did you mean 'levels'?)"},
+      {sweep_text("design = \"morris\"\n\n" + kTwoFactors), ":1:1: design 'morris' needs a [morris] table"},
+      {morris_text("[[factor]]\nparam = \"network.bandwidth_scale\"\nkind = \"normal\"\nmin = 1\nmax = 2\n"),
+       ":13:8: factor[0].kind: unknown kind 'normal'"},
+  };
+  for (const Case& c : cases) {
+    const std::string e = input_error_of([&] { load_text(tmp, c.text); });
+    EXPECT_NE(e.find(c.want), std::string::npos) << "want: " << c.want << "\ngot:  " << e << "\nin:\n" << c.text;
+  }
+}
+
+// ---- test functions --------------------------------------------------------------------------
+
+// A [test_function] sweep has no base, no schedulers and optional seeds; its factors are the
+// function's inputs on its domain; the constants are fixed parameters and part of the keys.
+TEST(SweepTestFunction, InputsAreTheFactors) {
+  TempDir tmp;
+  const std::string text = "[sweep]\nname = \"ish\"\ndesign = \"lhs\"\n\n[test_function]\nname = \"ishigami\"\n\n[lhs]\nsamples = 8\n";
+  const SweepSpec s = load_text(tmp, text);
+  ASSERT_TRUE(s.test_function.has_value());
+  EXPECT_EQ(s.schedulers, std::vector<std::string>{"ishigami"});
+  EXPECT_EQ(s.seeds, std::vector<std::uint64_t>{1});
+  EXPECT_EQ(s.base_text, "");
+  ASSERT_EQ(s.columns.size(), 3u);
+  EXPECT_EQ(s.columns[2].param, "x3");
+  const double pi = std::acos(-1.0);
+  for (std::size_t i = 0; i < 8; ++i)
+    for (std::size_t j = 0; j < 3; ++j) EXPECT_NEAR(s.point(i).numeric[j], -pi + 2 * pi * s.unit[i * 3 + j], 1e-12);
+  std::vector<std::string> params;
+  for (const auto& p : s.parameters) params.push_back(p.path + "=" + p.value);
+  EXPECT_EQ(params, (std::vector<std::string>{"test_function.a=7.0", "test_function.b=0.1", "test_function.name=\"ishigami\"",
+                                               "x1=", "x2=", "x3="}));
+  ASSERT_EQ(s.point_digests.size(), 8u);
+  EXPECT_NE(s.point_digests[0], s.point_digests[1]);
+  // Another constant is another function: every key changes.
+  std::string b = text;
+  b.insert(b.find("\n\n[lhs]"), "\nb = 0.2");
+  const SweepSpec other = load_text(tmp, b);
+  EXPECT_EQ(other.unit, s.unit);
+  EXPECT_NE(other.point_digests[0], s.point_digests[0]);
+  // The G-function: D = the coefficients' count, inputs on [0, 1].
+  const SweepSpec g = load_text(tmp, "[sweep]\nname = \"g\"\ndesign = \"sobol\"\nseeds = 2\n[test_function]\nname = \"sobol-g\"\na = [0, 9]\n[sobol]\nsamples = 4\n");
+  EXPECT_EQ(g.columns.size(), 2u);
+  EXPECT_EQ(g.num_scenarios(), 4u * 6u * 2u);
+  EXPECT_EQ(g.point(0).numeric[1], g.unit[1]);
+}
+
+TEST(SweepTestFunction, BadInputIsLocated) {
+  TempDir tmp;
+  const std::string head = "[sweep]\nname = \"t\"\ndesign = \"lhs\"\n";
+  const std::string lhs = "[lhs]\nsamples = 4\n";
+  struct Case {
+    std::string text, want;
+  };
+  const std::vector<Case> cases = {
+      {head + "[test_function]\nname = \"ishigame\"\n" + lhs, ":5:8: test_function.name: unknown test function 'ishigame' (did you mean 'ishigami'?)"},
+      {head + "[test_function]\nname = \"ishigami\"\nc = 1\n" + lhs, ":6:1: unknown key 'c' in [test_function] (ishigami)"},
+      {head + "[test_function]\nname = \"sobol-g\"\na = [1, -2]\n" + lhs, ":6:9: test_function.a[1] must be >= 0 (got -2.0)"},
+      {head + "[test_function]\nname = \"sobol-g\"\na = []\n" + lhs, ":6:5: test_function.a: expected a non-empty array"},
+      {head + "[test_function]\n" + lhs, "[test_function] is missing 'name'"},
+      {head + "[test_function]\nname = \"ishigami\"\n" + lhs + "[[factor]]\nparam = \"x1\"\nmin = 0\nmax = 1\n",
+       ":8:1: a sweep with a [test_function] takes no [[factor]]: the function's inputs x1 .. x3 are its factors"},
+      {"[sweep]\nname = \"t\"\nbase = \"b.toml\"\ndesign = \"lhs\"\n[test_function]\nname = \"ishigami\"\n" + lhs,
+       ":3:8: sweep.base: a sweep with a [test_function] has no base scenario"},
+      {"[sweep]\nname = \"t\"\nschedulers = [\"bace-pipe\"]\ndesign = \"lhs\"\n[test_function]\nname = \"ishigami\"\n" + lhs,
+       ":3:14: sweep.schedulers: a sweep with a [test_function] has no schedulers"},
+      {"[sweep]\nname = \"t\"\n[test_function]\nname = \"ishigami\"\n", "a [test_function] needs a sampling design"},
+      {head + "[sweep.set]\n\"sim.mfu\" = 0.3\n[test_function]\nname = \"ishigami\"\n" + lhs,
+       "a sweep with a [test_function] has no scenario parameters to set"},
+  };
+  for (const Case& c : cases) {
+    const std::string e = input_error_of([&] { load_text(tmp, c.text); });
+    EXPECT_NE(e.find(c.want), std::string::npos) << "want: " << c.want << "\ngot:  " << e << "\nin:\n" << c.text;
+  }
+  // --set has nothing to set either.
+  const std::string e = input_error_of([&] {
+    load_text(tmp, head + "[test_function]\nname = \"ishigami\"\n" + lhs, {parse_override("sim.mfu=0.3")});
+  });
+  EXPECT_NE(e.find("--set sim.mfu: a sweep with a [test_function] has no scenario parameters to set"), std::string::npos) << e;
+}
+
+
 // ---- points_file design ------------------------------------------------------------------------
 
 std::string points_file_text(const std::string& csv = "points.csv") {
@@ -1111,6 +1331,10 @@ TEST_P(ShippedSweep, Loads) {
   try {
     const SweepSpec s = load_sweep_file(path);
     EXPECT_GE(s.num_scenarios(), 1u);
+    if (s.test_function) {  // no scenarios: the inputs are the columns
+      EXPECT_EQ(s.columns.size(), s.test_function->dimension());
+      return;
+    }
     ScenarioFactory f(s);
     (void)f.make(0);
     (void)f.make(s.num_points() - 1);

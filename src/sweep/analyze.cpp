@@ -1,0 +1,185 @@
+// `geopipe analyze` (sweep/analyze.h).
+#include "sweep/analyze.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "analysis/test_functions.h"
+#include "sim/metrics.h"
+#include "sweep/h5store.h"
+#include "sweep/output.h"
+#include "sweep/result_table.h"
+#include "util/input_error.h"
+
+namespace geopipe::sweep {
+namespace {
+
+std::string quoted_join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "'" : ", '") + x + "'";
+  return s;
+}
+
+std::size_t column(const Table& t, const std::string& name, const std::string& path) {
+  const auto it = std::find(t.names.begin(), t.names.end(), name);
+  if (it == t.names.end()) throw InputError(path, 0, 0, "has no column '" + name + "'");
+  return static_cast<std::size_t>(it - t.names.begin());
+}
+
+/// The Saltelli blocks per sample (2D + 2 or D + 2) whose structure `unit` has, or 0.
+std::size_t saltelli_block(const std::vector<double>& unit, std::size_t d, std::size_t points) {
+  for (const std::size_t k : {2 * d + 2, d + 2}) {
+    if (points == 0 || points % k != 0) continue;
+    bool ok = true;
+    for (std::size_t i = 0; ok && i < points / k; ++i) {
+      const double* a = &unit[(i * k) * d];
+      const double* b = &unit[(i * k + k - 1) * d];
+      for (std::size_t blk = 1; ok && blk + 1 < k; ++blk) {
+        const bool ab = blk <= d;
+        const std::size_t j = ab ? blk - 1 : blk - 1 - d;
+        const double* row = &unit[(i * k + blk) * d];
+        for (std::size_t c = 0; ok && c < d; ++c) ok = row[c] == ((c == j) == ab ? b[c] : a[c]);
+      }
+    }
+    if (ok) return k;
+  }
+  return 0;
+}
+
+}  // namespace
+
+AnalyzeReport analyze(const AnalyzeOptions& options) {
+  AnalyzeReport r;
+  r.options = options;
+  const std::string& path = options.file;
+  const DesignTable design = read_design(path);
+  if (design.design != options.method)
+    throw InputError(path, 0, 0, "analyze " + options.method + " needs the result file of a design = \"" + options.method +
+                                     "\" sweep, but this file's sweep has design = \"" + design.design + "\"" +
+                                     (design.design == "sobol" || design.design == "morris" || design.design == "oat"
+                                          ? " (use: geopipe analyze " + design.design + " " + path + ")"
+                                          : ""));
+  const MetricDef* metric = find_metric(options.metric);
+  if (!metric) {
+    std::vector<std::string> names;
+    for (const MetricDef& m : metric_defs()) names.emplace_back(m.name);
+    throw InputError("--metric", 0, 0, "unknown metric '" + options.metric + "' (expected one of " + quoted_join(names) + ")");
+  }
+  std::string& sched = r.options.scheduler;
+  if (sched.empty()) sched = design.schedulers.front();
+  for (const std::string* s : {&sched, &r.options.paired_vs}) {
+    if (s->empty() || std::find(design.schedulers.begin(), design.schedulers.end(), *s) != design.schedulers.end()) continue;
+    throw InputError(s == &sched ? "--scheduler" : "--paired-vs", 0, 0,
+                     "scheduler '" + *s + "' is not in " + path + " (expected one of " + quoted_join(design.schedulers) + ")");
+  }
+  const bool paired = !r.options.paired_vs.empty();
+  if (paired && r.options.paired_vs == sched)
+    throw InputError("--paired-vs", 0, 0, "--paired-vs " + sched + " is the analysed scheduler itself (expected another scheduler of the file)");
+  r.factors = design.factors;
+  const std::size_t d = design.factors.size();
+  const std::size_t points = design.unit.size() / std::max<std::size_t>(d, 1);
+  r.points = points;
+  r.quantity = paired ? "paired change of " + options.metric + ", " + sched + " / " + r.options.paired_vs + " - 1"
+                      : options.metric + " of " + sched;
+  r.unit = paired ? "" : metric->unit;
+  if (analysis::test_function_kind(sched)) {  // a test function's value, stored as avg_jct_s
+    if (options.metric != "avg_jct_s")
+      throw InputError("--metric", 0, 0, "this file holds the values of the test function '" + sched +
+                                             "', stored as avg_jct_s (expected --metric avg_jct_s, the default)");
+    r.quantity = sched + "(x) (stored as avg_jct_s)";
+    r.unit = "";
+  }
+
+  // The metric per (point, seed) of the analysed scheduler and, if paired, of the baseline.
+  const Table t = read_results(path);
+  const std::size_t c_point = column(t, "point", path), c_seed = column(t, "seed", path), c_metric = column(t, options.metric, path);
+  const auto s_it = std::find(t.text_names.begin(), t.text_names.end(), "scheduler");
+  if (s_it == t.text_names.end()) throw InputError(path, 0, 0, "has no column 'scheduler'");
+  const std::vector<std::string>& sched_col = t.text[static_cast<std::size_t>(s_it - t.text_names.begin())];
+  std::vector<std::map<std::uint64_t, double>> mine(points), base(points);
+  for (std::size_t i = 0; i < sched_col.size(); ++i) {
+    const double p = t.numeric[c_point][i];
+    if (!(p >= 0) || p >= static_cast<double>(points)) continue;
+    const auto pt = static_cast<std::size_t>(p);
+    const auto seed = static_cast<std::uint64_t>(t.numeric[c_seed][i]);
+    if (sched_col[i] == sched) mine[pt][seed] = t.numeric[c_metric][i];
+    else if (paired && sched_col[i] == r.options.paired_vs) base[pt][seed] = t.numeric[c_metric][i];
+  }
+  std::vector<double> y(points);
+  std::size_t missing = 0, first_missing = 0;
+  double se2_sum = 0;
+  std::size_t se_points = 0;
+  r.noise.seeds_min = SIZE_MAX;
+  for (std::size_t p = 0; p < points; ++p) {
+    std::vector<double> v;
+    for (const auto& [seed, m] : mine[p]) {
+      if (!paired) {
+        v.push_back(m);
+        continue;
+      }
+      const auto b = base[p].find(seed);
+      if (b != base[p].end()) v.push_back(m / b->second - 1);
+    }
+    if (v.empty()) {
+      if (missing++ == 0) first_missing = p;
+      continue;
+    }
+    double mean = 0;
+    for (const double x : v) mean += x;
+    mean /= static_cast<double>(v.size());
+    if (!std::isfinite(mean))
+      throw InputError(path, 0, 0, "point " + std::to_string(p) + " has a non-finite " + r.quantity +
+                                       " (e.g. no job completed, or a baseline of 0): the indices need a finite value at every point");
+    y[p] = mean;
+    r.noise.seeds_min = std::min(r.noise.seeds_min, v.size());
+    r.noise.seeds_max = std::max(r.noise.seeds_max, v.size());
+    if (v.size() >= 2) {
+      double ss = 0;
+      for (const double x : v) ss += (x - mean) * (x - mean);
+      se2_sum += ss / static_cast<double>(v.size() - 1) / static_cast<double>(v.size());
+      ++se_points;
+    }
+  }
+  if (missing > 0)
+    throw InputError(path, 0, 0, std::to_string(missing) + " of " + std::to_string(points) + " points have no result for " +
+                                     (paired ? "both " + sched + " and " + r.options.paired_vs + " at one seed" : sched) +
+                                     " (the first: point " + std::to_string(first_missing) + "; the file holds " +
+                                     std::to_string(design.num_scenarios) + " of " + std::to_string(design.total_scenarios) +
+                                     " scenarios" + (design.complete ? "" : ": finish it with geopipe sweep --resume") +
+                                     "); analyze " + options.method + " needs every point");
+  double mean = 0;
+  for (const double v : y) mean += v;
+  mean /= static_cast<double>(std::max<std::size_t>(points, 1));
+  double var = 0;
+  for (const double v : y) var += (v - mean) * (v - mean);
+  r.noise.variance = var / static_cast<double>(std::max<std::size_t>(points, 1));
+  r.noise.rms_standard_error = se_points == points ? std::sqrt(se2_sum / static_cast<double>(points)) : std::nan("");
+
+  try {
+    if (options.method == "sobol") {
+      const std::size_t k = saltelli_block(design.unit, d, points);
+      if (k == 0)
+        throw InputError(path, 0, 0, "/design is not a Saltelli design of " + std::to_string(d) +
+                                         " factors (expected blocks of 2D + 2 or D + 2 points: A, AB_j, [BA_j], B)");
+      r.second_order = k == 2 * d + 2;
+      r.sobol = analysis::sobol_indices(y, d, r.second_order, options.bootstrap);
+    } else if (options.method == "morris") {
+      r.morris = analysis::morris_indices(design.unit, y, d, options.bootstrap);
+    } else if (options.method == "oat") {
+      r.base_value = y.at(0);
+      r.oat = analysis::oat_effects(design.unit, y, d);
+    } else {
+      throw std::logic_error("analyze: unknown method " + options.method);
+    }
+  } catch (const std::invalid_argument& e) {
+    throw InputError(path, 0, 0, std::string("cannot analyse its design: ") + e.what());
+  }
+  return r;
+}
+
+}  // namespace geopipe::sweep
