@@ -29,6 +29,7 @@
 #include "config/toml_error.h"
 #include "config/toml_limits.h"
 #include "sched/registry.h"
+#include "sim/metrics.h"
 #include "util/hash.h"
 
 namespace geopipe::config {
@@ -39,6 +40,60 @@ using namespace sweep_internal;
 
 const char* const kEmptyMsg =
     "empty sweep file (expected a [sweep] table with name, base, schedulers and seeds)";
+
+/// `seeds = { min = 5, max = 200, rel_ci = 0.02, metric = "avg_jct_s", paired_vs = "..." }`.
+ReplicationRule parse_replication_rule(const SweepFile& file_, const toml::table& t, const std::vector<std::string>& schedulers) {
+  const std::string w = "sweep.seeds";
+  file_.check_keys(t, {"min", "max", "rel_ci", "abs_ci", "confidence", "metric", "paired_vs"}, "in " + w);
+  ReplicationRule r;
+  const auto integer = [&](const char* key, std::uint64_t lo, std::uint64_t hi, const std::string& what) {
+    return count_key(file_, t, key, w, lo, hi, what);
+  };
+  const auto number = [&](const char* key, bool positive_below_one) -> double {
+    const toml::node* n = t.get(key);
+    if (!n->is_number()) file_.fail(*n, w + "." + key + ": expected a number, got " + type_of(*n));
+    const double v = n->value<double>().value_or(0);
+    if (!std::isfinite(v) || !(v > 0) || (positive_below_one && !(v < 1)))
+      file_.fail(*n, w + "." + key + " must be " + (positive_below_one ? "in (0, 1)" : "> 0") + " (got " + float_text(v) + ")");
+    return v;
+  };
+  if (!t.get("max")) file_.fail(pos_of(t), w + ": missing 'max' (expected the most seeds per point)");
+  r.max = integer("max", 2, kMaxSeeds, "the most seeds per point, at least 2");
+  if (t.get("min")) r.min = integer("min", 2, kMaxSeeds, "the seeds of the first round, at least 2 (a CI needs two)");
+  if (r.min > r.max) {
+    if (t.get("min"))
+      file_.fail(*t.get("min"), w + ".min = " + std::to_string(r.min) + " is more than max = " + std::to_string(r.max) +
+                                    " (expected min <= max)");
+    file_.fail(*t.get("max"), w + ".max = " + std::to_string(r.max) + " is less than the default min = " +
+                                  std::to_string(r.min) + " (expected max >= min; set min too)");
+  }
+  if (!t.get("rel_ci") && !t.get("abs_ci"))
+    file_.fail(pos_of(t), w + ": missing 'rel_ci' (expected the target half-width of the 95% CI relative to the mean, "
+                        "e.g. rel_ci = 0.02; or abs_ci in the quantity's unit)");
+  if (t.get("rel_ci")) r.rel_ci = number("rel_ci", false);
+  if (t.get("abs_ci")) r.abs_ci = number("abs_ci", false);
+  if (t.get("confidence")) r.confidence = number("confidence", true);
+  if (const toml::node* m = t.get("metric")) {
+    std::vector<std::string> names;
+    for (const MetricDef& d : metric_defs())
+      if (d.deterministic) names.emplace_back(d.name);
+    if (!m->is_string()) file_.fail(*m, w + ".metric: expected a metric name (a string), got " + type_of(*m));
+    r.metric = m->as_string()->get();
+    if (std::find(names.begin(), names.end(), r.metric) == names.end())
+      file_.fail(*m, w + ".metric: unknown metric '" + r.metric + "'" + suggestion_suffix(r.metric, names) +
+                   " (expected one of " + quoted_list(names, 40) + ")");
+  }
+  if (const toml::node* q = t.get("paired_vs")) {
+    if (!q->is_string()) file_.fail(*q, w + ".paired_vs: expected a scheduler of the sweep (a string), got " + type_of(*q));
+    r.paired_vs = q->as_string()->get();
+    if (std::find(schedulers.begin(), schedulers.end(), r.paired_vs) == schedulers.end())
+      file_.fail(*q, w + ".paired_vs: '" + r.paired_vs + "' is not a scheduler of this sweep" +
+                   suggestion_suffix(r.paired_vs, schedulers) + " (expected one of " + quoted_list(schedulers) + ")");
+    if (schedulers.size() < 2)
+      file_.fail(*q, w + ".paired_vs: a paired change needs another scheduler (this sweep has only '" + r.paired_vs + "')");
+  }
+  return r;
+}
 
 // ---- the loader -----------------------------------------------------------------------------
 
@@ -72,6 +127,7 @@ class Loader {
   void parse_design(const toml::table& sweep, const toml::table& root);
   void parse_schedulers(const toml::node& n);
   void parse_seeds(const toml::node& n);
+  void parse_replication(const toml::table& t);
   void read_base(const toml::node& n);
   void check_size() const;
   void check_paths() const;
@@ -347,7 +403,7 @@ void Loader::parse_sweep(const toml::table& sweep) {
       {"name", "a non-empty string"},
       {"base", "the base scenario file, relative to the sweep file"},
       {"schedulers", "a list of scheduler presets, or \"all\""},
-      {"seeds", "a seed count N (seeds 1..N) or a list of seeds"},
+      {"seeds", "a seed count N (seeds 1..N), a list of seeds, or { min, max, rel_ci } (seeds until a precision)"},
   };
   const bool test = spec_.test_function.has_value();
   for (const auto& r : required) {
@@ -471,7 +527,14 @@ void Loader::parse_schedulers(const toml::node& n) {
   }
 }
 
+void Loader::parse_replication(const toml::table& t) {
+  ReplicationRule r = parse_replication_rule(file_, t, spec_.schedulers);
+  for (std::uint64_t k = 1; k <= r.max; ++k) spec_.seeds.push_back(k);
+  spec_.replication = std::move(r);
+}
+
 void Loader::parse_seeds(const toml::node& n) {
+  if (const auto* t = n.as_table()) return parse_replication(*t);
   if (const auto* i = n.as_integer()) {
     const std::int64_t v = i->get();
     if (v < 1)
@@ -542,6 +605,17 @@ SweepPoint SweepSpec::point(std::size_t i) const {
   const std::size_t l = i - static_cast<std::size_t>(g);
   if (l < listed.size()) return listed[l];
   return sample.point(l - listed.size(), columns.size(), unit);
+}
+
+std::optional<ReplicationRule> replication_rule_of(const std::string& sweep_toml, const std::vector<std::string>& schedulers) {
+  try {
+    const toml::table root = parse_toml(sweep_toml, "sweep_toml");
+    const toml::table* seeds = root["sweep"]["seeds"].as_table();
+    if (!seeds) return std::nullopt;
+    return parse_replication_rule(SweepFile("sweep_toml"), *seeds, schedulers);
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
 }
 
 SweepSpec load_sweep_file(const std::string& path, const std::vector<Override>& cli_sets,

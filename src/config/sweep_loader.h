@@ -112,6 +112,20 @@ struct SweepSample {
   SweepPoint point(std::uint64_t i, std::size_t ncol, const std::vector<double>& unit) const;
 };
 
+/// `seeds = { min, max, rel_ci, ... }`: precision-driven replication (docs/sweep-format.md,
+/// "Seeds until a precision"). Per point, seeds 1..min first, then more in rounds until the
+/// confidence interval of `metric` (or of its paired change against `paired_vs`) is narrow
+/// enough for every scheduler, or `max` seeds ran. The rounds are sweep/replication.h's.
+struct ReplicationRule {
+  std::uint64_t min = 5;         ///< seeds of the first round, >= 2
+  std::uint64_t max = 0;         ///< most seeds per point (SweepSpec::seeds is 1..max)
+  double rel_ci = 0;             ///< stop when the CI half-width <= rel_ci * |mean| (> 0)
+  double abs_ci = 0;             ///< or when it is <= abs_ci (0: no absolute target), in the quantity's unit
+  double confidence = 0.95;      ///< the CI's level (Student t)
+  std::string metric = "avg_jct_s";  ///< a deterministic metric (sim/metrics.h)
+  std::string paired_vs;         ///< "" or a scheduler of the sweep: the quantity is scheduler / paired_vs - 1 per seed
+};
+
 struct SweepSpec {
   std::string name;                     ///< [sweep].name
   std::string path;                     ///< sweep file as given
@@ -131,7 +145,8 @@ struct SweepSpec {
   /// is stored as the metric avg_jct_s.
   std::optional<analysis::TestFunction> test_function;
   std::vector<std::string> schedulers;  ///< preset names, in file order ("all" expanded)
-  std::vector<std::uint64_t> seeds;     ///< seed values; `seeds = N` means 1..N
+  std::vector<std::uint64_t> seeds;     ///< seed values; `seeds = N` means 1..N; with `replication`, 1..max
+  std::optional<ReplicationRule> replication;  ///< `seeds = { min, max, rel_ci, ... }`
   std::vector<Override> fixed;          ///< [sweep.set] entries then command-line --set: applied to every point first
   std::vector<SweepColumn> columns;     ///< swept parameters in file order
   SweepGrid grid;                       ///< points 0 .. grid.size()-1, generated on demand
@@ -183,6 +198,10 @@ struct SweepLoadOptions {
 /// for a large sweep a covering sample (SweepLoadOptions).
 SweepSpec load_sweep_file(const std::string& path, const std::vector<Override>& cli_sets = {},
                           const SweepLoadOptions& options = {});
+
+/// The precision-driven replication rule of a sweep file's text (a result file's sweep_toml),
+/// or nullopt if it has fixed seeds (or is not a valid sweep text). `schedulers`: the sweep's.
+std::optional<ReplicationRule> replication_rule_of(const std::string& sweep_toml, const std::vector<std::string>& schedulers);
 
 /// Builds the scenario of a point: base text + fixed overrides + the point's overrides,
 /// validated. Parses the base text once; make() is const and safe to call from many threads.

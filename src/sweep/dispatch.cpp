@@ -10,12 +10,25 @@ std::uint64_t count(const std::vector<IdRange>& ranges) {
   return n;
 }
 
-IdCursor::IdCursor(const Plan& plan, const std::vector<std::int64_t>& done) : plan_(plan), done_(done) {
+IdCursor::IdCursor(const Plan& plan, const std::vector<std::int64_t>& done, const std::vector<std::uint32_t>* allowance)
+    : plan_(plan), done_(done), allowance_(allowance) {
   remaining_ = plan.shard_total();
+  if (allowance_) {  // (no shards with an allowance: the runner refuses them)
+    remaining_ = 0;
+    for (const std::uint32_t a : *allowance_) remaining_ += a;
+    remaining_ *= plan.schedulers();
+  }
   for (std::int64_t d : done)
-    if (d >= 0 && static_cast<std::uint64_t>(d) < plan.total() && plan.in_shard(static_cast<std::uint64_t>(d)))
+    if (d >= 0 && static_cast<std::uint64_t>(d) < plan.total() && plan.in_shard(static_cast<std::uint64_t>(d)) &&
+        allowed(static_cast<std::uint64_t>(d)))
       --remaining_;
   advance();
+}
+
+bool IdCursor::allowed(std::uint64_t id) const {
+  if (!allowance_) return true;
+  const ScenarioKey k = plan_.key(id);
+  return k.seed_index < (*allowance_)[static_cast<std::size_t>(k.point)];
 }
 
 std::uint64_t IdCursor::take(std::uint64_t n, std::vector<IdRange>& out) {
@@ -41,6 +54,10 @@ void IdCursor::advance() {
       const std::uint64_t pair = next_ / S, N = plan_.shards(), K = plan_.shard();
       const std::uint64_t next_pair = pair + ((K + N - pair % N) % N);
       next_ = next_pair * S;
+      continue;
+    }
+    if (!allowed(next_)) {  // beyond the point's allowance: jump to the next point
+      next_ = (plan_.key(next_).point + 1) * plan_.seeds() * S;
       continue;
     }
     while (dpos_ < done_.size() && done_[dpos_] < static_cast<std::int64_t>(next_)) ++dpos_;

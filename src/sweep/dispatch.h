@@ -19,10 +19,12 @@ std::uint64_t count(const std::vector<IdRange>& ranges);
 
 /// Walks the ids of the plan's shard in increasing order, skipping those already done (a
 /// sorted list), without materialising the id list: memory does not grow with the number of
-/// scenarios.
+/// scenarios. With `allowance` (precision-driven replication, sweep/replication.h), only the
+/// seed indices below allowance[point] of each point.
 class IdCursor {
  public:
-  IdCursor(const Plan& plan, const std::vector<std::int64_t>& done);
+  IdCursor(const Plan& plan, const std::vector<std::int64_t>& done,
+           const std::vector<std::uint32_t>* allowance = nullptr);
   bool empty() const { return next_ >= plan_.total(); }
   std::uint64_t remaining() const { return remaining_; }
   /// Appends up to n ids as ranges; returns how many.
@@ -30,8 +32,10 @@ class IdCursor {
 
  private:
   void advance();  ///< next_ to the first id >= next_ in the shard and not done
+  bool allowed(std::uint64_t id) const;
   const Plan& plan_;
   const std::vector<std::int64_t>& done_;
+  const std::vector<std::uint32_t>* allowance_;
   std::uint64_t next_ = 0, remaining_ = 0;
   std::size_t dpos_ = 0;
 };

@@ -26,10 +26,9 @@ constexpr double kStopGraceS = 30.0;
 class Master {
  public:
   Master(const SweepOptions& opt, const ExecContext& cx, ResultSink& sink, const std::vector<std::int64_t>& done,
-         int ranks, int threads, bool mpi)
-      : opt_(opt), sink_(sink), cursor_(*cx.plan, done),
-        progress_(cursor_.remaining(), cx.plan->shard_total() - cursor_.remaining(), opt.quiet,
-                  opt.progress_interval_s),
+         int ranks, int threads, bool mpi, const RoundOptions& round)
+      : opt_(opt), sink_(sink), round_(round), cursor_(*cx.plan, done, round.allowance),
+        progress_(cursor_.remaining(), total_of(cx, round) - cursor_.remaining(), opt.quiet, opt.progress_interval_s),
         sizer_(threads, ranks), local_(cx), reorder_(sink), mpi_(mpi), workers_left_(ranks - 1) {}
 
   MasterOutcome run() {
@@ -147,13 +146,23 @@ class Master {
       if (abandoned_workers_) std::cerr << "geopipe: workers did not return within 30 s; aborting them\n";
       return {util::kExitInterrupted, abandoned_workers_, done_, failed_};
     }
-    sink_.finalize();
+    if (round_.final) sink_.finalize();
+    else sink_.flush();
     progress_.finish(done_, failed_, "-> " + opt_.output);
     return {failed_ ? util::kExitFailures : util::kExitOk, false, done_, failed_};
   }
 
+  /// Scenarios of the round: the shard's, or those of the allowance.
+  static std::uint64_t total_of(const ExecContext& cx, const RoundOptions& round) {
+    if (!round.allowance) return cx.plan->shard_total();
+    std::uint64_t n = 0;
+    for (const std::uint32_t a : *round.allowance) n += a;
+    return n * cx.plan->schedulers();
+  }
+
   const SweepOptions& opt_;
   ResultSink& sink_;
+  RoundOptions round_;
   IdCursor cursor_;
   Progress progress_;
   BatchSizer sizer_;
@@ -173,8 +182,9 @@ class Master {
 }  // namespace
 
 MasterOutcome run_master(const SweepOptions& opt, const ExecContext& cx, ResultSink& sink,
-                         const std::vector<std::int64_t>& done, int ranks, int threads, bool mpi) {
-  Master m(opt, cx, sink, done, ranks, threads, mpi);
+                         const std::vector<std::int64_t>& done, int ranks, int threads, bool mpi,
+                         const RoundOptions& round) {
+  Master m(opt, cx, sink, done, ranks, threads, mpi, round);
   return m.run();
 }
 

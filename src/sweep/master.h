@@ -20,11 +20,19 @@ struct MasterOutcome {
   std::uint64_t failed = 0;        ///< of those, failed
 };
 
-/// Runs the sweep's remaining scenarios (all of the plan's shard but `done`, sorted) with
-/// `ranks` − 1 MPI workers (if `mpi`) and the local executor of `threads` threads. Finalizes
-/// the output when every scenario came back; otherwise flushes it and reports interrupted.
+/// How run_master() runs one round of a sweep.
+struct RoundOptions {
+  const std::vector<std::uint32_t>* allowance = nullptr;  ///< seeds per point (sweep/replication.h), or all
+  bool final = true;  ///< finalize the output when every scenario came back (else only flush it)
+};
+
+/// Runs the sweep's remaining scenarios (all of the plan's shard, or of `round.allowance`, but
+/// `done`, sorted) with `ranks` − 1 MPI workers (if `mpi`) and the local executor of `threads`
+/// threads. When every scenario came back, finalizes the output (round.final) or flushes it;
+/// otherwise flushes it and reports interrupted.
 MasterOutcome run_master(const SweepOptions& opt, const ExecContext& cx, ResultSink& sink,
-                         const std::vector<std::int64_t>& done, int ranks, int threads, bool mpi);
+                         const std::vector<std::int64_t>& done, int ranks, int threads, bool mpi,
+                         const RoundOptions& round = {});
 
 /// A worker rank: asks for batches, runs them, returns the results, until told to stop or
 /// signalled. Returns the exit code.

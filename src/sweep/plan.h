@@ -44,6 +44,8 @@ class Plan {
   std::uint64_t shard() const { return shard_; }
   std::uint64_t shards() const { return shards_; }
   std::uint64_t schedulers() const { return scheds_; }
+  std::uint64_t seeds() const { return seeds_; }
+  std::uint64_t points() const { return points_; }
 
  private:
   std::uint64_t points_, seeds_, scheds_, shard_, shards_;

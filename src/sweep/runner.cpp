@@ -8,16 +8,23 @@
 #include <tbb/info.h>
 #include <tbb/task_arena.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "config/sweep_loader.h"
 #include "sweep/executor.h"
 #include "sweep/master.h"
 #include "sweep/output.h"
 #include "sweep/plan.h"
+#include "sweep/replication.h"
+#include "sweep/result_table.h"
+#include "sim/model_version.h"
 #include "sweep/signals.h"
 #include "util/exit_codes.h"
 #include "util/input_error.h"
@@ -51,10 +58,19 @@ void print_dry_run(const config::SweepSpec& spec, const Plan& plan, const std::s
     std::printf("\nbase: %s\nschedulers:", spec.base_path.c_str());
   }
   for (const auto& s : spec.schedulers) std::printf(" %s", s.c_str());
-  std::printf("\nseeds: %zu (", spec.seeds.size());
-  for (size_t k = 0; k < spec.seeds.size() && k < 10; ++k)
-    std::printf("%s%llu", k ? " " : "", static_cast<unsigned long long>(spec.seeds[k]));
-  std::printf("%s)\n", spec.seeds.size() > 10 ? " ..." : "");
+  if (const auto& r = spec.replication) {
+    std::printf("\nseeds: %llu to %llu per point, in rounds until the %g%% CI half-width of %s%s is <= %g%% of |mean|",
+                static_cast<unsigned long long>(r->min), static_cast<unsigned long long>(r->max), 100 * r->confidence,
+                r->metric.c_str(), r->paired_vs.empty() ? "" : (" (paired change vs " + r->paired_vs + ")").c_str(),
+                100 * r->rel_ci);
+    if (r->abs_ci > 0) std::printf(" or <= %g", r->abs_ci);
+    std::printf(" (the count above is the most it can run)\n");
+  } else {
+    std::printf("\nseeds: %zu (", spec.seeds.size());
+    for (size_t k = 0; k < spec.seeds.size() && k < 10; ++k)
+      std::printf("%s%llu", k ? " " : "", static_cast<unsigned long long>(spec.seeds[k]));
+    std::printf("%s)\n", spec.seeds.size() > 10 ? " ..." : "");
+  }
   for (const auto& o : spec.fixed) std::printf("fixed: %s = %s\n", o.path.c_str(), o.value.c_str());
   if (!spec.checked_all) std::printf("%s\n", checked_note(spec).c_str());
   const size_t show = std::min<size_t>(spec.num_points(), 10);
@@ -105,6 +121,104 @@ class MpiSession {
   int rank_ = 0, ranks_ = 1;
 };
 
+/// Passes results to the output and to the rounds of a precision-driven sweep.
+class RoundSink final : public ResultSink {
+ public:
+  RoundSink(ResultSink& out, Replication& rep, const Plan& plan, const config::ReplicationRule& rule)
+      : out_(out), rep_(rep), plan_(plan), rule_(rule) {}
+  void append(const ScenarioResult& r) override {
+    const ScenarioKey k = plan_.key(static_cast<std::uint64_t>(r.id));
+    rep_.record(k.point, k.seed_index, k.scheduler_index, r.ok, r.ok ? Replication::metric_value(rule_, r.metrics) : 0.0);
+    ids.push_back(r.id);
+    out_.append(r);
+  }
+  void flush() override { out_.flush(); }
+  void finalize() override { out_.finalize(); }
+  std::vector<std::int64_t> ids;  ///< every id appended (unsorted)
+
+ private:
+  ResultSink& out_;
+  Replication& rep_;
+  const Plan& plan_;
+  const config::ReplicationRule& rule_;
+};
+
+/// Rank 0 of a sweep with `seeds = { min, max, rel_ci, ... }`: replays the rounds that the
+/// results at hand (a resumed file's) complete, then runs round after round until every point
+/// stopped (sweep/replication.h), telling the workers before each round whether one follows.
+int run_rounds(const SweepOptions& opt, const ExecContext& cx, const config::SweepSpec& spec, const Plan& plan,
+               OpenedOutput& output, const Table& resumed, const MpiSession& mpi, int threads) {
+  const config::ReplicationRule& rule = *spec.replication;
+  Replication rep(rule, spec.num_points(), spec.schedulers);
+  // A resumed file's results, matched by content key to this sweep's ids (output.done).
+  if (output.resumed) {
+    std::unordered_map<std::string, double> by_key;
+    const auto name = std::find(resumed.names.begin(), resumed.names.end(), rule.metric);
+    const auto key = std::find(resumed.text_names.begin(), resumed.text_names.end(), "key");
+    if (name != resumed.names.end() && key != resumed.text_names.end()) {
+      const auto& values = resumed.numeric[static_cast<std::size_t>(name - resumed.names.begin())];
+      const auto& keys = resumed.text[static_cast<std::size_t>(key - resumed.text_names.begin())];
+      for (std::size_t i = 0; i < keys.size(); ++i) by_key.emplace(keys[i], values[i]);
+    }
+    for (const std::int64_t id : output.done) {
+      const ScenarioKey k = plan.key(static_cast<std::uint64_t>(id));
+      const config::PointKeyPrefix prefix(spec.point_digests[k.point], kModelVersion);
+      const auto it = by_key.find(prefix.key(spec.seeds[k.seed_index], spec.schedulers[k.scheduler_index]).hex());
+      // Without a metrics row the scenario failed (its row is in /errors).
+      rep.record(k.point, k.seed_index, k.scheduler_index, it != by_key.end(), it != by_key.end() ? it->second : 0.0);
+    }
+  }
+  RoundSink sink(*output.sink, rep, plan, rule);
+  std::vector<std::int64_t> done = output.done;
+  MasterOutcome total;
+  int code = util::kExitOk;
+  bool finished = false;
+  while (true) {
+    while (rep.round_complete())  // decide every round the results at hand complete
+      if (rep.next_round() == 0) {
+        finished = true;
+        break;
+      }
+    if (finished || stop_requested()) break;
+    if (!opt.quiet)
+      std::cerr << "geopipe sweep '" << spec.name << "': round " << rep.rounds() << ": " << rep.scenarios()
+                << " scenarios in the rounds so far (" << rep.count(PrecisionState::kRunning) << " of " << spec.num_points()
+                << " points still adding seeds), " << mpi.ranks() << " rank(s) x " << threads << " thread(s) -> "
+                << opt.output << "\n";
+    mpi.broadcast(1);
+    const MasterOutcome o = run_master(opt, cx, sink, done, mpi.ranks(), threads, mpi.used(), RoundOptions{&rep.allowances(), false});
+    total.computed += o.computed;
+    total.failed += o.failed;
+    total.abandoned_workers = total.abandoned_workers || o.abandoned_workers;
+    done.insert(done.end(), sink.ids.begin(), sink.ids.end());
+    sink.ids.clear();
+    std::sort(done.begin(), done.end());
+    if (o.exit_code != util::kExitOk && o.exit_code != util::kExitFailures) {
+      code = o.exit_code;
+      break;
+    }
+  }
+  mpi.broadcast(0);
+  if (finished) {
+    output.sink->finalize();
+    code = total.failed ? util::kExitFailures : util::kExitOk;
+  } else if (code == util::kExitOk) {
+    code = util::kExitInterrupted;  // stopped between rounds
+  }
+  output.sink.reset();
+  if (!opt.quiet) {
+    std::cerr << "geopipe sweep '" << spec.name << "': " << (finished ? "every point stopped" : "interrupted") << " after "
+              << rep.rounds() << " round(s): " << rep.count(PrecisionState::kConverged) << " points reached the precision, "
+              << rep.count(PrecisionState::kMaxSeeds) << " ran out of seeds (max " << rule.max << "), "
+              << rep.count(PrecisionState::kFailed) << " had a failed scenario"
+              << (finished ? "" : ", " + std::to_string(rep.count(PrecisionState::kRunning)) + " still adding seeds") << "; "
+              << opt.output << " holds " << done.size() << " scenarios (reused " << output.done.size() << ", computed "
+              << total.computed << ")" << (finished ? "" : ": rerun with --resume to finish") << "\n";
+  }
+  if (total.abandoned_workers || (code == util::kExitInternal && mpi.used())) mpi.abort(code);
+  return code;
+}
+
 }  // namespace
 
 bool launched_by_mpi() {
@@ -132,6 +246,10 @@ int run_sweep(const SweepOptions& opt) {
         spec = config::load_sweep_file(opt.sweep_file, opt.sets, load);
         if (opt.shards == 0 || opt.shard >= opt.shards)
           throw InputError("--shard", 0, 0, "expected K/N with 0 <= K < N");
+        if (spec->replication && opt.shards > 1)
+          throw InputError("--shard", 0, 0,
+                           "this sweep's seeds = { ... } decides each point's seeds from all its results, so its "
+                           "points cannot be split by seed across shards (expected a fixed number of seeds, or no --shard)");
         return util::kExitOk;
       },
       {report, ""});
@@ -146,6 +264,7 @@ int run_sweep(const SweepOptions& opt) {
 
   // Rank 0 decides whether the run can start (output rules) and tells the others.
   OpenedOutput output;
+  Table resumed;  // a resumed file's results, for the rounds of a precision-driven sweep
   if (mpi.rank() == 0) {
     code = util::guarded([&] {
       if (opt.output.empty()) throw InputError("-o", 0, 0, "missing output file (expected -o OUT.h5)");
@@ -163,6 +282,7 @@ int run_sweep(const SweepOptions& opt) {
       rq.durable = opt.durable;
       rq.layout = "ranks=" + std::to_string(mpi.ranks()) + " threads=" + std::to_string(threads);
       rq.version = opt.version;
+      if (spec->replication && opt.resume && util::path_exists(opt.output)) resumed = read_results(opt.output);
       output = open_output(rq, *spec, plan);
       return util::kExitOk;
     });
@@ -171,10 +291,21 @@ int run_sweep(const SweepOptions& opt) {
 
   if (mpi.rank() != 0) {
     const std::string where = "rank " + std::to_string(mpi.rank());
-    code = util::guarded([&] { return run_worker(cx); }, {true, where});
-    if (code == util::kExitInternal) mpi.abort(code);
+    if (!spec->replication) {
+      code = util::guarded([&] { return run_worker(cx); }, {true, where});
+      if (code == util::kExitInternal) mpi.abort(code);
+      return code;
+    }
+    // Rounds: rank 0 says before each whether one follows.
+    code = util::kExitOk;
+    while (mpi.broadcast(0) == 1) {
+      const int c = util::guarded([&] { return run_worker(cx); }, {true, where});
+      if (c == util::kExitInternal) mpi.abort(c);
+      if (c != util::kExitOk) code = c;
+    }
     return code;
   }
+  if (spec->replication) return run_rounds(opt, cx, *spec, plan, output, resumed, mpi, threads);
   // What a resumed output holds and what this run adds, said before and after (docs/sweep-runner.md).
   const auto accounting = [&](std::uint64_t to_run) {
     std::string s = "reused " + std::to_string(output.done.size()) + ", to run " + std::to_string(to_run) +

@@ -11,7 +11,10 @@
 #include "config/error.h"
 #include "util/input_error.h"
 #include "sim/metrics.h"
+#include "config/sweep_loader.h"
+#include "sweep/h5store.h"
 #include "sweep/output.h"
+#include "sweep/replication.h"
 #include "sweep/stats.h"
 
 namespace geopipe::sweep {
@@ -190,6 +193,70 @@ class Summary {
 
 }  // namespace
 
-void summarize(const SummarizeOptions& opt, std::ostream& os) { Summary(opt, read_results(opt.file)).print(os); }
+namespace {
+
+const char* state_name(PrecisionState s) {
+  switch (s) {
+    case PrecisionState::kRunning: return "running";
+    case PrecisionState::kConverged: return "reached";
+    case PrecisionState::kMaxSeeds: return "max seeds";
+    case PrecisionState::kFailed: return "failed";
+  }
+  return "?";
+}
+
+/// The precision a precision-driven sweep reached per point: the rounds replayed on the file's
+/// rows (sweep/replication.h), as the runner decided them.
+void print_precision(const SummarizeOptions& opt, const Table& t, const StoreMeta& meta, std::ostream& os) {
+  const auto rule = config::replication_rule_of(meta.sweep_toml, meta.schedulers);
+  if (!rule) {
+    if (opt.precision) os << "precision: this sweep has a fixed number of seeds (no seeds = { min, max, rel_ci } rule)\n";
+    return;
+  }
+  const int c_point = find(t.names, "point"), c_seed = find(t.names, "seed"), c_metric = find(t.names, rule->metric);
+  const int c_sched = find(t.text_names, "scheduler");
+  if (c_point < 0 || c_seed < 0 || c_metric < 0 || c_sched < 0) return;
+  std::uint64_t points = 0;
+  for (const double p : t.numeric[static_cast<size_t>(c_point)]) points = std::max(points, static_cast<std::uint64_t>(p) + 1);
+  Replication rep(*rule, points, meta.schedulers);
+  const auto& sched = t.text[static_cast<size_t>(c_sched)];
+  for (size_t row = 0; row < sched.size(); ++row) {
+    const auto s = std::find(meta.schedulers.begin(), meta.schedulers.end(), sched[row]);
+    if (s == meta.schedulers.end()) continue;
+    rep.record(static_cast<std::uint64_t>(t.numeric[static_cast<size_t>(c_point)][row]),
+               static_cast<std::uint64_t>(t.numeric[static_cast<size_t>(c_seed)][row]) - 1,
+               static_cast<std::uint64_t>(s - meta.schedulers.begin()), true, t.numeric[static_cast<size_t>(c_metric)][row]);
+  }
+  while (rep.round_complete() && rep.next_round() > 0) {
+  }
+  const std::string quantity = rule->paired_vs.empty() ? rule->metric : rule->metric + " change vs " + rule->paired_vs;
+  fmt::print(os,
+             "precision: seeds {}..{} per point until the {:g}% CI half-width of {} is <= {:g}% of |mean|{}: {} points, "
+             "{} reached it, {} ran out of seeds, {} failed, {} still running{}\n",
+             rule->min, rule->max, 100 * rule->confidence, quantity, 100 * rule->rel_ci,
+             rule->abs_ci > 0 ? fmt::format(" or <= {:g}", rule->abs_ci) : std::string(), points,
+             rep.count(PrecisionState::kConverged), rep.count(PrecisionState::kMaxSeeds), rep.count(PrecisionState::kFailed),
+             rep.count(PrecisionState::kRunning),
+             rep.count(PrecisionState::kRunning) > 0 ? " (the sweep is not finished: geopipe sweep --resume)" : "");
+  if (!opt.precision) return;
+  fmt::print(os, "{:>8} {:>6} {:>14} {:>14} {:>9}  {}\n", "point", "seeds", "mean", "half_width", "rel", "state");
+  for (std::uint64_t p = 0; p < points; ++p) {
+    const PointPrecision& pp = rep.precision(p);
+    if (pp.state == PrecisionState::kRunning) {
+      fmt::print(os, "{:>8} {:>6} {:>14} {:>14} {:>9}  {}\n", p, rep.allowance(p), "", "", "", state_name(pp.state));
+      continue;
+    }
+    fmt::print(os, "{:>8} {:>6} {:>14.6g} {:>14.6g} {:>8.2f}%  {}\n", p, pp.seeds, pp.mean, pp.half_width,
+               100 * pp.rel_half_width, state_name(pp.state));
+  }
+}
+
+}  // namespace
+
+void summarize(const SummarizeOptions& opt, std::ostream& os) {
+  const Table t = read_results(opt.file);
+  Summary(opt, t).print(os);
+  print_precision(opt, t, ResultStore::read(opt.file).meta, os);
+}
 
 }  // namespace geopipe::sweep

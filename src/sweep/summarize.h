@@ -14,6 +14,7 @@ struct SummarizeOptions {
   std::vector<std::string> by;        ///< axis parameters to group by (default: none = pooled)
   std::string baseline;               ///< scheduler to compare against (default: the sweep's first)
   std::vector<std::string> metrics;   ///< default: avg_jct_s, total_cost_usd
+  bool precision = false;             ///< per-point precision table of a seeds = { ... } sweep (default: one line)
 };
 
 /// Prints the summary; throws InputError for an unknown file, axis, scheduler or metric.

@@ -1365,3 +1365,60 @@ INSTANTIATE_TEST_SUITE_P(Files, BadSweep, ::testing::ValuesIn(bad_files()),
                          [](const ::testing::TestParamInfo<std::string>& tpi) { return test_name(tpi.param); });
 
 TEST(BadSweepFiles, AtLeastFifteen) { EXPECT_GE(bad_files().size(), 15u); }
+
+// ---- seeds until a precision -------------------------------------------------------------------
+
+namespace {
+
+TEST(SweepSeedsRule, ParsedWithDefaults) {
+  TempDir tmp;
+  const SweepSpec s = load_text(tmp, sweep_text("", "[\"bace-pipe\", \"delay-first\"]",
+                                                "{ max = 12, rel_ci = 0.02, paired_vs = \"delay-first\" }"));
+  ASSERT_TRUE(s.replication.has_value());
+  EXPECT_EQ(s.replication->min, 5u);
+  EXPECT_EQ(s.replication->max, 12u);
+  EXPECT_EQ(s.replication->rel_ci, 0.02);
+  EXPECT_EQ(s.replication->abs_ci, 0.0);
+  EXPECT_EQ(s.replication->confidence, 0.95);
+  EXPECT_EQ(s.replication->metric, "avg_jct_s");
+  EXPECT_EQ(s.replication->paired_vs, "delay-first");
+  ASSERT_EQ(s.seeds.size(), 12u);
+  EXPECT_EQ(s.seeds.front(), 1u);
+  EXPECT_EQ(s.seeds.back(), 12u);
+  // The rule of a result file's sweep text (what summarize reads).
+  const auto r = replication_rule_of(s.text, s.schedulers);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->max, 12u);
+  EXPECT_FALSE(replication_rule_of(sweep_text(""), {"bace-pipe"}).has_value());
+}
+
+TEST(SweepSeedsRule, BadInputIsLocated) {
+  TempDir tmp;
+  struct Case {
+    std::string seeds, want;
+  };
+  const std::string two = "[\"bace-pipe\", \"delay-first\"]";
+  const std::vector<Case> cases = {
+      {"{ min = 5, rel_ci = 0.1 }", ":5:9: sweep.seeds: missing 'max' (expected the most seeds per point)"},
+      {"{ min = 9, max = 4, rel_ci = 0.1 }", ":5:17: sweep.seeds.min = 9 is more than max = 4 (expected min <= max)"},
+      {"{ min = 1, max = 4, rel_ci = 0.1 }", ":5:17: sweep.seeds.min must be in [2, 10000000] (got 1)"},
+      {"{ max = 8 }", ":5:9: sweep.seeds: missing 'rel_ci'"},
+      {"{ max = 4, rel_ci = 0.1 }", ":5:17: sweep.seeds.max = 4 is less than the default min = 5 (expected max >= min; set min too)"},
+      {"{ max = 9, rel_ci = 0 }", ":5:29: sweep.seeds.rel_ci must be > 0 (got 0.0)"},
+      {"{ max = 9, rel_ci = 0.1, confidence = 1.5 }", ":5:47: sweep.seeds.confidence must be in (0, 1) (got 1.5)"},
+      {"{ max = 9, rel_ci = 0.1, metric = \"avg_jct\" }", ":5:43: sweep.seeds.metric: unknown metric 'avg_jct' (did you mean 'avg_jct_s'?)"},
+      {"{ max = 9, rel_ci = 0.1, metric = \"wall_s\" }", ":5:43: sweep.seeds.metric: unknown metric 'wall_s'"},
+      {"{ max = 9, rel_ci = 0.1, paired_vs = \"delay_first\" }",
+       ":5:46: sweep.seeds.paired_vs: 'delay_first' is not a scheduler of this sweep (did you mean 'delay-first'?)"},
+      {"{ max = 9, rel_ci = 0.1, rel = 0.2 }", ":5:34: unknown key 'rel' in sweep.seeds"},
+  };
+  for (const Case& c : cases) {
+    const std::string e = input_error_of([&] { load_text(tmp, sweep_text("", two, c.seeds)); });
+    EXPECT_NE(e.find(c.want), std::string::npos) << "want: " << c.want << "\ngot:  " << e << "\nseeds = " << c.seeds;
+  }
+  const std::string one = input_error_of(
+      [&] { load_text(tmp, sweep_text("", "[\"bace-pipe\"]", "{ max = 9, rel_ci = 0.1, paired_vs = \"bace-pipe\" }")); });
+  EXPECT_NE(one.find("sweep.seeds.paired_vs: a paired change needs another scheduler"), std::string::npos) << one;
+}
+
+}  // namespace

@@ -728,6 +728,129 @@ def test_designs(c):
           "grid and collections have none")
 
 
+def replay_rounds(path, rule, schedulers):
+    """An independent replay of the rounds of a precision-driven sweep (docs/sweep-format.md,
+    "Seeds until a precision") from a result file's rows: {point: seeds it must end with}."""
+    from scipy import stats
+    with h5py.File(path, "r") as f:
+        sc, m = f["scenarios"][:], f["metrics"][:]
+    m = m[m["id"] >= 0]
+    val = dict(zip(m["id"].tolist(), m[rule["metric"]].tolist()))
+    sched = [s.decode() if isinstance(s, bytes) else s for s in sc["scheduler"]]
+    table = {}  # (point, seed, scheduler) -> value
+    for i in range(len(sc)):
+        if int(sc["id"][i]) in val:
+            table[(int(sc["point"][i]), int(sc["seed"][i]), sched[i])] = val[int(sc["id"][i])]
+    points = sorted({int(p) for p in sc["point"]})
+    out = {}
+    for p in points:
+        n = rule["min"]
+        while True:
+            worst = -1.0
+            for s in schedulers:
+                if s == rule.get("paired_vs"):
+                    continue
+                x = np.array([table[(p, k, s)] for k in range(1, n + 1)])
+                if rule.get("paired_vs"):
+                    x = x / np.array([table[(p, k, rule["paired_vs"])] for k in range(1, n + 1)]) - 1
+                half = stats.t.ppf(0.975, n - 1) * x.std(ddof=1) / np.sqrt(n)
+                target = max(rule["rel_ci"] * abs(x.mean()), rule.get("abs_ci", 0.0))
+                ratio = 0.0 if half == 0 else (half / target if target > 0 else np.inf)
+                worst = max(worst, ratio)
+            if worst <= 1 or n >= rule["max"]:
+                break
+            n = max(n + 1, int(min(np.ceil(n * worst * worst), 2 * n, rule["max"])))
+        out[p] = n
+    return out
+
+
+def seeds_per_point(path):
+    with h5py.File(path, "r") as f:
+        sc, m = f["scenarios"][:], f["metrics"][:]
+    done = set(m["id"][m["id"] >= 0].tolist())
+    counts = {}
+    for i in range(len(sc)):
+        if int(sc["id"][i]) in done:
+            counts.setdefault(int(sc["point"][i]), set()).add(int(sc["seed"][i]))
+    return {p: sorted(s) for p, s in counts.items()}
+
+
+def test_precision_seeds(c):
+    """seeds = { min, max, rel_ci }: the final set of scenarios is the same with 1 thread, 2
+    threads, 2 and 3 MPI ranks, and after kill -9 / SIGTERM at random moments followed by
+    --resume; each point ends with seeds 1..n where n is what an independent replay of the
+    documented rounds gives; --shard is refused; a paired rule works the same way."""
+    sweep = os.path.join(c.src, "tests/integration/adaptive.toml")
+    ref = c.path("ad-ref.h5")
+    t0 = time.time()
+    c.run(c.sweep_cmd(sweep, ref, "--threads", "1", "--no-mpi"))
+    print(f"  reference (1 thread): {time.time() - t0:.1f} s")
+    rule = {"min": 3, "max": 40, "rel_ci": 0.15, "metric": "avg_jct_s"}
+    want = replay_rounds(ref, rule, ["bace-pipe", "delay-first"])
+    got = seeds_per_point(ref)
+    assert {p: len(s) for p, s in got.items()} == want, f"seeds per point {got} vs replay {want}"
+    assert all(s == list(range(1, len(s) + 1)) for s in got.values()), "seeds are not 1..n"
+    total = sum(want.values()) * 2
+    assert len(set(want.values())) > 1 and total > 15 * 3 * 2, f"the rule did not vary the seeds: {want}"
+    print(f"  {total} scenarios, seeds per point {sorted(want.values())} = the independent replay of the rounds")
+    p = c.run([c.bin, "summarize", ref, "--precision"])
+    reached = sum(1 for n in want.values() if n < 40)
+    assert f"15 points, " in p.stdout and ", 0 failed, 0 still running" in p.stdout, p.stdout
+    table = [l.split() for l in p.stdout.splitlines() if l.strip() and l.split()[0].isdigit() and l.split()[-1] in ("reached", "seeds")]
+    assert len(table) == 15 and {int(r[0]): int(r[1]) for r in table} == want, p.stdout
+    print(f"  summarize --precision: 15 points listed with the seeds of the replay ({reached} below max)")
+    for what, args, ranks in (("2 threads", ("--threads", "2", "--no-mpi"), 0),
+                              ("mpirun -np 2", ("--threads", "1"), 2),
+                              ("mpirun -np 3 x 2 threads", ("--threads", "2"), 3)):
+        out = c.path("ad-" + what.replace(" ", "_") + ".h5")
+        c.run(c.sweep_cmd(sweep, out, *args, ranks=ranks))
+        assert_same_metrics(ref, out, what)
+        print(f"  {what}: the same {total} scenarios, metrics bit-identical")
+    # Interrupted at random moments (kill -9 and SIGTERM), then resumed until it finishes.
+    rng = random.Random(5)
+    out = c.path("ad-killed.h5")
+    killed, rounds = 0, 0
+    while True:
+        rounds += 1
+        assert rounds < 60, "the interrupted sweep never finished"
+        p = subprocess.Popen(c.sweep_cmd(sweep, out, "--resume", "--threads", "2", "--no-mpi", "--flush-interval", "0.05"),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=c.env(), text=True)
+        time.sleep(rng.uniform(0.05, 0.6))
+        if p.poll() is None:
+            sig = signal.SIGKILL if rounds % 3 else signal.SIGTERM
+            p.send_signal(sig)
+            killed += 1
+        rc = p.wait(timeout=120)
+        p.stderr.read()
+        if rc == 0:
+            break
+        assert rc in (75, -9), f"interrupted sweep: exit {rc}"
+    assert killed >= 2, f"only {killed} interruptions: the test sweep is too short for this machine"
+    assert_same_metrics(ref, out, f"{killed} interruptions + --resume")
+    print(f"  {killed} interruptions (kill -9 and SIGTERM) + --resume: the same {total} scenarios, bit-identical")
+    # Resuming a finished file runs nothing and changes nothing.
+    p = c.run([c.bin, "sweep", sweep, "-o", out, "--resume", "--no-mpi"])
+    assert "computed 0" in p.stderr, p.stderr
+    assert_same_metrics(ref, out, "resume of a finished file")
+    # Shards cannot split a point's seeds.
+    p = c.run(c.sweep_cmd(sweep, c.path("ad-shard.h5"), "--shard", "0/2", "--no-mpi"), expect=2)
+    assert "cannot be split by seed across shards" in p.stderr, p.stderr
+    # A paired rule: the change of bace-pipe against delay-first.
+    paired = c.path("paired.toml")
+    with open(sweep) as f:
+        text = f.read().replace('metric = "avg_jct_s" }', 'metric = "avg_jct_s", paired_vs = "delay-first", abs_ci = 0.02 }')
+    with open(paired, "w") as f:
+        f.write(text.replace('"../../sweeps/base/', '"' + os.path.join(c.src, "sweeps/base/")))
+    a, b = c.path("paired1.h5"), c.path("paired2.h5")
+    c.run(c.sweep_cmd(paired, a, "--threads", "1", "--no-mpi"))
+    c.run(c.sweep_cmd(paired, b, "--threads", "1", ranks=2))
+    assert_same_metrics(a, b, "paired rule, 1 thread vs mpirun -np 2")
+    want = replay_rounds(a, dict(rule, paired_vs="delay-first", abs_ci=0.02), ["bace-pipe", "delay-first"])
+    assert {p: len(s) for p, s in seeds_per_point(a).items()} == want
+    print(f"  paired rule (bace-pipe / delay-first - 1, rel 15% or abs 0.02): seeds per point {sorted(want.values())}, "
+          "equal to the replay, the same under mpirun -np 2")
+
+
 def test_io_errors(c):
     """Unwritable output directory, a full disk, and HDF5 file locking turned off (as on shared
     file systems): clear messages, no crash, nothing half-written left for the read-only case.
