@@ -33,7 +33,8 @@ struct Appender {
 
 }  // namespace
 
-std::unordered_map<config::ContentKey, std::int64_t, ContentKeyHash> result_keys(const Input& in) {
+std::unordered_map<config::ContentKey, std::int64_t, ContentKeyHash> result_keys(
+    const Input& in, std::vector<std::pair<std::int64_t, std::int64_t>>* duplicates) {
   if (in.meta.format_version < 3)
     throw std::logic_error("h5store: result_keys of a file without keys (" + in.path + ")");
   const Layout& sl = in.scen_layout;
@@ -49,7 +50,8 @@ std::unordered_map<config::ContentKey, std::int64_t, ContentKeyHash> result_keys
     if (next_done >= in.done_ids.size() || in.done_ids[next_done] != id) return;
     const auto key = config::ContentKey::from_hex(get_str(row, f_key));
     if (!key) throw InputError(in.path, 0, 0, "damaged result file: scenario " + std::to_string(id) + " has no key");
-    keys.emplace(*key, id);  // ascending ids: the first stays
+    const auto [it, fresh] = keys.emplace(*key, id);  // ascending ids: the first stays
+    if (!fresh && duplicates) duplicates->emplace_back(id, it->second);
   });
   return keys;
 }

@@ -21,8 +21,10 @@ struct ContentKeyHash {
 };
 
 /// The content key of every scenario of `in` that has a result (a /metrics or /errors row),
-/// mapped to its id; of equal keys, the lowest id. `in` must be of format 3 or later.
-std::unordered_map<config::ContentKey, std::int64_t, ContentKeyHash> result_keys(const Input& in);
+/// mapped to its id; of equal keys, the lowest id, and each other id with its lowest id in
+/// `duplicates` (when given). `in` must be of format 3 or later.
+std::unordered_map<config::ContentKey, std::int64_t, ContentKeyHash> result_keys(
+    const Input& in, std::vector<std::pair<std::int64_t, std::int64_t>>* duplicates = nullptr);
 
 /// (old id, new id) pairs, sorted: the result of scenario `old id` of the file is the result
 /// of scenario `new id` of the new sweep (one old id may serve several new ids).

@@ -320,7 +320,11 @@ std::unique_ptr<ResultStore> ResultStore::extend(const std::string& path, const 
   require_extendable(*in);  // a format-3 file is upgraded: the new /scenarios is written below
 
   // Which results the new sweep contains, by content key.
-  const auto keys = result_keys(*in);
+  // A sweep may hold one scenario at several ids (a sampling design that draws a point twice):
+  // the file then has a row per id, all with one key. The first is the one copied; the others
+  // count as used too, not as results the sweep no longer has.
+  std::vector<std::pair<std::int64_t, std::int64_t>> duplicates;  // (id, first id of its key)
+  const auto keys = result_keys(*in, &duplicates);
   IdPairs pairs;
   out = Extension{};
   std::vector<std::int64_t> used;
@@ -341,6 +345,11 @@ std::unique_ptr<ResultStore> ResultStore::extend(const std::string& path, const 
     out.reused.push_back(static_cast<std::int64_t>(id));
   }
   std::sort(pairs.begin(), pairs.end());
+  std::sort(used.begin(), used.end());
+  used.erase(std::unique(used.begin(), used.end()), used.end());
+  const std::size_t firsts = used.size();
+  for (const auto& [dup, first] : duplicates)
+    if (std::binary_search(used.begin(), used.begin() + static_cast<std::ptrdiff_t>(firsts), first)) used.push_back(dup);
   std::sort(used.begin(), used.end());
   std::vector<std::int64_t> retired;
   std::set_difference(in->done_ids.begin(), in->done_ids.end(), used.begin(), used.end(), std::back_inserter(retired));

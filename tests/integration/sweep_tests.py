@@ -726,6 +726,25 @@ def test_designs(c):
         assert int(f.attrs["collection"]) == 1 and f.attrs["design"] == "" and "design" not in f
     print("  LHS: /design stratified (16 points x 4 factors), mapping to values exact, shards merge with it; "
           "grid and collections have none")
+    # A design that holds one scenario at two ids (an OAT level equal to the base's value):
+    # --resume of the finished file reuses both rows and sets nothing aside.
+    oat = c.path("oat-dup.toml")
+    with open(oat, "w") as f:
+        f.write(f'[sweep]\nname = "oat-dup"\nbase = "{os.path.join(c.src, "sweeps/base/six-regions.toml")}"\n'
+                'schedulers = ["bace-pipe"]\nseeds = 2\ndesign = "oat"\n[sweep.set]\n"workload.num_jobs" = 30\n'
+                '[oat]\nlevels = 3\n[[factor]]\nparam = "network.bandwidth_scale"\nmin = 0.5\nmax = 2.0\n'
+                '[[factor]]\nparam = "workload.load_scale"\nkind = "discrete"\nvalues = [1.0, 2.0]\n')
+    out = c.path("oat-dup.h5")
+    c.run(c.sweep_cmd(oat, out, "--no-mpi"))
+    with h5py.File(out, "r") as f:
+        sc = f["scenarios"][:]
+    keys = [k for k in sc["key"]]
+    assert len(set(keys)) < len(keys), "the test sweep has no duplicated scenario"
+    p = c.run([c.bin, "sweep", oat, "-o", out, "--resume", "--no-mpi"])
+    assert "reused 12, computed 0" in p.stderr and "no longer in the sweep 0" in p.stderr, p.stderr
+    assert not glob.glob(out + ".retired-*"), glob.glob(out + ".retired-*")
+    print(f"  OAT with a level equal to the base ({len(keys) - len(set(keys))} duplicated scenarios): --resume reuses "
+          "all 12 rows, nothing set aside")
 
 
 def replay_rounds(path, rule, schedulers):
