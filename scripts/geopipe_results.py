@@ -525,9 +525,19 @@ def _values(f, path: str, points: int, metric: str, scheduler, paired_vs):
                          "or a baseline of 0): the indices need a finite value at every point")
     variance = float(np.mean((y - y.mean()) ** 2)) if points else 0.0
     rms = float(np.sqrt(np.mean(se ** 2))) if points and (n >= 2).all() else math.nan
+    # The point-specific part (as the CLI): with the same seeds at every point, the residuals of
+    # the additive model point + seed; NaN otherwise.
+    point_se = math.nan
+    if points >= 2 and n.min() >= 2 and n.min() == n.max():
+        grid = mine["seed"].to_numpy().reshape(points, int(n[0]))
+        if (grid == grid[0]).all():
+            x = v.reshape(points, int(n[0]))
+            e = x - x.mean(axis=1, keepdims=True) - x.mean(axis=0, keepdims=True) + x.mean()
+            point_se = float(np.sqrt((e * e).sum() / ((points - 1) * (n[0] - 1)) / n[0]))
+    se_share = rms if math.isnan(point_se) else point_se
     noise = dict(seeds_min=int(n.min()) if points else 0, seeds_max=int(n.max()) if points else 0,
-                 rms_standard_error=rms, variance=variance,
-                 share=rms * rms / variance if variance > 0 else math.nan)
+                 rms_standard_error=rms, point_standard_error=point_se, variance=variance,
+                 share=se_share * se_share / variance if variance > 0 else math.nan)
     out = pd.DataFrame({"point": np.arange(points, dtype=np.int64), "y": y, "n_seeds": n.astype(np.int64),
                         "se": se})
     attrs = dict(file=str(path), metric=metric, scheduler=sched, paired_vs=paired_vs or None,
@@ -557,8 +567,10 @@ def design_values(path: str, metric: str = "avg_jct_s", scheduler=None, paired_v
     ``metric_P / metric_Q - 1`` (paired by seed). Columns: point (0 .. points-1, the /design
     rows), y, n_seeds, se (standard error of the mean over the seeds, NaN with one seed).
     ``df.attrs``: file, metric, scheduler (resolved), paired_vs, quantity, points, design,
-    factors and seed_noise (seeds_min, seeds_max, rms_standard_error = root mean square of se
-    over the points (NaN unless every point has two seeds), variance = population variance of y
+    factors and seed_noise (seeds_min, seeds_max, rms_standard_error = root mean square of se,
+    point_standard_error = the same without the part common to all points (same seeds at every
+    point: residuals of the additive model point + seed; NaN otherwise), share = its square (or
+    rms_standard_error's) / variance    over the points (NaN unless every point has two seeds), variance = population variance of y
     over the points, share = rms_standard_error^2 / variance), as in the CLI's JSON.
     ValueError: no /design, an unknown scheduler or metric, paired_vs = scheduler, a point
     without results (an incomplete file), a non-finite y.

@@ -70,10 +70,16 @@ std::string noise_text(const AnalyzeReport& r) {
   if (std::isnan(n.rms_standard_error))
     return "seed noise: not measured (" + std::string(n.seeds_min == 1 ? "one seed per point" : "a point has one seed") +
            "; use seeds >= 2 to see whether it swamps the indices)";
-  return fmt::format("seed noise: rms standard error of a point's mean over {} seeds = {:.4g}{}; sd of y over points = {:.4g}{}; "
-                     "seed noise explains {:.2f}% of Var(y)",
-                     n.seeds_min == n.seeds_max ? std::to_string(n.seeds_min) : fmt::format("{}-{}", n.seeds_min, n.seeds_max),
-                     n.rms_standard_error, u, std::sqrt(n.variance), u, 100 * n.share());
+  const std::string seeds =
+      n.seeds_min == n.seeds_max ? std::to_string(n.seeds_min) : fmt::format("{}-{}", n.seeds_min, n.seeds_max);
+  std::string s = fmt::format("seed noise: standard error of a point's mean over {} seeds = {:.4g}{} (rms)", seeds,
+                              n.rms_standard_error, u);
+  if (!std::isnan(n.point_standard_error))
+    s += fmt::format(", {:.4g}{} without the part common to all points (the same seeds everywhere)", n.point_standard_error, u);
+  s += fmt::format("; sd of y over points = {:.4g}{}: seed noise explains {:.2f}% of Var(y)", std::sqrt(n.variance), u,
+                   100 * n.share());
+  if (n.share() > 0.25) s += " -- more than a quarter: use more seeds before trusting these indices";
+  return s;
 }
 
 void print_table(const AnalyzeReport& r, std::ostream& os) {
@@ -163,6 +169,7 @@ void print_json(const AnalyzeReport& r, std::ostream& os) {
   j["seed_noise"] = {{"seeds_min", r.noise.seeds_min},
                      {"seeds_max", r.noise.seeds_max},
                      {"rms_standard_error", json_number(r.noise.rms_standard_error)},
+                     {"point_standard_error", json_number(r.noise.point_standard_error)},
                      {"variance", json_number(r.noise.variance)},
                      {"share", json_number(r.noise.share())}};
   OatColumns oc(r);

@@ -115,15 +115,20 @@ AnalyzeReport analyze(const AnalyzeOptions& options) {
   double se2_sum = 0;
   std::size_t se_points = 0;
   r.noise.seeds_min = SIZE_MAX;
+  std::vector<std::vector<std::pair<std::uint64_t, double>>> by_seed(points);  // per point: (seed, value)
   for (std::size_t p = 0; p < points; ++p) {
     std::vector<double> v;
     for (const auto& [seed, m] : mine[p]) {
       if (!paired) {
         v.push_back(m);
+        by_seed[p].emplace_back(seed, m);
         continue;
       }
       const auto b = base[p].find(seed);
-      if (b != base[p].end()) v.push_back(m / b->second - 1);
+      if (b != base[p].end()) {
+        v.push_back(m / b->second - 1);
+        by_seed[p].emplace_back(seed, v.back());
+      }
     }
     if (v.empty()) {
       if (missing++ == 0) first_missing = p;
@@ -159,6 +164,29 @@ AnalyzeReport analyze(const AnalyzeOptions& options) {
   for (const double v : y) var += (v - mean) * (v - mean);
   r.noise.variance = var / static_cast<double>(std::max<std::size_t>(points, 1));
   r.noise.rms_standard_error = se_points == points ? std::sqrt(se2_sum / static_cast<double>(points)) : std::nan("");
+  // With the same seeds at every point (the usual case: seeds 1..n), part of the seed noise is
+  // common to all points (a seed with many large jobs raises every point) and does not blur the
+  // differences between points that the indices measure. Remove it: the residuals of the
+  // additive model point + seed, e = x_ps - mean_p - mean_s + mean, pooled over (P-1)(n-1)
+  // degrees of freedom, give the point-specific standard error sqrt(s^2 / n).
+  r.noise.point_standard_error = std::nan("");
+  bool common = points >= 2 && r.noise.seeds_min >= 2 && r.noise.seeds_min == r.noise.seeds_max;
+  for (std::size_t p = 1; common && p < points; ++p)
+    for (std::size_t k = 0; common && k < by_seed[p].size(); ++k) common = by_seed[p][k].first == by_seed[0][k].first;
+  if (common) {
+    const std::size_t n = r.noise.seeds_min;
+    std::vector<double> seed_mean(n, 0.0);
+    for (std::size_t p = 0; p < points; ++p)
+      for (std::size_t k = 0; k < n; ++k) seed_mean[k] += by_seed[p][k].second / static_cast<double>(points);
+    double ss = 0;
+    for (std::size_t p = 0; p < points; ++p)
+      for (std::size_t k = 0; k < n; ++k) {
+        const double e = by_seed[p][k].second - y[p] - seed_mean[k] + mean;
+        ss += e * e;
+      }
+    const double s2 = ss / (static_cast<double>(points - 1) * static_cast<double>(n - 1));
+    r.noise.point_standard_error = std::sqrt(s2 / static_cast<double>(n));
+  }
 
   try {
     if (options.method == "sobol") {

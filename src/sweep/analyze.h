@@ -8,6 +8,7 @@
 // seed noise next to the indices, so a reader sees when it swamps them.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -31,9 +32,17 @@ struct SeedNoise {
   /// Root mean square over points of the standard error of a point's mean over its seeds
   /// (NaN with one seed: not measured), in y's unit.
   double rms_standard_error = 0;
+  /// With the same seeds at every point: the standard error of a point's mean without the part
+  /// of the seed noise common to all points (residuals of the additive model point + seed), the
+  /// noise that blurs the differences between points; NaN otherwise.
+  double point_standard_error = 0;
   double variance = 0;  ///< population variance of y over the points, in y's unit squared
-  /// rms_standard_error^2 / variance: the share of Var(y) that seed noise alone would explain.
-  double share() const { return rms_standard_error * rms_standard_error / variance; }
+  /// The share of Var(y) that seed noise alone would explain: point_standard_error^2 / variance,
+  /// or rms_standard_error^2 / variance when the seeds differ between points.
+  double share() const {
+    const double se = std::isnan(point_standard_error) ? rms_standard_error : point_standard_error;
+    return se * se / variance;
+  }
 };
 
 struct AnalyzeReport {
