@@ -30,7 +30,7 @@ struct Factor {
   std::vector<Value> values;  ///< kDiscrete
 };
 
-/// The sweep file's [test_function] table (docs/sweep-format.md, "Test functions"), or nullopt
+/// The sweep file's [test_function] table (docs/sweep-format.md, "Sampling designs", its test functions), or nullopt
 /// without one: name = "ishigami" (a, b optional) or "sobol-g" (a = [...] optional).
 std::optional<analysis::TestFunction> parse_test_function(const SweepFile& file, const toml::table& root);
 

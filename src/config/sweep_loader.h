@@ -139,7 +139,7 @@ struct SweepSpec {
   /// (named by its parameter). Empty for designs without one (grid, points_file).
   std::vector<std::string> unit_factors;
   std::vector<double> unit;
-  /// [test_function] (docs/sweep-format.md, "Test functions"): the points evaluate this analytic
+  /// [test_function] (docs/sweep-format.md, "Sampling designs", its test functions): the points evaluate this analytic
   /// function of the factor columns x1 .. xD instead of simulating a scenario; there is no base
   /// (base_path and base_text are ""), `schedulers` is the function's name alone, and the value
   /// is stored as the metric avg_jct_s.

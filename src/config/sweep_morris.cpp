@@ -1,7 +1,7 @@
-// The Morris design of a sweep file (config/sweep_design.h; docs/sweep-format.md, "Morris
-// design"): r trajectories on a p-level grid of the unit hypercube, each of D + 1 points where
-// every step moves one factor by Delta = p / (2 (p - 1)), every factor exactly once (Morris
-// 1991). `geopipe analyze morris` turns the steps into elementary effects.
+// The Morris design of a sweep file (config/sweep_design.h; its section "Morris screening" of
+// docs/sweep-format.md): r trajectories on a p-level grid of the unit hypercube, each of D + 1
+// points where every step moves one factor by Delta = p / (2 (p - 1)), every factor exactly once
+// (Morris 1991). `geopipe analyze morris` turns the steps into elementary effects.
 //
 //   [sweep]
 //   design = "morris"

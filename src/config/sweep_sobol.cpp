@@ -1,6 +1,6 @@
-// The Sobol' (Saltelli) design of a sweep file (config/sweep_design.h; docs/sweep-format.md,
-// "Sobol' design"): the points from which `geopipe analyze sobol` estimates first-order, total
-// and second-order Sobol' indices (Saltelli 2002, 2010), in the order of SALib's
+// The Sobol' (Saltelli) design of a sweep file (config/sweep_design.h; its section "Sobol' indices"
+// of docs/sweep-format.md): the points from which `geopipe analyze sobol` estimates first-order,
+// total and second-order Sobol' indices (Saltelli 2002, 2010), in the order of SALib's
 // saltelli.sample, so a file can be checked against SALib.
 //
 //   [sweep]

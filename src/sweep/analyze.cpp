@@ -12,7 +12,6 @@
 #include "analysis/test_functions.h"
 #include "sim/metrics.h"
 #include "sweep/h5store.h"
-#include "sweep/output.h"
 #include "sweep/result_table.h"
 #include "util/input_error.h"
 
@@ -23,12 +22,6 @@ std::string quoted_join(const std::vector<std::string>& v) {
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "'" : ", '") + x + "'";
   return s;
-}
-
-std::size_t column(const Table& t, const std::string& name, const std::string& path) {
-  const auto it = std::find(t.names.begin(), t.names.end(), name);
-  if (it == t.names.end()) throw InputError(path, 0, 0, "has no column '" + name + "'");
-  return static_cast<std::size_t>(it - t.names.begin());
 }
 
 /// The Saltelli blocks per sample (2D + 2 or D + 2) whose structure `unit` has, or 0.
@@ -57,19 +50,20 @@ AnalyzeReport analyze(const AnalyzeOptions& options) {
   AnalyzeReport r;
   r.options = options;
   const std::string& path = options.file;
-  const DesignTable design = read_design(path);
-  if (design.design != options.method)
-    throw InputError(path, 0, 0, "analyze " + options.method + " needs the result file of a design = \"" + options.method +
-                                     "\" sweep, but this file's sweep has design = \"" + design.design + "\"" +
-                                     (design.design == "sobol" || design.design == "morris" || design.design == "oat"
-                                          ? " (use: geopipe analyze " + design.design + " " + path + ")"
-                                          : ""));
   const MetricDef* metric = find_metric(options.metric);
   if (!metric) {
     std::vector<std::string> names;
     for (const MetricDef& m : metric_defs()) names.emplace_back(m.name);
     throw InputError("--metric", 0, 0, "unknown metric '" + options.metric + "' (expected one of " + quoted_join(names) + ")");
   }
+  const MetricByScenario data = read_metric_by_scenario(path, options.metric);
+  const DesignTable& design = data.design;
+  if (design.design != options.method)
+    throw InputError(path, 0, 0, "analyze " + options.method + " needs the result file of a design = \"" + options.method +
+                                     "\" sweep, but this file's sweep has design = \"" + design.design + "\"" +
+                                     (design.design == "sobol" || design.design == "morris" || design.design == "oat"
+                                          ? " (use: geopipe analyze " + design.design + " " + path + ")"
+                                          : ""));
   std::string& sched = r.options.scheduler;
   if (sched.empty()) sched = design.schedulers.front();
   for (const std::string* s : {&sched, &r.options.paired_vs}) {
@@ -95,20 +89,23 @@ AnalyzeReport analyze(const AnalyzeOptions& options) {
     r.unit = "";
   }
 
-  // The metric per (point, seed) of the analysed scheduler and, if paired, of the baseline.
-  const Table t = read_results(path);
-  const std::size_t c_point = column(t, "point", path), c_seed = column(t, "seed", path), c_metric = column(t, options.metric, path);
-  const auto s_it = std::find(t.text_names.begin(), t.text_names.end(), "scheduler");
-  if (s_it == t.text_names.end()) throw InputError(path, 0, 0, "has no column 'scheduler'");
-  const std::vector<std::string>& sched_col = t.text[static_cast<std::size_t>(s_it - t.text_names.begin())];
-  std::vector<std::map<std::uint64_t, double>> mine(points), base(points);
-  for (std::size_t i = 0; i < sched_col.size(); ++i) {
-    const double p = t.numeric[c_point][i];
-    if (!(p >= 0) || p >= static_cast<double>(points)) continue;
-    const auto pt = static_cast<std::size_t>(p);
-    const auto seed = static_cast<std::uint64_t>(t.numeric[c_seed][i]);
-    if (sched_col[i] == sched) mine[pt][seed] = t.numeric[c_metric][i];
-    else if (paired && sched_col[i] == r.options.paired_vs) base[pt][seed] = t.numeric[c_metric][i];
+  // The metric per (point, seed) of the analysed scheduler and, if paired, of the baseline,
+  // each point's seeds in ascending order.
+  const auto index_of = [&](const std::string& name) {
+    return static_cast<std::uint32_t>(std::find(design.schedulers.begin(), design.schedulers.end(), name) -
+                                      design.schedulers.begin());
+  };
+  const std::uint32_t s_mine = index_of(sched), s_base = paired ? index_of(r.options.paired_vs) : UINT32_MAX;
+  std::vector<std::vector<std::pair<std::uint64_t, double>>> mine(points), base(points);
+  for (std::size_t i = 0; i < data.point.size(); ++i) {
+    const std::int64_t p = data.point[i];
+    if (p < 0 || static_cast<std::uint64_t>(p) >= points) continue;
+    if (data.scheduler[i] == s_mine) mine[static_cast<std::size_t>(p)].emplace_back(data.seed[i], data.value[i]);
+    else if (data.scheduler[i] == s_base) base[static_cast<std::size_t>(p)].emplace_back(data.seed[i], data.value[i]);
+  }
+  for (std::size_t p = 0; p < points; ++p) {
+    std::sort(mine[p].begin(), mine[p].end());
+    std::sort(base[p].begin(), base[p].end());
   }
   std::vector<double> y(points);
   std::size_t missing = 0, first_missing = 0;
@@ -124,8 +121,8 @@ AnalyzeReport analyze(const AnalyzeOptions& options) {
         by_seed[p].emplace_back(seed, m);
         continue;
       }
-      const auto b = base[p].find(seed);
-      if (b != base[p].end()) {
+      const auto b = std::lower_bound(base[p].begin(), base[p].end(), std::make_pair(seed, -HUGE_VAL));
+      if (b != base[p].end() && b->first == seed) {
         v.push_back(m / b->second - 1);
         by_seed[p].emplace_back(seed, v.back());
       }

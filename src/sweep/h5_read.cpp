@@ -1,6 +1,9 @@
 // read_joined() of the result store (sweep/h5store.h): the whole file as columns, for
 // `geopipe summarize`.
+#include <algorithm>
 #include <cstring>
+#include <unordered_map>
+#include <utility>
 
 #include "util/input_error.h"
 
@@ -65,9 +68,9 @@ Table read_joined(const std::string& path) {
   return t;
 }
 
-DesignTable read_design(const std::string& path) {
-  Lock lock;
-  Input in = open_input(path);
+namespace {
+
+DesignTable design_of(Input& in, const std::string& path) {
   DesignTable d;
   d.design = in.meta.design;
   d.schedulers = in.meta.schedulers;
@@ -92,6 +95,58 @@ DesignTable read_design(const std::string& path) {
     for (std::size_t j = 0; j < d.factors.size(); ++j) d.unit[i * d.factors.size() + j] = get_f64(rows.row(i), l.fields[1 + j]);
   }
   return d;
+}
+
+}  // namespace
+
+DesignTable read_design(const std::string& path) {
+  Lock lock;
+  Input in = open_input(path);
+  return design_of(in, path);
+}
+
+MetricByScenario read_metric_by_scenario(const std::string& path, const std::string& metric) {
+  Lock lock;
+  Input in = open_input(path);  // checked once: ids, one row per id, sizes
+  MetricByScenario out;
+  out.design = design_of(in, path);
+  const Layout ml = layout_of(in.metrics.get(), path, "metrics");
+  const Field* m_id = ml.find("id");
+  const Field* m_status = ml.find("status");
+  const Field* m_value = ml.find(metric);
+  if (!m_id || !m_status) not_geopipe(path, "/metrics lacks the id/status columns");
+  if (!m_value) throw InputError(path, 0, 0, "has no metric column '" + metric + "' (written by an older geopipe?)");
+  // (id, value) of the successful results, sorted by id (an interrupted file's rows may not be).
+  std::vector<std::pair<std::int64_t, double>> values;
+  values.reserve(static_cast<std::size_t>(in.n_metrics));
+  Hid mt = make_type(ml, path);
+  each_row(in.metrics.get(), mt.get(), ml.size, in.n_metrics, path, "metrics", [&](const unsigned char* row) {
+    const std::int64_t id = get_i64(row, *m_id);
+    if (id >= 0 && get_i64(row, *m_status) == 1) values.emplace_back(id, get_f64(row, *m_value));
+  });
+  std::sort(values.begin(), values.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  const Layout& sl = in.scen_layout;
+  const Field& s_id = sl.at("id");
+  const Field& s_point = sl.at("point");
+  const Field& s_seed = sl.at("seed");
+  const Field& s_sched = sl.at("scheduler");
+  std::unordered_map<std::string, std::uint32_t> sched_index;
+  for (std::size_t k = 0; k < out.design.schedulers.size(); ++k)
+    sched_index.emplace(out.design.schedulers[k], static_cast<std::uint32_t>(k));
+  Hid st = make_type(sl, path);
+  each_row(in.scen.get(), st.get(), sl.size, in.n_scen, path, "scenarios", [&](const unsigned char* row) {
+    const std::int64_t id = get_i64(row, s_id);
+    const auto it = std::lower_bound(values.begin(), values.end(), id,
+                                     [](const auto& v, std::int64_t x) { return v.first < x; });
+    if (it == values.end() || it->first != id) return;
+    const auto s = sched_index.find(get_str(row, s_sched));
+    if (s == sched_index.end()) return;  // validation guarantees it is one of the file's
+    out.point.push_back(get_i64(row, s_point));
+    out.seed.push_back(static_cast<std::uint64_t>(get_i64(row, s_seed)));
+    out.scheduler.push_back(s->second);
+    out.value.push_back(it->second);
+  });
+  return out;
 }
 
 }  // namespace geopipe::sweep

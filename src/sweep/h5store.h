@@ -156,4 +156,8 @@ Table read_joined(const std::string& path);
 /// (a grid or points_file sweep, a collection).
 DesignTable read_design(const std::string& path);
 
+/// read_design() and `metric` of every scenario with a successful result, from one open of the
+/// file. InputError as read_design(), or for a metric the file has no column of.
+MetricByScenario read_metric_by_scenario(const std::string& path, const std::string& metric);
+
 }  // namespace geopipe::sweep

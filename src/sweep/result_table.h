@@ -30,4 +30,14 @@ struct DesignTable {
   bool collection = false;
 };
 
+/// One metric of every scenario with a result, with its design: what `geopipe analyze` reads
+/// (sweep/analyze.h), in one pass over the file and without the columns it does not need.
+struct MetricByScenario {
+  DesignTable design;
+  std::vector<std::int64_t> point;       ///< per scenario with a /metrics row (status ok)
+  std::vector<std::uint64_t> seed;
+  std::vector<std::uint32_t> scheduler;  ///< index into design.schedulers
+  std::vector<double> value;             ///< the metric
+};
+
 }  // namespace geopipe::sweep
