@@ -73,7 +73,7 @@ seeds() {
       ;;
     sweep)
       # Not sweeps/bench/: their million-scenario sweeps are slow to validate.
-      for f in sweeps/*.toml sweeps/paper/*.toml tests/integration/*.toml tests/config/sweeps/good/*.toml tests/config/sweeps/bad/*.toml; do
+      for f in sweeps/*.toml sweeps/paper/*.toml sweeps/studies/*.toml tests/integration/*.toml tests/config/sweeps/good/*.toml tests/config/sweeps/bad/*.toml; do
         cp "$f" "$dir/$(basename "$(dirname "$f")")-$(basename "$f")"
       done
       ;;

@@ -9,7 +9,7 @@ PKGS=(
   libopenmpi-dev openmpi-bin libhdf5-dev hdf5-tools libtbb-dev libtomlplusplus-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev libfmt-dev
   libboost-dev nlohmann-json3-dev   # Boost.Random (Sobol' sequence), Boost.Math; JSON output
-  python3 python3-h5py python3-pandas python3-matplotlib python3-scipy
+  python3 python3-h5py python3-pandas python3-matplotlib python3-scipy python3-xarray
   slurm-wlm munge
   clang-14 libclang-rt-14-dev   # scripts/fuzz.sh: clang-14 and its libFuzzer, ASan and UBSan runtimes
 )

@@ -8,6 +8,7 @@
 #include "cli/flags.h"
 #include "config/scenario_loader.h"
 #include "util/input_error.h"
+#include "util/system.h"
 #include "sweep/output.h"
 #include "sweep/runner.h"
 #include "sweep/summarize.h"
@@ -90,7 +91,9 @@ void add_summarize_command(CLI::App& app, int& rc) {
   auto o = std::make_shared<sweep::SummarizeOptions>();
   CLI::App* cmd = app.add_subcommand("summarize", "Per-scheduler means with 95% CIs over seeds and paired changes vs a baseline");
   cmd->add_option("file", o->file, "Sweep result file (HDF5)")->required();
-  cmd->add_option("--by", o->by, "Group by these axes (e.g. network.bandwidth_scale)")->take_all();
+  cmd->add_option("--by", o->by, "Group by these axes (e.g. network.bandwidth_scale; default: per point)")->take_all();
+  cmd->add_flag("--pool", o->pool, "One group of every point (default: per point)");
+  cmd->add_option("--format", o->format, "table (default), csv or json");
   CLI::Option* baseline = cmd->add_option("--baseline", o->baseline, "Scheduler to compare against (default: the sweep's first)");
   cmd->add_option("--metric", o->metrics, "Metrics to show (default: avg_jct_s total_cost_usd)")->take_all();
   cmd->add_flag("--precision", o->precision, "Per point: seeds, mean, CI half-width of a seeds = { min, max, rel_ci } sweep");
@@ -99,6 +102,7 @@ void add_summarize_command(CLI::App& app, int& rc) {
       if (baseline->count()) nonempty_flag("--baseline", o->baseline, "a scheduler of the file");
       for (const auto& b : o->by) nonempty_flag("--by", b, "an axis of the sweep");
       for (const auto& m : o->metrics) nonempty_flag("--metric", m, "a metric name");
+      o->plain = !util::stdout_is_terminal();
       sweep::summarize(*o, std::cout);
       return kExitOk;
     });

@@ -81,16 +81,18 @@ void print_table(std::ostream& os, const Scenario& sc, std::uint64_t seed, const
     fmt::print(os, "\n");
   }
   if (runs.size() > 1) {
+    // The one convention of geopipe (run, summarize, analyze, Python): change = scheduler /
+    // baseline - 1, the baseline being the first scheduler; negative = the scheduler is lower.
     const ScenarioMetrics& b = runs.front().result.metrics;
-    fmt::print(os, "relative to {}: ", runs.front().scheduler);
+    fmt::print(os, "change vs {} (scheduler / {} - 1): ", runs.front().scheduler, runs.front().scheduler);
     bool first = true;
     for (size_t k = 1; k < runs.size(); ++k) {
       const ScenarioMetrics& m = runs[k].result.metrics;
       fmt::print(os, "{}{} JCT {:+.1f}% cost {:+.1f}%", first ? "" : "; ", runs[k].scheduler,
-                 100.0 * (b.avg_jct_s / m.avg_jct_s - 1.0), 100.0 * (b.total_cost_usd / m.total_cost_usd - 1.0));
+                 100.0 * (m.avg_jct_s / b.avg_jct_s - 1.0), 100.0 * (m.total_cost_usd / b.total_cost_usd - 1.0));
       first = false;
     }
-    fmt::print(os, "\n  (negative = {} is lower; unfinished jobs are excluded from JCT, see 'done')\n",
+    fmt::print(os, "\n  (negative = that scheduler is lower than {}; unfinished jobs are excluded from JCT, see 'done')\n",
                runs.front().scheduler);
   }
 }

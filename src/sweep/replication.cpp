@@ -6,20 +6,13 @@
 #include <limits>
 #include <stdexcept>
 
-#include <boost/math/distributions/students_t.hpp>
-
 #include "sim/metrics.h"
+#include "sweep/stats.h"
 
 namespace geopipe::sweep {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-/// The two-sided `confidence` Student-t quantile with `dof` degrees of freedom (Boost.Math).
-double t_quantile(double confidence, std::uint64_t dof) {
-  const boost::math::students_t dist(static_cast<double>(dof));
-  return boost::math::quantile(dist, 0.5 + confidence / 2);
-}
 
 }  // namespace
 

@@ -2,19 +2,17 @@
 
 #include <cmath>
 
+#include <boost/math/distributions/students_t.hpp>
+
 namespace geopipe::sweep {
 
-double t975(std::size_t df) {
-  static const double table[31] = {0,      12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-                                   2.201,  2.179,  2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080,
-                                   2.074,  2.069,  2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+double t_quantile(double confidence, std::size_t df) {
   if (df == 0) return NAN;
-  if (df <= 30) return table[df];
-  // Between df = 30 (2.042) and infinity (1.960) the quantile is nearly linear in 1/df:
-  // 40: 2.021, 60: 2.000, 120: 1.980.
-  const double x = 1.0 / static_cast<double>(df);
-  return 1.959964 + (2.042 - 1.959964) * x * 30.0;
+  const boost::math::students_t dist(static_cast<double>(df));
+  return boost::math::quantile(dist, 0.5 + confidence / 2);
 }
+
+double t975(std::size_t df) { return t_quantile(0.95, df); }
 
 MeanCi mean_ci(const std::vector<double>& x) {
   MeanCi r;

@@ -12,8 +12,10 @@ struct MeanCi {
   double half_width = 0;  ///< 95% CI = mean ± half_width (0 when n < 2)
 };
 
-/// Two-sided 97.5% quantile of Student's t with `df` degrees of freedom (df >= 1); exact
-/// table values for df <= 30, interpolated in 1/df beyond (error < 1e-3).
+/// The (1 + confidence) / 2 quantile of Student's t with `df` degrees of freedom (df >= 1), from
+/// Boost.Math: the half-width factor of a two-sided `confidence` interval. NaN for df = 0.
+double t_quantile(double confidence, std::size_t df);
+/// t_quantile(0.95, df): the factor of a two-sided 95% interval.
 double t975(std::size_t df);
 
 MeanCi mean_ci(const std::vector<double>& x);

@@ -8,29 +8,38 @@
 #include <map>
 #include <tuple>
 
+#include <nlohmann/json.hpp>
+
 #include "config/error.h"
-#include "util/input_error.h"
-#include "sim/metrics.h"
 #include "config/sweep_loader.h"
+#include "sim/metrics.h"
 #include "sweep/h5store.h"
 #include "sweep/output.h"
 #include "sweep/replication.h"
 #include "sweep/stats.h"
+#include "util/input_error.h"
 
 namespace geopipe::sweep {
 namespace {
+
+using Json = nlohmann::ordered_json;
 
 int find(const std::vector<std::string>& names, const std::string& n) {
   auto it = std::find(names.begin(), names.end(), n);
   return it == names.end() ? -1 : static_cast<int>(it - names.begin());
 }
 
-/// A value in the metric's display unit (sim/metrics.h): "1.05 h", "3.2 MWh", "1234".
-std::string fmt_value(const MetricDef& metric, double v) {
-  const DisplayValue d = display_value(metric, v);
-  if (metric.display == MetricDisplay::kPlain) return fmt::format("{:.4g}", d.value);
-  return fmt::format("{:.3g} {}", d.value, d.unit);
+Json json_number(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
+
+/// A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break.
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (const char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
 }
+
+std::string csv_number(double v) { return std::isfinite(v) ? fmt::format("{}", v) : std::string(); }
 
 /// A group-by column: a numeric or a text axis.
 struct ByCol {
@@ -38,34 +47,74 @@ struct ByCol {
   int num = -1, txt = -1;
 };
 
+/// The statistics of one metric of one scheduler in one group.
+struct Cell {
+  MeanCi value;             ///< over the group's (point, seed) runs, SI unit
+  std::size_t pairs = 0;    ///< (point, seed) pairs with the baseline
+  double change = NAN;      ///< mean over the pairs of scheduler / baseline - 1
+  double change_ci = NAN;   ///< its 95% CI half-width (Student t)
+  double ratio = NAN;       ///< mean(scheduler) / mean(baseline) - 1 over the pairs
+  double ratio_ci = NAN;    ///< its 95% CI half-width (delta method, Student t)
+};
+
 /// The rows of one group: per scheduler and metric the values, and per (point, seed) pair the
 /// row of each scheduler.
 struct Group {
-  std::string key;  ///< "axis=value  axis=value", "" without --by
+  std::string key;                    ///< "point 3: axis=value ...", "axis=value  axis=value", or "" (pooled)
+  std::vector<std::pair<std::string, std::string>> fields;  ///< the key as (name, value)
   std::map<std::string, std::vector<std::vector<double>>> values;
   std::map<std::pair<double, double>, std::map<std::string, size_t>> pairs;
+  std::map<std::string, std::vector<Cell>> cells;  ///< per scheduler, per metric
 };
+
+/// Mean-of-ratios and ratio-of-means changes of `a` against `b`, paired.
+void paired_stats(const std::vector<double>& a, const std::vector<double>& b, Cell& c) {
+  c.pairs = a.size();
+  if (a.empty()) return;
+  std::vector<double> rel(a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) rel[i] = a[i] / b[i] - 1.0;
+  const MeanCi r = mean_ci(rel);
+  c.change = r.mean;
+  c.change_ci = a.size() >= 2 ? r.half_width : NAN;
+  double ma = 0, mb = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    ma += a[i];
+    mb += b[i];
+  }
+  ma /= static_cast<double>(a.size());
+  mb /= static_cast<double>(a.size());
+  const double ratio = ma / mb;
+  c.ratio = ratio - 1.0;
+  if (a.size() >= 2 && mb != 0) {
+    // Delta method: ratio - R ~ mean(d) with d_i = (a_i - R b_i) / mean(b), paired.
+    std::vector<double> d(a.size());
+    for (std::size_t i = 0; i < a.size(); ++i) d[i] = (a[i] - ratio * b[i]) / mb;
+    c.ratio_ci = mean_ci(d).half_width;
+  }
+}
 
 class Summary {
  public:
-  Summary(const SummarizeOptions& opt, Table t) : opt_(opt), t_(std::move(t)) {
+  Summary(const SummarizeOptions& opt, Table t, const StoreMeta& meta) : opt_(opt), t_(std::move(t)), meta_(meta) {
     resolve_keys();
     resolve_by();
     resolve_metrics();
     resolve_schedulers();
     group_rows();
+    compute();
   }
 
   void print(std::ostream& os) const {
-    fmt::print(os, "{}: {} scenarios with metrics; mean ± 95% CI over the (point, seed) runs of each group; change = paired relative difference vs {}\n",
-               opt_.file, rows(), base_);
-    for (const Group& g : groups_) print_group(os, g);
+    if (opt_.format == "csv") return print_csv(os);
+    if (opt_.format == "json") return print_json(os);
+    print_table(os);
   }
 
  private:
   size_t rows() const { return t_.numeric[static_cast<size_t>(c_id_)].size(); }
   double num(int col, size_t row) const { return t_.numeric[static_cast<size_t>(col)][row]; }
   const std::string& scheduler(size_t row) const { return t_.text[static_cast<size_t>(c_sched_)][row]; }
+  std::string pm() const { return opt_.plain ? "+-" : "\u00b1"; }
 
   void resolve_keys() {
     c_id_ = find(t_.names, "id");
@@ -76,16 +125,27 @@ class Summary {
       throw InputError(opt_.file, 0, 0, "not a geopipe result file (missing columns)");
   }
 
+  /// The swept parameters of the file (its /scenarios parameter columns).
+  std::vector<std::string> axes() const {
+    std::vector<std::string> a;
+    for (const auto& n : t_.names)
+      if (n.find('.') != std::string::npos) a.push_back(n);
+    for (const auto& n : t_.text_names)
+      if (n.find('.') != std::string::npos) a.push_back(n);
+    return a;
+  }
+
   void resolve_by() {
+    if (opt_.pool && !opt_.by.empty())
+      throw InputError("--pool", 0, 0, "--pool and --by exclude each other (expected one way of grouping)");
     for (const auto& b : opt_.by) {
       ByCol c{b, find(t_.names, b), find(t_.text_names, b)};
       if ((c.num < 0 && c.txt < 0) || b == "id" || b == "scheduler") {
-        std::vector<std::string> axes;
-        for (const auto& n : t_.names)
-          if (n.find('.') != std::string::npos) axes.push_back(n);
-        for (const auto& n : t_.text_names)
-          if (n.find('.') != std::string::npos) axes.push_back(n);
-        throw InputError("--by", 0, 0, "'" + b + "' is not an axis of this sweep" + config::suggestion_suffix(b, axes));
+        const std::vector<std::string> a = axes();
+        throw InputError("--by", 0, 0,
+                         "'" + b + "' is not an axis of this sweep" + config::suggestion_suffix(b, a) +
+                             (a.empty() ? std::string(" (it has none)")
+                                        : " (expected one of " + config::quoted_list(a, a.size()) + ")"));
       }
       by_.push_back(c);
     }
@@ -118,15 +178,40 @@ class Summary {
     base_ = opt_.baseline.empty() ? (scheds_.empty() ? "" : scheds_.front()) : opt_.baseline;
     if (!scheds_.empty() && std::find(scheds_.begin(), scheds_.end(), base_) == scheds_.end())
       throw InputError("--baseline", 0, 0,
-                       "scheduler '" + base_ + "' is not in this file" + config::suggestion_suffix(base_, scheds_));
+                       "scheduler '" + base_ + "' is not in this file" + config::suggestion_suffix(base_, scheds_) +
+                           " (expected one of " + config::quoted_list(scheds_, scheds_.size()) + ")");
   }
 
-  std::string group_key(size_t row) const {
+  std::string value_text(int num_col, int txt_col, size_t row) const {
+    if (num_col >= 0) {
+      const double v = num(num_col, row);
+      return std::isnan(v) ? std::string("-") : fmt::format("{:g}", v);
+    }
+    return t_.text[static_cast<size_t>(txt_col)][row];
+  }
+
+  /// The group of a row: its point with the point's axis values (default), the --by axes'
+  /// values, or nothing (--pool).
+  std::vector<std::pair<std::string, std::string>> group_fields(size_t row) const {
+    std::vector<std::pair<std::string, std::string>> f;
+    if (opt_.pool) return f;
+    if (by_.empty()) {
+      f.emplace_back("point", fmt::format("{:g}", num(c_point_, row)));
+      for (const auto& a : axes()) f.emplace_back(a, value_text(find(t_.names, a), find(t_.text_names, a), row));
+      return f;
+    }
+    for (const ByCol& b : by_) f.emplace_back(b.name, value_text(b.num, b.txt, row));
+    return f;
+  }
+
+  static std::string key_of(const std::vector<std::pair<std::string, std::string>>& f) {
     std::string k;
-    for (const ByCol& b : by_) {
-      if (!k.empty()) k += "  ";
-      k += b.name + "=";
-      k += b.num >= 0 ? fmt::format("{:g}", num(b.num, row)) : t_.text[static_cast<size_t>(b.txt)][row];
+    for (std::size_t i = 0; i < f.size(); ++i) {
+      if (i == 0 && f[i].first == "point") {
+        k = "point " + f[i].second + (f.size() > 1 ? ":" : "");
+        continue;
+      }
+      k += (k.empty() ? "" : (f.front().first == "point" ? " " : "  ")) + f[i].first + "=" + f[i].second;
     }
     return k;
   }
@@ -135,9 +220,10 @@ class Summary {
   void group_rows() {
     std::map<std::string, size_t> index;
     for (size_t row = 0; row < rows(); ++row) {
-      const std::string key = group_key(row);
+      auto fields = group_fields(row);
+      const std::string key = key_of(fields);
       auto [it, fresh] = index.emplace(key, groups_.size());
-      if (fresh) groups_.push_back(Group{key, {}, {}});
+      if (fresh) groups_.push_back(Group{key, std::move(fields), {}, {}, {}});
       Group& g = groups_[it->second];
       auto& v = g.values[scheduler(row)];
       v.resize(metrics_.size());
@@ -146,41 +232,161 @@ class Summary {
     }
   }
 
+  void compute() {
+    for (Group& g : groups_)
+      for (const auto& [s, vals] : g.values) {
+        std::vector<Cell>& cells = g.cells[s];
+        cells.resize(metrics_.size());
+        for (size_t m = 0; m < metrics_.size(); ++m) {
+          cells[m].value = mean_ci(vals[m]);
+          if (s == base_) continue;
+          std::vector<double> a, b;
+          for (const auto& [key, rows] : g.pairs) {
+            auto x = rows.find(s), y = rows.find(base_);
+            if (x == rows.end() || y == rows.end()) continue;
+            const double va = num(mcol_[m], x->second), vb = num(mcol_[m], y->second);
+            if (vb != 0 && std::isfinite(va) && std::isfinite(vb)) {
+              a.push_back(va);
+              b.push_back(vb);
+            }
+          }
+          paired_stats(a, b, cells[m]);
+        }
+      }
+  }
+
+  /// "N of M scenarios (x%)" and, for a file whose sweep is not finished, a loud note.
+  std::string coverage_note() const {
+    const std::uint64_t have = rows(), total = meta_.total_scenarios;
+    if (meta_.collection || total == 0 || have >= total) return "";  // (a complete shard is still part of a sweep)
+    if (config::replication_rule_of(meta_.sweep_toml, meta_.schedulers)) return "";  // see the precision line
+    return fmt::format(
+        "NOTE: this file is INCOMPLETE: {} of {} scenarios ({:.1f}%) have results; every number below is of "
+        "those only ({})\n",
+        have, total, 100.0 * static_cast<double>(have) / static_cast<double>(total),
+        meta_.shard.empty() ? "finish it with geopipe sweep --resume"
+                            : "it is shard " + meta_.shard + " of the sweep: geopipe merge the shards first");
+  }
+
+  std::string unit_of(size_t m) const { return display_value(*mdef_[m], 1.0).unit; }
+
+  void print_table(std::ostream& os) const {
+    os << coverage_note();
+    fmt::print(os,
+               "{}: {} scenarios with metrics; mean {} 95% CI (Student t) over the (point, seed) runs of each group; "
+               "change = scheduler / {} - 1 over the (point, seed) pairs (negative = lower than {}): the mean of "
+               "the ratios, and the ratio of the means (delta-method CI)\n",
+               opt_.file, rows(), pm(), base_, base_);
+    for (const Group& g : groups_) print_group(os, g);
+  }
+
   void print_group(std::ostream& os, const Group& g) const {
     if (!g.key.empty()) fmt::print(os, "\n[{}]\n", g.key);
     else fmt::print(os, "\n");
     fmt::print(os, "{:<20} {:>4}", "scheduler", "n");
-    for (const auto& m : metrics_) fmt::print(os, "  {:>24} {:>20}", m, "change");
+    for (size_t m = 0; m < metrics_.size(); ++m) {
+      const std::string u = unit_of(m);
+      fmt::print(os, "  {:>24} {:>17} {:>17}", u.empty() ? metrics_[m] : metrics_[m] + " [" + u + "]", "change (mean)",
+                 "change (ratio)");
+    }
     fmt::print(os, "\n");
     for (const auto& s : scheds_) {
-      auto it = g.values.find(s);
-      if (it == g.values.end()) continue;
-      fmt::print(os, "{:<20} {:>4}", s, it->second[0].size());
+      auto it = g.cells.find(s);
+      if (it == g.cells.end()) continue;
+      fmt::print(os, "{:<20} {:>4}", s, g.values.at(s)[0].size());
       for (size_t m = 0; m < metrics_.size(); ++m) {
-        const MeanCi mc = mean_ci(it->second[m]);
-        fmt::print(os, "  {:>24}", fmt::format("{} ± {}", fmt_value(*mdef_[m], mc.mean), fmt_value(*mdef_[m], mc.half_width)));
-        fmt::print(os, " {:>20}", s == base_ ? std::string("baseline") : paired_change(g, s, m));
+        const Cell& c = it->second[m];
+        const double mean = display_value(*mdef_[m], c.value.mean).value;
+        const double half = display_value(*mdef_[m], c.value.half_width).value;
+        fmt::print(os, "  {:>24}", fmt::format("{:.4g} {} {:.3g}", mean, pm(), half));
+        if (s == base_) {
+          fmt::print(os, " {:>17} {:>17}", "baseline", "baseline");
+          continue;
+        }
+        const auto pct = [&](double v, double ci) {
+          if (std::isnan(v)) return std::string("n/a");
+          return std::isnan(ci) ? fmt::format("{:+.1f}%", 100 * v) : fmt::format("{:+.1f}% {} {:.1f}%", 100 * v, pm(), 100 * ci);
+        };
+        fmt::print(os, " {:>17} {:>17}", pct(c.change, c.change_ci), pct(c.ratio, c.ratio_ci));
       }
       fmt::print(os, "\n");
     }
   }
 
-  /// Mean and 95% CI of 100·(s / baseline − 1) over the group's (point, seed) pairs.
-  std::string paired_change(const Group& g, const std::string& s, size_t m) const {
-    std::vector<double> rel;
-    for (const auto& [key, rows] : g.pairs) {
-      auto a = rows.find(s), b = rows.find(base_);
-      if (a == rows.end() || b == rows.end()) continue;
-      const double vb = num(mcol_[m], b->second), va = num(mcol_[m], a->second);
-      if (vb != 0 && std::isfinite(va) && std::isfinite(vb)) rel.push_back(100.0 * (va / vb - 1.0));
+  void print_csv(std::ostream& os) const {
+    os << "group";
+    std::vector<std::string> keys;
+    if (!groups_.empty())
+      for (const auto& [k, v] : groups_.front().fields) keys.push_back(k);
+    for (const auto& k : keys) os << "," << csv_field(k);
+    os << ",scheduler,metric,unit,n,mean,ci_half_width,pairs,baseline,change_mean_of_ratios,change_mean_of_ratios_ci,"
+          "change_ratio_of_means,change_ratio_of_means_ci\r\n";
+    for (const Group& g : groups_)
+      for (const auto& s : scheds_) {
+        auto it = g.cells.find(s);
+        if (it == g.cells.end()) continue;
+        for (size_t m = 0; m < metrics_.size(); ++m) {
+          const Cell& c = it->second[m];
+          os << csv_field(g.key);
+          for (const auto& [k, v] : g.fields) os << "," << csv_field(v);
+          os << "," << csv_field(s) << "," << metrics_[m] << "," << mdef_[m]->unit << "," << c.value.n << ","
+             << csv_number(c.value.mean) << "," << csv_number(c.value.n >= 2 ? c.value.half_width : NAN) << ","
+             << c.pairs << "," << csv_field(base_) << "," << csv_number(c.change) << "," << csv_number(c.change_ci) << ","
+             << csv_number(c.ratio) << "," << csv_number(c.ratio_ci) << "\r\n";
+        }
+      }
+  }
+
+  void print_json(std::ostream& os) const {
+    Json j;
+    j["file"] = opt_.file;
+    j["scenarios_with_results"] = rows();
+    j["total_scenarios"] = meta_.total_scenarios;
+    j["complete"] = meta_.complete;
+    j["baseline"] = base_;
+    j["confidence"] = 0.95;
+    j["change"] = "scheduler / baseline - 1";
+    Json groups = Json::array();
+    for (const Group& g : groups_) {
+      Json jg;
+      jg["group"] = g.key;
+      Json fields = Json::object();
+      for (const auto& [k, v] : g.fields) fields[k] = v;
+      jg["fields"] = std::move(fields);
+      Json scheds = Json::array();
+      for (const auto& s : scheds_) {
+        auto it = g.cells.find(s);
+        if (it == g.cells.end()) continue;
+        Json js = {{"scheduler", s}};
+        Json ms = Json::object();
+        for (size_t m = 0; m < metrics_.size(); ++m) {
+          const Cell& c = it->second[m];
+          Json jm = {{"unit", mdef_[m]->unit},
+                     {"n", c.value.n},
+                     {"mean", json_number(c.value.mean)},
+                     {"ci_half_width", json_number(c.value.n >= 2 ? c.value.half_width : NAN)}};
+          if (s != base_) {
+            jm["pairs"] = c.pairs;
+            jm["change_mean_of_ratios"] = json_number(c.change);
+            jm["change_mean_of_ratios_ci"] = json_number(c.change_ci);
+            jm["change_ratio_of_means"] = json_number(c.ratio);
+            jm["change_ratio_of_means_ci"] = json_number(c.ratio_ci);
+          }
+          ms[metrics_[m]] = std::move(jm);
+        }
+        js["metrics"] = std::move(ms);
+        scheds.push_back(std::move(js));
+      }
+      jg["schedulers"] = std::move(scheds);
+      groups.push_back(std::move(jg));
     }
-    if (rel.empty()) return "n/a";
-    const MeanCi rc = mean_ci(rel);
-    return fmt::format("{:+.1f}% ± {:.1f}%", rc.mean, rc.half_width);
+    j["groups"] = std::move(groups);
+    os << j.dump(2) << "\n";
   }
 
   const SummarizeOptions& opt_;
   const Table t_;
+  const StoreMeta& meta_;
   int c_id_ = -1, c_point_ = -1, c_seed_ = -1, c_sched_ = -1;
   std::vector<ByCol> by_;
   std::vector<std::string> metrics_;
@@ -190,10 +396,6 @@ class Summary {
   std::string base_;
   std::vector<Group> groups_;
 };
-
-}  // namespace
-
-namespace {
 
 const char* state_name(PrecisionState s) {
   switch (s) {
@@ -254,9 +456,12 @@ void print_precision(const SummarizeOptions& opt, const Table& t, const StoreMet
 }  // namespace
 
 void summarize(const SummarizeOptions& opt, std::ostream& os) {
+  if (opt.format != "table" && opt.format != "csv" && opt.format != "json")
+    throw InputError("--format", 0, 0, "unknown format '" + opt.format + "' (expected table, csv or json)");
+  const StoreMeta meta = ResultStore::read(opt.file).meta;
   const Table t = read_results(opt.file);
-  Summary(opt, t).print(os);
-  print_precision(opt, t, ResultStore::read(opt.file).meta, os);
+  Summary(opt, t, meta).print(os);
+  if (opt.format == "table") print_precision(opt, t, meta, os);
 }
 
 }  // namespace geopipe::sweep

@@ -1,5 +1,7 @@
 #include "util/system.h"
 
+#include <unistd.h>
+
 #include <sys/stat.h>
 
 #include <ctime>
@@ -41,5 +43,7 @@ bool same_file(const std::string& a, const std::string& b) {
   if (::stat(a.c_str(), &sa) != 0 || ::stat(b.c_str(), &sb) != 0) return false;
   return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
+
+bool stdout_is_terminal() { return isatty(STDOUT_FILENO) != 0; }
 
 }  // namespace geopipe::util

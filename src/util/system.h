@@ -11,6 +11,9 @@ namespace geopipe::util {
 /// The current UTC time as ISO 8601 with seconds, e.g. "2026-11-30T14:27:12Z".
 std::string utc_now_iso8601();
 
+/// Is standard output a terminal (not a file, a pipe or a Slurm log)?
+bool stdout_is_terminal();
+
 /// True if anything exists at `path`, a dangling symbolic link included (lstat), so that an
 /// output path that is a link is never silently replaced.
 bool path_exists(const std::string& path);

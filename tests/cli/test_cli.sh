@@ -26,6 +26,22 @@ for p in bace-pipe delay-first cost-first greedy-cost first-fit bace-no-priority
 done
 grep -q "200/200" "$tmp/out" && ok || bad "table does not show 200/200 completed"
 
+# --- the change line follows geopipe's one convention: scheduler / baseline - 1 (baseline = the
+# first scheduler), the same numbers as the JSON give
+expect_rc 0 "run two, table" -- "$BIN" run "$BASE" --scheduler bace-pipe,delay-first
+cp "$tmp/out" "$tmp/table.txt"
+"$BIN" run "$BASE" --scheduler bace-pipe,delay-first --json >"$tmp/pair.json"
+python3 - "$tmp/table.txt" "$tmp/pair.json" <<'PY' && ok || bad "run: change line (scheduler / baseline - 1)"
+import json, re, sys
+table = open(sys.argv[1]).read()
+d = json.load(open(sys.argv[2]))["results"]
+b, m = d[0]["metrics"], d[1]["metrics"]
+want = (f"change vs bace-pipe (scheduler / bace-pipe - 1): delay-first JCT {100 * (m['avg_jct_s'] / b['avg_jct_s'] - 1):+.1f}% "
+        f"cost {100 * (m['total_cost_usd'] / b['total_cost_usd'] - 1):+.1f}%")
+assert want in table, (want, table)
+assert m["avg_jct_s"] > b["avg_jct_s"] and "delay-first JCT +" in table  # delay-first is slower here: a positive change
+PY
+
 # --- JSON is valid and has the metrics
 expect_rc 0 "run json" -- "$BIN" run "$BASE" --scheduler bace-pipe,delay-first --json
 python3 - "$tmp/out" <<'PY' && ok || bad "json content"

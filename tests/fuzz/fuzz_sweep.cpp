@@ -64,7 +64,12 @@ int fuzz_one(const std::uint8_t* data, std::size_t size) {
     geopipe::config::SweepLoadOptions bounded;
     bounded.max_points = 10'000;
     const geopipe::config::SweepSpec spec = geopipe::config::load_sweep_file(path.string(), {}, bounded);
-    if (spec.num_points() > 0) {
+    if (spec.num_points() > 0 && spec.test_function) {  // no scenarios: the function of point 0's inputs
+      const geopipe::config::SweepPoint p = spec.point(0);
+      if (p.numeric.size() != spec.test_function->dimension())
+        throw std::logic_error("fuzz_sweep: a test function's point has " + std::to_string(p.numeric.size()) + " inputs");
+      (void)(*spec.test_function)(p.numeric.data());
+    } else if (spec.num_points() > 0) {
       const geopipe::config::ScenarioFactory factory(spec);
       (void)factory.make(0);
     }

@@ -355,7 +355,61 @@ def test_shard_merge_summarize(c):
     assert "did you mean 'network.bandwidth_scale'" in p.stderr, p.stderr
     c.run([c.bin, "summarize", merged, "--baseline", "nope"], expect=2)
     c.run([c.bin, "summarize", c.path("missing.h5")], expect=2)
+    check_summaries(c, merged, shards[0])
     print("  3 shards of whole (point, seed) pairs, merge == full run, merge refusals, summarize: ok")
+
+
+def check_summaries(c, merged, shard):
+    """summarize: per point by default, --pool, plain ASCII when not on a terminal, a loud note
+    on an incomplete file, --format csv and json with both paired changes computed as documented
+    (scheduler / baseline - 1: the mean of the ratios, and the ratio of the means with a
+    delta-method CI), checked against the raw HDF5 arrays."""
+    import csv
+    import io
+    import json
+    from scipy import stats
+    p = c.run([c.bin, "summarize", merged])
+    groups = [ln for ln in p.stdout.splitlines() if ln.startswith("[point ")]
+    assert len(groups) == 4 and groups[0].startswith("[point 0: network.bandwidth_scale=0.5 workload.load_scale=1]"), groups
+    assert "\u00b1" not in p.stdout and " +- " in p.stdout, "not plain ASCII when stdout is a pipe"
+    assert "avg_jct_s [h]" in p.stdout and "change = scheduler / bace-pipe - 1" in p.stdout, p.stdout
+    assert "INCOMPLETE" not in p.stdout
+    p = c.run([c.bin, "summarize", merged, "--pool"])
+    assert not any(ln.startswith("[") for ln in p.stdout.splitlines()), p.stdout
+    c.run([c.bin, "summarize", merged, "--pool", "--by", "workload.load_scale"], expect=2)
+    p = c.run([c.bin, "summarize", merged, "--by", "nope"], expect=2)
+    assert "expected one of 'network.bandwidth_scale', 'workload.load_scale'" in p.stderr, p.stderr
+    c.run([c.bin, "summarize", merged, "--format", "xml"], expect=2)
+    p = c.run([c.bin, "summarize", shard])
+    assert p.stdout.startswith("NOTE: this file is INCOMPLETE: ") and "of 36 scenarios" in p.stdout, p.stdout[:300]
+    # CSV and JSON, pooled, against a computation from the raw arrays
+    with h5py.File(merged, "r") as f:
+        sc, me = np.sort(f["scenarios"][:], order="id"), np.sort(f["metrics"][:], order="id")
+    sched = np.array([x.decode() if isinstance(x, bytes) else x for x in sc["scheduler"]])
+    a = me["avg_jct_s"][sched == "delay-first"]
+    b = me["avg_jct_s"][sched == "bace-pipe"]  # ids: the schedulers of a (point, seed) pair are adjacent
+    t = stats.t.ppf(0.975, len(a) - 1)
+    rel = a / b - 1
+    ratio = a.mean() / b.mean()
+    d = (a - ratio * b) / b.mean()
+    want = {"change_mean_of_ratios": rel.mean(), "change_mean_of_ratios_ci": t * rel.std(ddof=1) / np.sqrt(len(a)),
+            "change_ratio_of_means": ratio - 1, "change_ratio_of_means_ci": t * d.std(ddof=1) / np.sqrt(len(a))}
+    p = c.run([c.bin, "summarize", merged, "--pool", "--format", "csv"])
+    raw = subprocess.run([c.bin, "summarize", merged, "--pool", "--format", "csv"], capture_output=True).stdout
+    assert raw.count(b"\r\n") == raw.count(b"\n") > 1, "CSV lines do not end in CRLF (RFC 4180)"
+    rows = list(csv.DictReader(io.StringIO(p.stdout)))
+    row = [r for r in rows if r["scheduler"] == "delay-first" and r["metric"] == "avg_jct_s"][0]
+    assert row["unit"] == "s" and int(row["n"]) == 12 and int(row["pairs"]) == 12, row
+    for k, v in want.items():
+        assert abs(float(row[k]) - v) <= 1e-9 * max(1, abs(v)), (k, row[k], v)
+    p = c.run([c.bin, "summarize", merged, "--pool", "--format", "json"])
+    j = json.loads(p.stdout)
+    assert j["complete"] is True and j["scenarios_with_results"] == 36 and j["change"] == "scheduler / baseline - 1"
+    m = [s for s in j["groups"][0]["schedulers"] if s["scheduler"] == "delay-first"][0]["metrics"]["avg_jct_s"]
+    for k, v in want.items():
+        assert abs(m[k] - v) <= 1e-9 * max(1, abs(v)), (k, m[k], v)
+    print("  summarize: per point (4 groups), --pool, ASCII on a pipe, INCOMPLETE on a shard, CSV and JSON changes "
+          "(mean of ratios, ratio of means) equal to a numpy/scipy computation")
 
 
 def test_sweep_errors(c):
