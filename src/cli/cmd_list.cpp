@@ -1,4 +1,4 @@
-// geopipe list presets|models|gpus|params
+// geopipe list [presets|models|gpus|params|metrics]
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "sim/metrics.h"
 #include "config/schema.h"
 #include "model/gpu.h"
 #include "model/llm.h"
@@ -44,11 +45,21 @@ void print_params() {
 void add_list_command(CLI::App& app, int& rc) {
   auto what = std::make_shared<std::string>();
   CLI::App* cmd = app.add_subcommand("list", "List built-in scheduler presets, LLMs, GPU types or scenario parameters");
-  cmd->add_option("what", *what, "presets | models | gpus | params")
-      ->required()
-      ->check(CLI::IsMember({"presets", "models", "gpus", "params"}));
+  cmd->add_option("what", *what, "presets | models | gpus | params | metrics (without: the topics)")
+      ->check(CLI::IsMember({"presets", "models", "gpus", "params", "metrics"}));
   cmd->callback([what, &rc] {
-    if (*what == "presets") {
+    if (what->empty()) {
+      fmt::print("geopipe list TOPIC, with TOPIC one of:\n"
+                 "  presets   the scheduler presets (ordering x placement)\n"
+                 "  models    the built-in LLMs\n"
+                 "  gpus      the built-in GPU types\n"
+                 "  params    every scenario parameter: path, type, default, unit, range\n"
+                 "  metrics   every metric of a scenario: name, unit, meaning\n");
+    } else if (*what == "metrics") {
+      fmt::print("{:<26} {:<6} {}\n", "metric", "unit", "meaning");
+      for (const MetricDef& m : metric_defs())
+        fmt::print("{:<26} {:<6} {}{}\n", m.name, m.unit, m.doc, m.deterministic ? "" : " (wall clock: not deterministic)");
+    } else if (*what == "presets") {
       for (const auto& p : presets()) fmt::print("{:<20} {}\n", p.name, p.description);
     } else if (*what == "models") {
       fmt::print("{:<12} {:>7} {:>7} {:>7} {:>7} {:>9}\n", "model", "layers", "hidden", "vocab", "seq", "params_B");

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "cli/commands.h"
+#include "config/error.h"
 #include "cli/flags.h"
 #include "cli/report.h"
 #include "config/scenario_loader.h"
@@ -47,7 +48,9 @@ int do_run(const RunArgs& a) {
       if (!find_preset(n)) {
         std::string valid;
         for (const auto& p : preset_names()) valid += (valid.empty() ? "" : ", ") + p;
-        throw InputError("--scheduler", 0, 0, "unknown scheduler '" + n + "' (expected all or one of: " + valid + ")");
+        throw InputError("--scheduler", 0, 0,
+                         "unknown scheduler '" + n + "'" + config::suggestion_suffix(n, preset_names()) +
+                             " (expected all or one of: " + valid + ")");
       }
       names.push_back(n);
       if (comma == std::string::npos) break;

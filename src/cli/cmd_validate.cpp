@@ -1,14 +1,37 @@
-// geopipe validate FILE [--set path=value ...]: parse and check a scenario, run nothing.
+// geopipe validate FILE [--set path=value ...]: parse and check a scenario (or a sweep), run nothing.
 #include <fmt/format.h>
 
+#include <fstream>
 #include <iostream>
 #include <memory>
 
 #include "cli/commands.h"
 #include "config/scenario_loader.h"
+#include "config/sweep_loader.h"
 #include "util/input_error.h"
+#include "util/system.h"
 
 namespace geopipe::cli {
+namespace {
+
+/// A file whose first table is [sweep] (or [sweep.set]) is a sweep file, not a scenario: the
+/// check is textual (a scenario has no such table), so a broken sweep file still gets the
+/// sweep loader's messages.
+bool looks_like_sweep(const std::string& path) {
+  if (util::not_a_regular_file(path) || !util::path_exists(path)) return false;  // the loader says why
+  std::ifstream in(path);
+  std::string line;
+  for (int n = 0; n < 10000 && std::getline(in, line); ++n) {
+    const auto b = line.find_first_not_of(" \t");
+    if (b == std::string::npos || line[b] == '#') continue;
+    if (line[b] != '[') continue;
+    const std::string t = line.substr(b);
+    return t.rfind("[sweep]", 0) == 0 || t.rfind("[sweep.", 0) == 0 || t.rfind("[ sweep", 0) == 0;
+  }
+  return false;
+}
+
+}  // namespace
 
 void add_validate_command(CLI::App& app, int& rc) {
   struct Args {
@@ -16,13 +39,23 @@ void add_validate_command(CLI::App& app, int& rc) {
     std::vector<std::string> sets;
   };
   auto args = std::make_shared<Args>();
-  CLI::App* cmd = app.add_subcommand("validate", "Check a scenario file and print a short summary (runs nothing)");
-  cmd->add_option("file", args->file, "Scenario file (TOML)")->required();
+  CLI::App* cmd = app.add_subcommand("validate", "Check a scenario or sweep file and print a short summary (runs nothing)");
+  cmd->add_option("file", args->file, "Scenario or sweep file (TOML)")->required();
   cmd->add_option("--set", args->sets, "Override a scenario parameter before validating (`geopipe list params` lists them)")->take_all();
   cmd->callback([args, &rc] {
     rc = guarded([&] {
       std::vector<config::Override> ov;
       for (const auto& s : args->sets) ov.push_back(config::parse_override(s));
+      if (looks_like_sweep(args->file)) {  // checked as `geopipe sweep FILE --dry-run` would
+        config::SweepLoadOptions all;
+        all.check_all_points = true;
+        const config::SweepSpec sp = config::load_sweep_file(args->file, ov, all);
+        fmt::print("{}: ok: sweep '{}' (design {}), {} points x {} seeds x {} schedulers = {} scenarios, every point "
+                   "checked (geopipe sweep {} --dry-run lists them)\n",
+                   util::printable_text(args->file), util::printable_text(sp.name), sp.design, sp.num_points(),
+                   sp.seeds.size(), sp.schedulers.size(), sp.num_scenarios(), util::printable_text(args->file));
+        return kExitOk;
+      }
       const Scenario sc = config::load_scenario_file(args->file, ov);
       // One line like every message: the file and scenario names are the user's text.
       fmt::print("{}: ok: scenario '{}', {} regions, {} GPUs, {} links, {} {}, scheduler {}\n",

@@ -1,12 +1,14 @@
 // geopipe: simulator and sweep runner for pipeline-parallel LLM training across regions.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
 
 #include "cli/commands.h"
+#include "config/error.h"
 #include "util/input_error.h"
 
 #include "geopipe_version.h"
@@ -25,6 +27,36 @@ bool stdout_ok() {
   errno = 0;
   std::cout.flush();
   return std::fflush(stdout) == 0 && !std::ferror(stdout) && !std::cout.fail();
+}
+
+/// A friendlier message than CLI11's for the two commonest slips: a misspelt command and a
+/// misspelt option ("did you mean ...?", with the valid choices), or "" to keep CLI11's.
+std::string friendlier(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
+  std::vector<std::string> commands;
+  for (const CLI::App* sub : app.get_subcommands({})) commands.push_back(sub->get_name());
+  // The first argument that is not an option must be a command.
+  if (argc >= 2 && argv[1][0] != '-' &&
+      std::find(commands.begin(), commands.end(), std::string(argv[1])) == commands.end())
+    return "unknown command '" + std::string(argv[1]) + "'" + geopipe::config::suggestion_suffix(argv[1], commands) +
+           " (expected one of " + geopipe::config::quoted_list(commands) + ")";
+  if (dynamic_cast<const CLI::ExtrasError*>(&e) == nullptr) return "";
+  const CLI::App* cmd = nullptr;
+  for (const CLI::App* sub : app.get_subcommands()) cmd = sub;
+  if (!cmd) return "";
+  std::vector<std::string> options;
+  for (const CLI::Option* o : cmd->get_options())
+    if (!o->get_group().empty())  // hidden options (benchmark only) are not offered
+      for (const std::string& n : o->get_lnames()) options.push_back("--" + n);
+  std::string msg;
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a.rfind("--", 0) != 0 || a == "--") continue;
+    const std::string name = a.substr(0, a.find('='));
+    if (std::find(options.begin(), options.end(), name) != options.end()) continue;
+    msg += (msg.empty() ? "" : "; ") + ("unknown option '" + name + "'") +
+           geopipe::config::suggestion_suffix(name, options) + " of 'geopipe " + cmd->get_name() + "'";
+  }
+  return msg.empty() ? "" : msg + " (expected one of " + geopipe::config::quoted_list(options, options.size()) + ")";
 }
 
 }  // namespace
@@ -47,8 +79,9 @@ int main(int argc, char** argv) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     // One line, like every other error: "geopipe: error: <what> (see geopipe [CMD] --help)".
     const std::string cmd = failed_command(app);
-    std::cerr << "geopipe: error: " << geopipe::util::printable_text(e.what()) << " (see 'geopipe "
-              << (cmd.empty() ? "" : cmd + " ") << "--help')\n";
+    const std::string better = friendlier(app, e, argc, argv);
+    std::cerr << "geopipe: error: " << geopipe::util::printable_text(better.empty() ? e.what() : better)
+              << " (see 'geopipe " << (cmd.empty() ? "" : cmd + " ") << "--help')\n";
     return geopipe::cli::kExitInput;
   }
   if (!stdout_ok()) {

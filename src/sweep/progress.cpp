@@ -1,5 +1,7 @@
 #include "sweep/progress.h"
 
+#include "util/system.h"
+
 #include <unistd.h>
 
 #include <cmath>
@@ -50,7 +52,7 @@ void Progress::update(std::uint64_t done, std::uint64_t failed) {
   if (tty_)
     std::fprintf(out_, "\r%s\x1b[K", line(done, failed, elapsed).c_str());
   else
-    std::fprintf(out_, "progress: %s\n", line(done, failed, elapsed).c_str());
+    std::fprintf(out_, "%s progress: %s\n", util::utc_now_iso8601().c_str(), line(done, failed, elapsed).c_str());
   std::fflush(out_);
   printed_any_ = true;
 }
@@ -59,8 +61,9 @@ void Progress::finish(std::uint64_t done, std::uint64_t failed, const std::strin
   if (quiet_) return;
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   if (tty_ && printed_any_) std::fprintf(out_, "\r\x1b[K");
-  std::fprintf(out_, "%s: %s%s%s\n", tty_ ? "done" : "progress", line(done, failed, elapsed).c_str(),
-               note.empty() ? "" : "  ", note.c_str());
+  // A log (not a terminal) gets an ISO 8601 UTC time on every line: Slurm output files have none.
+  std::fprintf(out_, "%s%s: %s%s%s\n", tty_ ? "" : (util::utc_now_iso8601() + " ").c_str(), tty_ ? "done" : "progress",
+               line(done, failed, elapsed).c_str(), note.empty() ? "" : "  ", note.c_str());
   std::fflush(out_);
 }
 

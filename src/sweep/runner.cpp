@@ -82,8 +82,11 @@ void print_dry_run(const config::SweepSpec& spec, const Plan& plan, const std::s
       if (!pt.text[c].empty()) std::printf(" %s=%s", spec.columns[c].param.c_str(), pt.text[c].c_str());
     std::printf("\n");
   }
-  std::printf("output: %s (%s)\n", output.c_str(),
-              output.empty() ? "none" : util::path_exists(output) ? "exists" : "new");
+  std::string state = "new";
+  if (output.empty()) state = "none given: -o OUT.h5 to run";
+  else if (const auto why = util::not_a_regular_file(output)) state = *why + ": it would be refused";
+  else if (util::path_exists(output)) state = "exists: --resume continues or grows it, --force replaces it";
+  std::printf("output: %s (%s)\n", output.empty() ? "-" : output.c_str(), state.c_str());
 }
 
 /// MPI for the length of a run, when used: initialised at construction, finalised at

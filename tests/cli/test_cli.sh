@@ -203,5 +203,32 @@ open(sys.argv[1], "w").write(f'[sweep]\nname = "l"\nbase = "{sys.argv[2]}"\nsche
 PY
 expect_rc 0 "30k-value axis loads" -- timeout 120 "$BIN" sweep "$h/long.toml" --dry-run --no-mpi
 
+# A forgiving CLI: misspelt commands, options and presets get a did-you-mean and the choices;
+# `list` alone lists its topics; `validate` checks a sweep file too; logs get timestamps.
+says() {  # says CODE TEXT DESCRIPTION -- command...: exit CODE and TEXT on stderr or stdout
+  local want=$1 text=$2 what=$3
+  shift 4
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  if [ "$rc" -eq "$want" ] && grep -qF -- "$text" "$tmp/out" "$tmp/err"; then ok; else
+    bad "$what: exit $rc (expected $want), output lacks '$text': $(head -c 300 "$tmp/err" "$tmp/out")"; fi
+}
+says 2 "unknown command 'swep' (did you mean 'sweep'?) (expected one of 'run'," "misspelt command" -- "$BIN" swep x.toml
+says 2 "unknown option '--thread' (did you mean '--threads'?) of 'geopipe sweep'" "misspelt option" -- \
+  "$BIN" sweep --thread 2 "$SRC/sweeps/quick.toml"
+says 2 "unknown option '--baselin' (did you mean '--baseline'?)" "misspelt summarize option" -- "$BIN" summarize --baselin x y.h5
+says 2 "unknown scheduler 'bace_pipe' (did you mean 'bace-pipe'?)" "misspelt preset" -- "$BIN" run "$BASE" -s bace_pipe
+says 0 "params    every scenario parameter" "list without a topic" -- "$BIN" list
+says 0 "avg_jct_s                  s      mean of finish - arrival" "list metrics" -- "$BIN" list metrics
+says 0 "ok: sweep 'quick' (design grid), 12 points x 10 seeds x 4 schedulers = 480 scenarios" "validate a sweep" -- \
+  "$BIN" validate "$SRC/sweeps/quick.toml"
+says 2 "zip_length_mismatch.toml:15:9: zip[0].axis[1]" "validate a bad sweep" -- \
+  "$BIN" validate "$SRC/tests/config/sweeps/bad/zip_length_mismatch.toml"
+says 0 "output: /dev/null (it is not a regular file (a character device): it would be refused)" "dry-run output state" -- \
+  "$BIN" sweep "$SRC/sweeps/quick.toml" --dry-run -o /dev/null
+"$BIN" sweep "$SRC/tests/integration/tiny.toml" -o "$tmp/tiny.h5" --no-mpi --threads 1 2>"$tmp/log" >/dev/null
+grep -qE '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z progress: 36/36' "$tmp/log" && ok ||
+  bad "progress lines in a log have no ISO 8601 UTC time: $(cat "$tmp/log")"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

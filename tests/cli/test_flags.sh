@@ -69,9 +69,9 @@ grep -q "did you mean 'id'" "$tmp/err" && bad "suggests the unknown word itself:
 grep -q "expected one of: .*'avg_jct_s'" "$tmp/err" && ok || bad "unknown metric without the list: $(cat "$tmp/err")"
 
 # --- parser errors: one line with the prefix, for typos of commands and flags
-rejected 2 "subcommand" -- "$BIN" swep
+rejected 2 "unknown command 'swep' (did you mean 'sweep'?)" -- "$BIN" swep
 rejected 2 "--thread" -- "$BIN" sweep "$tmp/study.toml" --thread 2
-rejected 2 "what" -- "$BIN" list
+rejected 2 "what: nope not in" -- "$BIN" list nope
 
 # --- a newline in an echoed value stays on one line (escaped)
 rejected 2 'a\\nb' -- "$BIN" run "$SCEN" --scheduler $'a\nb'
