@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "sweep/analyze.h"
+#include "util/csv.h"
 #include "util/input_error.h"
 
 namespace geopipe::cli {
@@ -20,16 +21,8 @@ namespace {
 
 using sweep::AnalyzeReport;
 
-/// A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break.
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (const char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
-/// A number for CSV: shortest round-trip text, "" for NaN (a missing value to pandas).
-std::string csv_number(double v) { return std::isnan(v) ? std::string() : fmt::format("{}", v); }
+using util::csv_field;
+using util::csv_number;
 
 /// A number for JSON: null for NaN.
 using Json = nlohmann::ordered_json;  // keys in the order written

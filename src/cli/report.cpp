@@ -7,32 +7,15 @@
 #include <string>
 #include <type_traits>
 
+#include <nlohmann/json.hpp>
+
 #include "sim/job_row.h"
+#include "sim/metrics.h"
+#include "util/csv.h"
 #include "util/input_error.h"
 
 namespace geopipe::cli {
 namespace {
-
-std::string json_number(double v) {
-  if (!std::isfinite(v)) return "null";
-  return fmt::format("{}", v);  // shortest round-trip representation
-}
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", c);
-        else out += c;
-    }
-  }
-  return out + "\"";
-}
 
 /// The run table's columns: a metric (shown in its display unit, sim/metrics.h), a short
 /// label and the format of a cell.
@@ -98,17 +81,21 @@ void print_table(std::ostream& os, const Scenario& sc, std::uint64_t seed, const
 }
 
 void print_json(std::ostream& os, const Scenario& sc, std::uint64_t seed, const std::vector<RunOutcome>& runs) {
-  fmt::print(os, "{{\"scenario\": {}, \"seed\": {}, \"results\": [", json_string(sc.name), seed);
-  for (size_t k = 0; k < runs.size(); ++k) {
-    fmt::print(os, "{}\n  {{\"scheduler\": {}, \"metrics\": {{", k ? "," : "", json_string(runs[k].scheduler));
-    bool first = true;
-    for (const MetricField& f : metric_fields(runs[k].result.metrics)) {
-      fmt::print(os, "{}\"{}\": {}", first ? "" : ", ", f.name, json_number(f.value));
-      first = false;
-    }
-    fmt::print(os, "}}}}");
+  using Json = nlohmann::ordered_json;
+  Json results = Json::array();
+  for (const RunOutcome& r : runs) {
+    Json metrics = Json::object();
+    for_each_metric(r.result.metrics, [&](const MetricDef& d, const auto& v) {
+      if constexpr (std::is_floating_point_v<std::decay_t<decltype(v)>>)
+        metrics[d.name] = std::isfinite(v) ? Json(v) : Json(nullptr);
+      else
+        metrics[d.name] = v;
+    });
+    results.push_back(Json{{"scheduler", r.scheduler}, {"metrics", std::move(metrics)}});
   }
-  fmt::print(os, "\n]}}\n");
+  const Json j{{"scenario", sc.name}, {"seed", seed}, {"results", std::move(results)}};
+  // Invalid UTF-8 cannot reach here (TOML text is checked), but a dump must never throw.
+  os << j.dump(1, ' ', false, Json::error_handler_t::replace) << "\n";
 }
 
 void write_jobs_csv(std::ostream& os, const Scenario& sc, const std::vector<RunOutcome>& runs) {
@@ -118,11 +105,14 @@ void write_jobs_csv(std::ostream& os, const Scenario& sc, const std::vector<RunO
   fmt::print(os, "{}\n", header);
   for (const auto& r : runs)
     for (const JobRecord& rec : r.result.jobs) {
-      std::string line = r.scheduler;
+      std::string line = util::csv_field(r.scheduler);
       const JobRow row = job_row(sc, rec);
       for_each_job_column(row, [&](const char*, const auto& v) {
         line += ',';
-        line += fmt::format("{}", v);
+        if constexpr (std::is_convertible_v<decltype(v), std::string>)
+          line += util::csv_field(v);  // a model or region name may hold a comma or a quote
+        else
+          line += fmt::format("{}", v);
       });
       fmt::print(os, "{}\n", line);
     }

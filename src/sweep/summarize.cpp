@@ -17,6 +17,7 @@
 #include "sweep/output.h"
 #include "sweep/replication.h"
 #include "sweep/stats.h"
+#include "util/csv.h"
 #include "util/input_error.h"
 
 namespace geopipe::sweep {
@@ -31,15 +32,8 @@ int find(const std::vector<std::string>& names, const std::string& n) {
 
 Json json_number(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
 
-/// A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break.
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (const char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
-std::string csv_number(double v) { return std::isfinite(v) ? fmt::format("{}", v) : std::string(); }
+using util::csv_field;
+using util::csv_number;
 
 /// A group-by column: a numeric or a text axis.
 struct ByCol {

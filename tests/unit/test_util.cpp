@@ -1,17 +1,31 @@
 // The bottom layer: FNV-1a known answers, hex form, exit-code mapping, path checks.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
 #include <unistd.h>
 
 #include "model/rng.h"
+#include "util/csv.h"
 #include "util/exit_codes.h"
 #include "util/hash.h"
 #include "util/system.h"
 
 using namespace geopipe;
+
+// RFC 4180: a field with a comma, a quote or a line break is quoted, its quotes doubled.
+TEST(Csv, FieldsAreQuotedOnlyWhenNeeded) {
+  EXPECT_EQ(util::csv_field("us-east"), "us-east");
+  EXPECT_EQ(util::csv_field("us,east"), "\"us,east\"");
+  EXPECT_EQ(util::csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+  EXPECT_EQ(util::csv_field("two\nlines"), "\"two\nlines\"");
+  EXPECT_EQ(util::csv_field(""), "");
+  EXPECT_EQ(util::csv_number(0.1), "0.1");
+  EXPECT_EQ(util::csv_number(1e300), "1e+300");
+  EXPECT_EQ(util::csv_number(std::nan("")), "");
+}
 
 TEST(Hash, Fnv1a64KnownAnswersAndChaining) {
   // Reference values of FNV-1a 64 (Fowler/Noll/Vo test vectors).
