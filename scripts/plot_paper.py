@@ -28,7 +28,26 @@ import re
 import sys
 import textwrap
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+def _geopipe_on_path():
+    """Make `import geopipe` work: from the repository (<repo>/python, preferred when present) or
+    from an installed tree (<prefix>/share/geopipe/scripts -> <prefix>/lib/python3.X/dist-packages)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    repo = os.path.join(os.path.dirname(here), "python")
+    if os.path.isfile(os.path.join(repo, "geopipe", "__init__.py")):
+        sys.path.insert(0, repo)
+        return
+    prefix = os.path.dirname(os.path.dirname(os.path.dirname(here)))
+    ver = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    lib = os.path.join(prefix, "lib")
+    for d in (os.path.join(lib, ver, "dist-packages"), os.path.join(lib, "python3", "dist-packages"),
+              os.path.join(lib, ver, "site-packages")):
+        if os.path.isfile(os.path.join(d, "geopipe", "__init__.py")) and d not in sys.path:
+            sys.path.append(d)  # after the default path: an importable geopipe wins
+            return
+
+
+_geopipe_on_path()
 
 import matplotlib  # noqa: E402
 
@@ -36,7 +55,14 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-import geopipe_results as gr  # noqa: E402
+import geopipe  # noqa: E402
+
+# Confidence intervals with the rounded Student-t table these reports always used, rather than
+# geopipe's default exact quantiles (scipy, as `geopipe summarize`), so that their numbers do not
+# change (the exact ones move some bounds by 0.1 %); geopipe.t975 here switches to the exact ones.
+
+# Student-t quantiles: exact (scipy), as geopipe summarize computes them.
+T975 = geopipe.t975
 
 METRICS = [("avg_jct_s", "Normalized average JCT"),
            ("total_cost_usd", "Normalized total electricity cost")]
@@ -72,7 +98,7 @@ def is_bace(s: str) -> bool:
 # Axis descriptions derived from the base scenario
 
 def _base_facts(df):
-    base = gr.base_scenario(df)
+    base = geopipe.base_scenario(df)
     facts = {}
     links = base.get("network", {}).get("link", [])
     bws = [float(l["bandwidth_gbps"]) for l in links if isinstance(l, dict) and "bandwidth_gbps" in l]
@@ -186,13 +212,13 @@ def _ylim(ax, tops):
 def plot_bars(df, group_col, group_labels: dict, title: str, path: str, xlabel: str,
               unit="bar", where="of its group"):
     """Grouped bars: one group per value of ``group_col``, one bar per scheduler."""
-    scheds = gr.scheduler_order(df)
+    scheds = geopipe.scheduler_order(df)
     groups = list(dict.fromkeys(df[group_col].tolist()))
     fig, axs = _new_figure(title)
     k = len(scheds)
     width = 0.8 / max(k, 1)
     for ax, (metric, ptitle) in zip(axs, METRICS):
-        nm = gr.normalized(df, metric, group_col)
+        nm = geopipe.normalized(df, metric, group_col, quantile=T975)
         tops = []
         for i, s in enumerate(scheds):
             c, _, label = style(s)
@@ -221,7 +247,7 @@ def _is_numeric(series) -> bool:
 def plot_lines(df, axis: str, title: str, path: str, log: bool | None = None, xlabel=None, over_extra=""):
     """Lines with markers vs ``axis`` (other axes averaged over), one line per scheduler."""
     d = df[df[axis].notna()] if _is_numeric(df[axis]) else df[df[axis] != ""]
-    scheds = gr.scheduler_order(d)
+    scheds = geopipe.scheduler_order(d)
     numeric = _is_numeric(d[axis])
     values = sorted(d[axis].unique().tolist()) if numeric else list(dict.fromkeys(d[axis].tolist()))
     if log is None:
@@ -231,7 +257,7 @@ def plot_lines(df, axis: str, title: str, path: str, log: bool | None = None, xl
     k = len(scheds)
     span = (max(pos.values()) - min(pos.values())) or 1.0
     for ax, (metric, ptitle) in zip(axs, METRICS):
-        nm = gr.normalized(d, metric, axis)
+        nm = geopipe.normalized(d, metric, axis, quantile=T975)
         tops = []
         for i, s in enumerate(scheds):
             c, m, label = style(s)
@@ -265,7 +291,7 @@ def plot_lines(df, axis: str, title: str, path: str, log: bool | None = None, xl
 # Per-figure drivers
 
 def _fig4(df, out):
-    labels = gr.point_labels(df)
+    labels = geopipe.point_labels(df)
     return [plot_bars(df, "point", labels,
                       "Fig. 4 — End-to-end: BACE-Pipe vs baselines for three workload compositions",
                       os.path.join(out, "fig4.png"), "Workload composition (model sizes in the mix)",
@@ -275,7 +301,7 @@ def _fig4(df, out):
 def _lines(name, axis, title):
     def run(df, out):
         if axis not in df.columns:
-            raise ValueError(f"{name}: the file has no '{axis}' column (axes: {gr.axes(df)})")
+            raise ValueError(f"{name}: the file has no '{axis}' column (axes: {geopipe.axes(df)})")
         return [plot_lines(df, axis, title, os.path.join(out, f"{name}.png"))]
     return run
 
@@ -283,7 +309,7 @@ def _lines(name, axis, title):
 def _fig8(df, out):
     axis = "workload.load_scale"
     if axis not in df.columns:
-        raise ValueError(f"fig8: the file has no '{axis}' column (axes: {gr.axes(df)})")
+        raise ValueError(f"fig8: the file has no '{axis}' column (axes: {geopipe.axes(df)})")
     f = _base_facts(df)
     labels = {}
     for v in df[axis].unique():
@@ -296,14 +322,14 @@ def _generic(df, out):
     title_name = str(df.attrs.get("sweep_name") or "sweep")
     name = re.sub(r"[^A-Za-z0-9_.-]+", "_", title_name)
     usable = []
-    for a in gr.axes(df):
+    for a in geopipe.axes(df):
         col = df[a]
         vals = col.dropna().unique() if _is_numeric(col) else col[col != ""].unique()
         if len(vals) > 1:
             usable.append(a)
     paths = []
     if not usable:
-        paths.append(plot_bars(df, "point", gr.point_labels(df), f"{title_name}: schedulers per sweep point",
+        paths.append(plot_bars(df, "point", geopipe.point_labels(df), f"{title_name}: schedulers per sweep point",
                                os.path.join(out, f"{name}.png"), "sweep point", where="of its point"))
         return paths
     for a in usable:
@@ -329,7 +355,7 @@ FIGURES = {
 
 def plot_file(path: str, out: str) -> list:
     """Plot one result file into directory ``out``; returns the PNG paths written."""
-    df = gr.load(path)
+    df = geopipe.load(path)
     if df.empty:
         raise ValueError(f"{path}: no finished scenario (no /metrics row with status 1)")
     return FIGURES.get(df.attrs.get("sweep_name"), _generic)(df, out)

@@ -24,11 +24,37 @@ import math
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+def _geopipe_on_path():
+    """Make `import geopipe` work: from the repository (<repo>/python, preferred when present) or
+    from an installed tree (<prefix>/share/geopipe/scripts -> <prefix>/lib/python3.X/dist-packages)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    repo = os.path.join(os.path.dirname(here), "python")
+    if os.path.isfile(os.path.join(repo, "geopipe", "__init__.py")):
+        sys.path.insert(0, repo)
+        return
+    prefix = os.path.dirname(os.path.dirname(os.path.dirname(here)))
+    ver = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    lib = os.path.join(prefix, "lib")
+    for d in (os.path.join(lib, ver, "dist-packages"), os.path.join(lib, "python3", "dist-packages"),
+              os.path.join(lib, ver, "site-packages")):
+        if os.path.isfile(os.path.join(d, "geopipe", "__init__.py")) and d not in sys.path:
+            sys.path.append(d)  # after the default path: an importable geopipe wins
+            return
+
+
+_geopipe_on_path()
 
 import numpy as np  # noqa: E402
 
-import geopipe_results as gr  # noqa: E402
+import geopipe  # noqa: E402
+
+# Confidence intervals with the rounded Student-t table these reports always used, rather than
+# geopipe's default exact quantiles (scipy, as `geopipe summarize`), so that their numbers do not
+# change (the exact ones move some bounds by 0.1 %); geopipe.t975 here switches to the exact ones.
+
+# Student-t quantiles: exact (scipy), as geopipe summarize computes them.
+T975 = geopipe.t975
 
 MINUS = "\u2212"
 TARGET = "bace-pipe"
@@ -101,24 +127,25 @@ def _range(vals) -> str:
 
 
 def is_ablation(df) -> bool:
-    others = [s for s in gr.scheduler_order(df) if s != TARGET]
+    others = [s for s in geopipe.scheduler_order(df) if s != TARGET]
     return df.attrs.get("sweep_name") == "fig8-ablation" or (
         bool(others) and all(s.startswith("bace-") for s in others))
 
 
 def analyse(df) -> dict:
     """Paired changes for one file: {"rows": [...], "ablation": bool, "target": ..., ...}."""
-    scheds = gr.scheduler_order(df)
+    scheds = geopipe.scheduler_order(df)
     target = TARGET if TARGET in scheds else scheds[0]
     others = [s for s in scheds if s != target]
     ablation = is_ablation(df)
-    labels = gr.point_labels(df)
-    means = {m: gr.summary(df, m, "point").set_index(["point", "scheduler"])["mean"] for m, _ in METRICS}
+    labels = geopipe.point_labels(df)
+    means = {m: geopipe.summary(df, m, "point", quantile=T975).set_index(["point", "scheduler"])["mean"]
+             for m, _ in METRICS}
     rows = []
     for other in others:
         # Ablation: the ablation relative to full BACE-Pipe. Otherwise BACE-Pipe vs the baseline.
         a, b = (other, target) if ablation else (target, other)
-        res = {m: gr.paired_change(df, m, a, b, "point").set_index("point") for m, _ in METRICS}
+        res = {m: geopipe.paired_change(df, m, a, b, "point", quantile=T975).set_index("point") for m, _ in METRICS}
         for p in res["avg_jct_s"].index:
             row = dict(point=int(p), label=labels.get(int(p), f"point {p}"), other=other, a=a, b=b)
             for m, _ in METRICS:
@@ -145,7 +172,7 @@ def file_section(path: str, df, res: dict) -> list:
         f"- scenarios: {len(df)} with metrics of {nsc} in the file "
         f"({a.get('errors', 0)} failed; complete = {a.get('complete', '?')}); "
         f"{_n(df['point'].nunique(), 'point')} × {_n(len(seeds), 'seed')} ({seeds_text(seeds)}) × "
-        f"{_n(df['scheduler'].nunique(), 'scheduler')} ({', '.join(gr.scheduler_order(df))})",
+        f"{_n(df['scheduler'].nunique(), 'scheduler')} ({', '.join(geopipe.scheduler_order(df))})",
         "",
     ]
     rows = res["rows"]
@@ -195,7 +222,7 @@ def file_section(path: str, df, res: dict) -> list:
 def report(paths) -> str:
     loaded = []
     for p in paths:
-        df = gr.load(p)
+        df = geopipe.load(p)
         loaded.append((p, df, analyse(df)))
     order = list(TITLES)
     loaded.sort(key=lambda t: (order.index(t[1].attrs.get("sweep_name")) if t[1].attrs.get("sweep_name") in order

@@ -18,7 +18,7 @@ with their CIs and mu* against sigma). It then writes DIR/REPORT.md: how the dat
 per question (what decides the scheduler's JCT, its cost, its advantage over the baseline) the
 indices with CIs, the ranking, the seed-noise share, the sum of S1 and the factors whose ST is
 indistinguishable from 0; where in the factor space the scheduler wins (per-point paired
-changes from geopipe_results.design_values), Morris against Sobol', and checks of the data
+changes from geopipe.design_values), Morris against Sobol', and checks of the data
 (failed scenarios, unfinished jobs). Every number in the report is computed here.
 
 The words of the report follow these thresholds (and nothing else):
@@ -52,7 +52,26 @@ import re
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+def _geopipe_on_path():
+    """Make `import geopipe` work: from the repository (<repo>/python, preferred when present) or
+    from an installed tree (<prefix>/share/geopipe/scripts -> <prefix>/lib/python3.X/dist-packages)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    repo = os.path.join(os.path.dirname(here), "python")
+    if os.path.isfile(os.path.join(repo, "geopipe", "__init__.py")):
+        sys.path.insert(0, repo)
+        return
+    prefix = os.path.dirname(os.path.dirname(os.path.dirname(here)))
+    ver = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    lib = os.path.join(prefix, "lib")
+    for d in (os.path.join(lib, ver, "dist-packages"), os.path.join(lib, "python3", "dist-packages"),
+              os.path.join(lib, ver, "site-packages")):
+        if os.path.isfile(os.path.join(d, "geopipe", "__init__.py")) and d not in sys.path:
+            sys.path.append(d)  # after the default path: an importable geopipe wins
+            return
+
+
+_geopipe_on_path()
 
 import matplotlib  # noqa: E402
 
@@ -63,7 +82,14 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from scipy.stats import spearmanr  # noqa: E402
 
-import geopipe_results as gr  # noqa: E402
+import geopipe  # noqa: E402
+
+# Confidence intervals with the rounded Student-t table these reports always used, rather than
+# geopipe's default exact quantiles (scipy, as `geopipe summarize`), so that their numbers do not
+# change (the exact ones move some bounds by 0.1 %); geopipe.t975 here switches to the exact ones.
+
+# Student-t quantiles: exact (scipy), as geopipe summarize computes them.
+T975 = geopipe.t975
 
 DOMINANT = 0.3
 IMPORTANT = 0.1
@@ -508,7 +534,7 @@ def bins(values: pd.Series):
 def where_wins(h5: str, js: dict, q: Quantity, df: pd.DataFrame, csv_rows: list, summ: dict) -> list:
     """Fraction of configurations where the scheduler's mean is lower, and a cross table of the
     mean change by bins of the two factors with the largest ST (or mu*)."""
-    vals = gr.design_values(h5, q.metric, q.sched, paired_vs=q.baseline)
+    vals = geopipe.design_values(h5, q.metric, q.sched, paired_vs=q.baseline)
     factors = vals.attrs["factors"]
     d = len(factors)
     if js["analysis"] == "sobol":
@@ -523,7 +549,7 @@ def where_wins(h5: str, js: dict, q: Quantity, df: pd.DataFrame, csv_rows: list,
     v = vals[keep].set_index("point")
     fv = df.groupby("point")[factors].first().reindex(v.index)
     short = short_names(factors)
-    half = np.array([gr.t975(int(n) - 1) if n >= 2 else math.nan for n in v["n_seeds"]]) * v["se"].to_numpy()
+    half = np.array([T975(int(n) - 1) if n >= 2 else math.nan for n in v["n_seeds"]]) * v["se"].to_numpy()
     y = v["y"].to_numpy(float)
     lower, sig_lo, sig_hi = float(np.mean(y < 0)), float(np.mean(y + half < 0)), float(np.mean(y - half > 0))
     summ[q.tag] = dict(lower=lower, mean=float(y.mean()), n=len(y))
@@ -604,7 +630,7 @@ def checks(df: pd.DataFrame, name: str, scheds) -> list:
     total = int(df.attrs.get("total_scenarios", len(df)) or len(df))
     out.append(f"- `{name}`: {thousands(len(df))} of {thousands(total)} scenarios have results, "
                f"{df.attrs.get('errors', 0)} failed.")
-    factors = [c for c in gr.axes(df)]
+    factors = [c for c in geopipe.axes(df)]
     for s in scheds:
         sub = df[df["scheduler"] == s]
         if sub.empty:
@@ -697,7 +723,7 @@ def main(argv=None):
     studies = []  # dict(name, h5, design, df, results{tag: (js, fig, inter)})
     for h5 in args.files:
         stem = os.path.splitext(os.path.basename(h5))[0]
-        df = gr.load(h5)
+        df = geopipe.load(h5)
         design = str(df.attrs.get("design", ""))
         if design not in ("sobol", "morris"):
             sys.exit(f"study_report.py: {h5}: design '{design}' (expected a design = \"sobol\" or \"morris\" sweep)")

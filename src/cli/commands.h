@@ -20,5 +20,6 @@ void add_sweep_command(CLI::App& app, int& rc);
 void add_merge_command(CLI::App& app, int& rc);
 void add_summarize_command(CLI::App& app, int& rc);
 void add_analyze_command(CLI::App& app, int& rc);
+void add_plot_command(CLI::App& app, int& rc);
 
 }  // namespace geopipe::cli

@@ -73,6 +73,7 @@ int main(int argc, char** argv) {
   geopipe::cli::add_merge_command(app, rc);
   geopipe::cli::add_summarize_command(app, rc);
   geopipe::cli::add_analyze_command(app, rc);
+  geopipe::cli::add_plot_command(app, rc);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -113,7 +113,8 @@ def hand_change(vals, metric, target, baseline, point):
     n = len(rel)
     mean = sum(rel) / n
     sd = math.sqrt(sum((x - mean) ** 2 for x in rel) / (n - 1))
-    return mean, 4.303 * sd / math.sqrt(n), n  # t_{0.975, 2} = 4.303
+    from scipy import stats  # the exact quantile the module uses (its closed form is checked below)
+    return mean, float(stats.t.ppf(0.975, n - 1)) * sd / math.sqrt(n), n
 
 
 def fmt_num(x):
@@ -169,22 +170,16 @@ def load_rows_columns_attrs():
 
 @check
 def mean_ci_hand_cases():
-    m = gr.mean_ci([1.0, 2.0, 3.0, 4.0])
-    assert m.n == 4 and m.mean == 2.5
-    assert abs(m.ci - 3.182 * math.sqrt(5.0 / 3.0) / 2.0) < 1e-12, m
-    assert abs(m.lo - (2.5 - m.ci)) < 1e-15 and abs(m.hi - (2.5 + m.ci)) < 1e-15
-    m = gr.mean_ci([2.0, 4.0, float("nan")])  # NaN ignored: n = 2, sd = sqrt(2), t = 12.706
-    assert m.n == 2 and m.mean == 3.0 and abs(m.ci - 12.706) < 1e-12, m
-    x = list(range(41))  # df = 40: beyond the table
-    m = gr.mean_ci(x)
-    sd = math.sqrt(sum((v - 20.0) ** 2 for v in x) / 40)
-    t = 1.959964 + (2.042 - 1.959964) * 30 / 40
-    assert abs(m.ci - t * sd / math.sqrt(41)) < 1e-12, m
-    table = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
-             2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
-             2.052, 2.048, 2.045, 2.042]
-    assert [gr.t975(d) for d in range(1, 31)] == table
-    assert gr.t975(60) == 1.959964 + (2.042 - 1.959964) * 0.5 and math.isnan(gr.t975(0))
+    # Exact Student-t quantiles (scipy), checked against closed forms: df = 1 is Cauchy,
+    # tan(pi (p - 1/2)); df = 2: (2p - 1) / sqrt(2 p (1 - p)); and against the normal limit.
+    t1, t2 = math.tan(math.pi * 0.475), 0.95 / math.sqrt(2 * 0.975 * 0.025)
+    assert abs(gr.t975(1) - t1) < 1e-9 and abs(gr.t975(2) - t2) < 1e-9, (gr.t975(1), gr.t975(2))
+    assert abs(gr.t975(10 ** 8) - 1.959963985) < 1e-7 and math.isnan(gr.t975(0))
+    m = gr.mean_ci([2.0, 4.0, float("nan")])  # NaN ignored: n = 2, sd = sqrt(2), ci = t1 * sqrt(2) / sqrt(2)
+    assert m.n == 2 and m.mean == 3.0 and abs(m.ci - t1) < 1e-9, m
+    m = gr.mean_ci([1.0, 2.0, 3.0])
+    assert abs(m.ci - t2 * 1.0 / math.sqrt(3.0)) < 1e-9, m
+    assert abs(m.lo - (2.0 - m.ci)) < 1e-15 and abs(m.hi - (2.0 + m.ci)) < 1e-15
     assert math.isnan(gr.mean_ci([5.0]).ci) and gr.mean_ci([5.0]).mean == 5.0
     assert gr.mean_ci([]).n == 0 and math.isnan(gr.mean_ci([]).mean)
 

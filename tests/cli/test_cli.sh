@@ -230,5 +230,17 @@ says 0 "output: /dev/null (it is not a regular file (a character device): it wou
 grep -qE '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z progress: 36/36' "$tmp/log" && ok ||
   bad "progress lines in a log have no ISO 8601 UTC time: $(cat "$tmp/log")"
 
+# geopipe plot: the binary runs the Python package's plot command (found in the source tree here)
+expect_rc 0 "plot" -- env MPLBACKEND=Agg "$BIN" plot "$tmp/tiny.h5" --x network.bandwidth_scale --metric avg_jct_s \
+  -o "$tmp/fig.png"
+/usr/bin/python3 - "$tmp/fig.png" <<'PY' && ok || bad "geopipe plot: not a non-empty PNG image"
+import sys
+import matplotlib.image as mpimg
+img = mpimg.imread(sys.argv[1])
+assert img.ndim == 3 and img.shape[0] > 200 and img.shape[1] > 300, img.shape
+assert len({tuple(p) for p in img.reshape(-1, img.shape[2])[::97]}) > 5, "a blank image"
+PY
+says 2 "geopipe plot: error: unknown axis 'nope'" "plot: unknown axis" -- "$BIN" plot "$tmp/tiny.h5" --x nope -o "$tmp/x.png"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
