@@ -924,6 +924,50 @@ def test_precision_seeds(c):
           "equal to the replay, the same under mpirun -np 2")
 
 
+def test_quick_sweep(c):
+    """A sweep from flags alone (--base, --axis, --schedulers, --seeds, --set): the sweep file it
+    stands for is written next to the output and stored in it, running that file gives the same
+    results, --resume with more seeds grows the study, and every misuse is exit 2."""
+    base = os.path.join(c.src, "sweeps/base/six-regions.toml")
+    out = c.path("q.h5")
+    flags = ["--base", base, "--axis", "network.bandwidth_scale=0.5,2", "--axis", "workload.load_scale=1,2",
+             "--schedulers", "bace-pipe,delay-first", "--seeds", "2", "--set", "workload.num_jobs=20"]
+    c.run([c.bin, "sweep", *flags, "-o", out, "--quiet", "--no-mpi"])
+    gen = c.path("q.sweep.toml")
+    text = open(gen).read()
+    assert '[sweep.set]\n"workload.num_jobs" = 20' in text and 'values = [0.5, 2]' in text, text
+    with h5py.File(out, "r") as f:
+        stored = f.attrs["sweep_toml"]
+        stored = stored.decode() if isinstance(stored, bytes) else stored
+        assert stored == text and len(f["metrics"]) == 4 * 2 * 2
+    ref = c.path("ref.h5")
+    c.run(c.sweep_cmd(gen, ref, "--no-mpi"))
+    assert_same_metrics(ref, out, "the flags' sweep vs its written file")
+    # Growing it: more seeds, --resume.
+    more = [x if x != "2" else "3" for x in flags]
+    p = c.run([c.bin, "sweep", *more, "-o", out, "--resume", "--no-mpi"])
+    assert "reused 16, computed 8" in p.stderr, p.stderr
+    # Another sweep over the same output without --resume/--force: refused, nothing changed.
+    before = open(gen).read()
+    p = c.run([c.bin, "sweep", *flags, "-o", out, "--no-mpi"], expect=2)
+    assert "exists with another sweep (expected --resume" in p.stderr and open(gen).read() == before, p.stderr
+    # Misuse.
+    p = c.run([c.bin, "sweep", gen, "--base", base, "-o", c.path("x.h5")], expect=2)
+    assert "a sweep file and --base were both given" in p.stderr, p.stderr
+    p = c.run([c.bin, "sweep", gen, "--axis", "sim.mfu=0.3", "-o", c.path("x.h5")], expect=2)
+    assert "--axis: is for a sweep without a file" in p.stderr, p.stderr
+    p = c.run([c.bin, "sweep", "--base", base, "--axis", "network.bandwidth_scale", "-o", c.path("x.h5")], expect=2)
+    assert "expected PARAM=V1,V2,..." in p.stderr, p.stderr
+    tmp_before = set(glob.glob(os.path.join(tempfile.gettempdir(), "geopipe-sweep-*")))
+    p = c.run([c.bin, "sweep", "--base", base, "--axis", "network.bandwith_scale=1", "--dry-run"], expect=2)
+    assert "--base/--axis: unknown parameter 'network.bandwith_scale' (did you mean 'network.bandwidth_scale'?)" in p.stderr
+    assert set(glob.glob(os.path.join(tempfile.gettempdir(), "geopipe-sweep-*"))) == tmp_before, "temporary file left"
+    p = c.run([c.bin, "sweep", "--base", base, "--seeds", "2", "--dry-run"])
+    assert "1 points x 2 seeds x 1 schedulers = 2 scenarios" in p.stdout, p.stdout
+    print("  flags -> q.sweep.toml (stored in the file; running it gives the same metrics), --resume to 3 seeds "
+          "reused 16 and computed 8, conflicts and misuse exit 2, no temporary file left")
+
+
 def test_io_errors(c):
     """Unwritable output directory, a full disk, and HDF5 file locking turned off (as on shared
     file systems): clear messages, no crash, nothing half-written left for the read-only case.
