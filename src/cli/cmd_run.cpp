@@ -1,4 +1,5 @@
 // geopipe run SCENARIO.toml [--scheduler NAME|all] [--seed N] [--set path=value ...] [--json] [--jobs-csv FILE]
+//                           [--timeline FILE]
 #include <fmt/format.h>
 
 #include <fstream>
@@ -12,6 +13,7 @@
 #include "config/error.h"
 #include "cli/flags.h"
 #include "cli/report.h"
+#include "cli/timeline_json.h"
 #include "config/scenario_loader.h"
 #include "util/input_error.h"
 #include "sched/registry.h"
@@ -30,6 +32,8 @@ struct RunArgs {
   std::vector<std::string> sets;
   bool json = false;
   std::string jobs_csv;
+  std::string timeline;
+  bool timeline_given = false;
 };
 
 int do_run(const RunArgs& a) {
@@ -62,11 +66,14 @@ int do_run(const RunArgs& a) {
     for (const std::string& in : {a.scenario, sc.trace_path})
       if (!in.empty() && util::same_file(a.jobs_csv, in))
         throw InputError("--jobs-csv", 0, 0, "'" + a.jobs_csv + "' is an input (" + in + "); it is never overwritten (expected a new CSV path)");
+  const bool want_timeline = a.timeline_given;
+  if (want_timeline) check_timeline_path(a.timeline, {a.scenario, sc.trace_path}, a.jobs_csv);
   const std::uint64_t seed = a.seed_given ? parse_unsigned_flag("--seed", a.seed, 0, UINT64_MAX) : sc.seed;
   const std::vector<Job> jobs = sc.jobs_for_seed(seed);  // one trace for every scheduler
   std::vector<RunOutcome> runs;
   SimOptions opt;
-  opt.record_jobs = want_csv;
+  opt.record_jobs = want_csv || want_timeline;  // the timeline's slices name their job records
+  opt.record_timeline = want_timeline;
   for (const auto& n : names) {
     auto sched = make_scheduler(n, sc.scheduler);
     runs.push_back({n, simulate(sc, jobs, *sched, seed, opt)});
@@ -84,6 +91,7 @@ int do_run(const RunArgs& a) {
     if (csv->fail())
       throw InputError(a.jobs_csv, 0, 0, std::string("cannot write the CSV file") + (errno ? std::string(": ") + std::strerror(errno) : ""));
   }
+  if (want_timeline) write_timeline_file(a.timeline, sc, seed, runs);  // PATH.tmp, then renamed
   return kExitOk;
 }
 
@@ -100,8 +108,13 @@ void add_run_command(CLI::App& app, int& rc) {
       ->take_all();
   cmd->add_flag("--json", args->json, "Print the metrics as JSON instead of a table");
   cmd->add_option("--jobs-csv", args->jobs_csv, "Write one row per job (and scheduler) to this CSV file");
-  cmd->callback([args, sched, seed, &rc] {
+  CLI::Option* timeline = cmd->add_option(
+      "--timeline", args->timeline,
+      "Write a Chrome trace-event JSON timeline of the run(s) to this file, for ui.perfetto.dev or chrome://tracing "
+      "(docs/timeline.md)");
+  cmd->callback([args, sched, seed, timeline, &rc] {
     args->scheduler_given = sched->count() > 0;
+    args->timeline_given = timeline->count() > 0;
     args->seed_given = seed->count() > 0;
     rc = guarded([&] { return do_run(*args); });
   });

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <queue>
 #include <stdexcept>
 #include <string>
@@ -84,6 +85,7 @@ class Engine {
     shapes_ = job_shapes(jobs_, ctx_.num_shapes);
     ctx_.shapes = &shapes_;
     for (const auto& reg : topo_.regions) has_profiles_ |= !reg.price.is_flat();
+    if (opt.record_timeline) timeline_.emplace(topo_, n);
   }
 
   SimResult run() {
@@ -91,6 +93,7 @@ class Engine {
     size_t next_arrival = 0;
     const size_t n = jobs_.size();
     double next_price = has_profiles_ && opt_.price_events ? next_price_change(0.0) : kInf;
+    double last_t = 0;  // the last event time (for the timeline)
     while (true) {
       while (!heap_.empty() && !valid(heap_.top())) heap_.pop();
       const double ta = next_arrival < n ? jobs_[next_arrival].arrival_s : kInf;
@@ -127,6 +130,8 @@ class Engine {
       // 4. re-share links freed by completions, then let the scheduler start jobs
       rebalance(t);
       if (!queue_.empty()) call_scheduler(t);
+      if (timeline_) timeline_->sample(t, free_, net_.residuals(), queue_.size());
+      last_t = t;
       // Nothing runs, nothing will arrive, the scheduler started nothing: the rest can never run.
       if (heap_.empty() && next_arrival >= n && !queue_.empty() && running_ == 0) break;
     }
@@ -134,6 +139,7 @@ class Engine {
     res.metrics = acc_.finish(rec_, sched_.effort(),
                               std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count());
     if (opt_.record_jobs) res.jobs = std::move(rec_);
+    if (timeline_) res.timeline = timeline_->finish(last_t);
     return res;
   }
 
@@ -274,6 +280,7 @@ class Engine {
     rec.start_s = t;
     rec.stage_region = pl.stage_region;
     pending_start_.push_back(j);
+    if (timeline_) timeline_->job_started(t, j, pl.stage_region);
   }
 
   void finish(int j, double t) {
@@ -296,6 +303,7 @@ class Engine {
     JobRecord& rec = rec_[static_cast<size_t>(j)];
     rec.finish_s = t;
     rec.mean_iteration_s = (t - rec.start_s) / rec.iterations;
+    if (timeline_) timeline_->job_finished(t, j);
   }
 
   // Re-run max-min on changed links; settle and re-time the jobs whose share changed, and
@@ -388,6 +396,7 @@ class Engine {
   PipelineScratch scratch_;
   std::vector<double> inf_buf_, zero_buf_;
   MetricsAccumulator acc_;
+  std::optional<TimelineRecorder> timeline_;  ///< only if opt_.record_timeline
 };
 
 }  // namespace

@@ -12,17 +12,22 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "model/scenario.h"
 #include "sim/job_record.h"
 #include "sim/metrics.h"
 #include "sim/scheduler_api.h"
+#include "sim/timeline.h"
 
 namespace geopipe {
 
 struct SimOptions {
   bool record_jobs = true;        ///< fill SimResult::jobs
+  /// Fill SimResult::timeline (sim/timeline.h, `geopipe run --timeline`). Off: no recorder
+  /// exists. Either way no decision or result changes.
+  bool record_timeline = false;
   bool price_events = true;       ///< call the scheduler at price changes (non-flat profiles only)
   /// Most event times one run may process (docs/limits.md, "Documented maxima"): beyond it the
   /// run stops with InputError. Ordinary scenarios need about 2 per job plus one per simulated
@@ -34,6 +39,7 @@ struct SimOptions {
 struct SimResult {
   ScenarioMetrics metrics;
   std::vector<JobRecord> jobs;    ///< by job id (if record_jobs)
+  std::optional<Timeline> timeline;  ///< if record_timeline
 };
 
 /// Runs `jobs` (ids 0..n-1, sorted by arrival) on the scenario's topology with `scheduler`.

@@ -5,11 +5,14 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "model/scenario.h"
 #include "sim/engine.h"
 #include "sim/pipeline.h"
+#include "sim/timeline.h"
 #include "util/input_error.h"
 
 namespace geopipe {
@@ -229,6 +232,138 @@ TEST(Engine, EventBudgetStopsAnAstronomicallyLongRun) {
   exact.max_events = static_cast<std::uint64_t>(full.metrics.events);
   ScriptedScheduler s3(std::vector<std::vector<int>>{{0}, {0}});
   EXPECT_EQ(simulate(sc, jobs, s3, 1, exact).metrics.jobs_completed, 2);
+}
+
+// The timeline recorder (sim/timeline.h) on a hand-built run: regions 0 and 1 joined by a link
+// of 1.5 β per direction, two 2-stage jobs placed 0 -> 1. Alone a job's flows get their demand
+// β; together the two share the link, 0.75 β each, so the allocated total follows
+// β, 1.5 β, β, 0 as job 1 starts, job 0 finishes and job 1 finishes.
+TEST(Engine, TimelineFollowsJobsGpusAndTheMaxMinSplit) {
+  Scenario sc = base(2, 4, 0.1, 1.0);
+  const std::vector<Job> jobs = {make_job(0, 0.0, 2, 4, 10000), make_job(1, 10.0, 2, 4, 10000)};
+  const JobProfile p = make_profile(jobs[0], sc.llms[0]);
+  const double f0 = forward_time(p, 0, sc.topology.gpu_types[0], sc.compute);
+  const double f1 = forward_time(p, 1, sc.topology.gpu_types[0], sc.compute);
+  const double beta = stall_free_demand_bytes_per_s(p.activation_bytes, f0, f1);
+  const double C = 1.5 * beta;
+  sc.topology.link(0, 1) = Link{C, 0.01};
+  sc.topology.link(1, 0) = Link{C, 0.01};
+  ScriptedScheduler plain({{0, 1}, {0, 1}});
+  const SimResult without = simulate(sc, jobs, plain, 1);
+  EXPECT_FALSE(without.timeline.has_value());
+  SimOptions opt;
+  opt.record_timeline = true;
+  ScriptedScheduler s({{0, 1}, {0, 1}});
+  const SimResult r = simulate(sc, jobs, s, 1, opt);
+  ASSERT_TRUE(r.timeline.has_value());
+  // Recording changes no result.
+  const auto with_fields = metric_fields(r.metrics), without_fields = metric_fields(without.metrics);
+  ASSERT_EQ(with_fields.size(), metric_defs().size());
+  for (std::size_t k = 0; k < with_fields.size(); ++k) {
+    if (metric_defs()[k].deterministic) {
+      EXPECT_EQ(with_fields[k].value, without_fields[k].value) << metric_defs()[k].name;
+    }
+  }
+  const Timeline& tl = *r.timeline;
+  const double s1 = r.jobs[1].start_s, fin0 = r.jobs[0].finish_s, fin1 = r.jobs[1].finish_s;
+  ASSERT_EQ(s1, 10.0);
+  ASSERT_LT(s1, fin0);
+  ASSERT_LT(fin0, fin1);
+  EXPECT_EQ(tl.end_s, fin1);
+  EXPECT_EQ(tl.end_s, r.metrics.makespan_s);
+
+  // One slice per (job, region), in start order; job 1 runs beside job 0, so on lane 1.
+  ASSERT_EQ(tl.slices.size(), 4u);
+  const int want_job[] = {0, 0, 1, 1}, want_region[] = {0, 1, 0, 1}, want_lane[] = {0, 0, 1, 1};
+  for (std::size_t k = 0; k < 4; ++k) {
+    const TimelineSlice& sl = tl.slices[k];
+    EXPECT_EQ(sl.job, want_job[k]);
+    EXPECT_EQ(sl.region, want_region[k]);
+    EXPECT_EQ(sl.lane, want_lane[k]);
+    EXPECT_EQ(sl.stages, 1);
+    EXPECT_EQ(sl.start_s, r.jobs[static_cast<std::size_t>(sl.job)].start_s);
+    EXPECT_EQ(sl.finish_s, r.jobs[static_cast<std::size_t>(sl.job)].finish_s);
+  }
+  EXPECT_EQ(tl.lanes, (std::vector<int>{2, 2}));
+
+  // Link counters: both directions, at t = 0 and at every change of the allocated total.
+  for (int dir = 0; dir < 2; ++dir) {
+    std::vector<TimelineLinkSample> l;
+    for (const TimelineLinkSample& x : tl.links)
+      if (x.from == dir && x.to == 1 - dir) l.push_back(x);
+    ASSERT_EQ(l.size(), 4u) << "direction " << dir;
+    const double want_t[] = {0.0, s1, fin0, fin1}, want_alloc[] = {beta, C, beta, 0.0};
+    for (std::size_t k = 0; k < 4; ++k) {
+      EXPECT_EQ(l[k].t_s, want_t[k]);
+      EXPECT_NEAR(l[k].allocated_bytes_per_s, want_alloc[k], 1e-12 * C) << k;
+      EXPECT_LE(l[k].allocated_bytes_per_s, C);
+    }
+  }
+  // Busy GPUs: 1, 2, 1, 0 in each region (one stage of one GPU per job and region).
+  for (int reg = 0; reg < 2; ++reg) {
+    std::vector<std::pair<double, int>> b;
+    for (const TimelineBusySample& x : tl.busy)
+      if (x.region == reg) b.emplace_back(x.t_s, x.busy_gpus);
+    EXPECT_EQ(b, (std::vector<std::pair<double, int>>{{0.0, 1}, {s1, 2}, {fin0, 1}, {fin1, 0}})) << "region " << reg;
+  }
+  // Nobody waited; flat prices: one sample each, at 0.
+  ASSERT_EQ(tl.queue.size(), 1u);
+  EXPECT_EQ(tl.queue[0].waiting, 0);
+  ASSERT_EQ(tl.prices.size(), 2u);
+  EXPECT_EQ(tl.prices[0].usd_per_kwh, 0.1);
+  EXPECT_FALSE(tl.prices_truncated);
+  // Every counter's samples are in time order.
+  for (std::size_t k = 1; k < tl.busy.size(); ++k)
+    if (tl.busy[k].region == tl.busy[k - 1].region) {
+      EXPECT_LE(tl.busy[k - 1].t_s, tl.busy[k].t_s);
+    }
+}
+
+// The recorder alone: lanes are reused from the time they are freed, a region used by several
+// stages of one job is one slice, a change at the time of a counter's last sample replaces it,
+// an unchanged value adds nothing, waiting jobs are counted, and hourly prices give one sample
+// per change up to the end.
+TEST(Engine, TimelineRecorderLanesCountersAndPrices) {
+  Scenario sc = base(2, 8, 0.1, 1.0);
+  std::array<double, 24> prices{};
+  prices.fill(0.10);
+  prices[1] = 0.30;  // 01:00-02:00 local = UTC
+  sc.topology.regions[1].price = PriceProfile::hourly(prices, 0.0);
+  TimelineRecorder rec(sc.topology, 3);
+  const std::vector<double> residual = {kInf, 0.0, 0.0, kInf};  // no links: ignored
+  rec.job_started(0.0, 0, std::vector<int>{0, 0, 1});
+  rec.sample(0.0, std::vector<int>{6, 7}, residual, 2);
+  rec.job_started(10.0, 1, std::vector<int>{0});
+  rec.sample(10.0, std::vector<int>{5, 7}, residual, 1);
+  rec.sample(20.0, std::vector<int>{5, 7}, residual, 1);  // nothing changed
+  rec.job_finished(30.0, 0);
+  rec.job_started(30.0, 2, std::vector<int>{1, 0});
+  rec.sample(30.0, std::vector<int>{6, 7}, residual, 0);
+  rec.job_finished(9000.0, 1);
+  rec.job_finished(9000.0, 2);
+  rec.sample(9000.0, std::vector<int>{8, 8}, residual, 0);
+  const Timeline tl = rec.finish(9000.0);
+  ASSERT_EQ(tl.slices.size(), 5u);
+  EXPECT_EQ(tl.slices[0].stages, 2);  // job 0: stages 0 and 1 on region 0
+  EXPECT_EQ(tl.slices[1].region, 1);
+  EXPECT_EQ(tl.slices[2].lane, 1);    // job 1 on region 0 beside job 0
+  EXPECT_EQ(tl.slices[3].region, 1);  // job 2 (regions 1, 0) takes the lanes job 0 left at 30 s
+  EXPECT_EQ(tl.slices[3].lane, 0);
+  EXPECT_EQ(tl.slices[4].region, 0);
+  EXPECT_EQ(tl.slices[4].lane, 0);
+  EXPECT_EQ(tl.slices[4].finish_s, 9000.0);
+  EXPECT_EQ(tl.lanes, (std::vector<int>{2, 1}));
+  std::vector<std::pair<double, int>> busy0;
+  for (const TimelineBusySample& x : tl.busy)
+    if (x.region == 0) busy0.emplace_back(x.t_s, x.busy_gpus);
+  EXPECT_EQ(busy0, (std::vector<std::pair<double, int>>{{0.0, 2}, {10.0, 3}, {30.0, 2}, {9000.0, 0}}));
+  std::vector<std::pair<double, int>> queue;
+  for (const TimelineQueueSample& x : tl.queue) queue.emplace_back(x.t_s, x.waiting);
+  EXPECT_EQ(queue, (std::vector<std::pair<double, int>>{{0.0, 2}, {10.0, 1}, {30.0, 0}}));
+  EXPECT_TRUE(tl.links.empty());
+  std::vector<std::tuple<double, int, double>> pr;
+  for (const TimelinePriceSample& x : tl.prices) pr.emplace_back(x.t_s, x.region, x.usd_per_kwh);
+  EXPECT_EQ(pr, (std::vector<std::tuple<double, int, double>>{{0.0, 0, 0.1}, {0.0, 1, 0.1}, {3600.0, 1, 0.3}, {7200.0, 1, 0.1}}));
 }
 
 }  // namespace
