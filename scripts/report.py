@@ -25,33 +25,11 @@ import os
 import sys
 
 
-def _geopipe_on_path():
-    """Make `import geopipe` work: from the repository (<repo>/python, preferred when present) or
-    from an installed tree (<prefix>/share/geopipe/scripts -> <prefix>/lib/python3.X/dist-packages)."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    repo = os.path.join(os.path.dirname(here), "python")
-    if os.path.isfile(os.path.join(repo, "geopipe", "__init__.py")):
-        sys.path.insert(0, repo)
-        return
-    prefix = os.path.dirname(os.path.dirname(os.path.dirname(here)))
-    ver = f"python{sys.version_info[0]}.{sys.version_info[1]}"
-    lib = os.path.join(prefix, "lib")
-    for d in (os.path.join(lib, ver, "dist-packages"), os.path.join(lib, "python3", "dist-packages"),
-              os.path.join(lib, ver, "site-packages")):
-        if os.path.isfile(os.path.join(d, "geopipe", "__init__.py")) and d not in sys.path:
-            sys.path.append(d)  # after the default path: an importable geopipe wins
-            return
-
-
-_geopipe_on_path()
+import _geopipe_path  # noqa: E402,F401 - puts the package geopipe on sys.path (scripts/_geopipe_path.py)
 
 import numpy as np  # noqa: E402
 
 import geopipe  # noqa: E402
-
-# Confidence intervals with the rounded Student-t table these reports always used, rather than
-# geopipe's default exact quantiles (scipy, as `geopipe summarize`), so that their numbers do not
-# change (the exact ones move some bounds by 0.1 %); geopipe.t975 here switches to the exact ones.
 
 # Student-t quantiles: exact (scipy), as geopipe summarize computes them.
 T975 = geopipe.t975

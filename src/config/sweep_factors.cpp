@@ -210,6 +210,8 @@ std::vector<Entry> factor_probes(const std::vector<Factor>& factors) {
   return out;
 }
 
+std::vector<Entry> FactorDesign::probes() const { return factor_probes(factors_); }
+
 std::size_t add_factor_columns(SweepSpec& spec, const std::vector<Factor>& factors) {
   const std::size_t first = spec.columns.size();
   for (const Factor& f : factors) {

@@ -12,6 +12,7 @@
 #include <toml++/toml.h>
 
 #include "analysis/test_functions.h"
+#include "config/sweep_design.h"
 #include "config/sweep_loader.h"
 #include "config/sweep_parse.h"
 
@@ -47,6 +48,21 @@ Value factor_value(const Factor& f, double u);
 
 /// Factor `f` as the points use it (SweepSample), as column `column`, located in `file`.
 SampledFactor sampled_of(const SweepFile& file, const Factor& f, std::size_t column);
+
+/// What the designs over [[factor]]s (lhs, oat, sobol, morris) share: the file, the factors,
+/// their probes, no hint, and a point count that fits a double (they are bounded far below
+/// 2^53). A design adds its own table's keys, its count and its matrix.
+class FactorDesign : public SweepDesign {
+ public:
+  double approx_points() const override { return static_cast<double>(num_points()); }
+  std::vector<Entry> probes() const override;
+  std::string hint_for(const InputError&) const override { return ""; }
+
+ protected:
+  explicit FactorDesign(const SweepFile& file) : file_(file) {}
+  const SweepFile& file_;
+  std::vector<Factor> factors_;
+};
 
 /// The probes of the factors (SweepDesign::probes): each parameter with its value at u = 0,
 /// located at its `param`.

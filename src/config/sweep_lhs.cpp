@@ -30,24 +30,19 @@ namespace {
 
 constexpr std::uint64_t kMaxSamples = 10'000'000;
 
-class LhsDesign final : public SweepDesign {
+class LhsDesign final : public FactorDesign {
  public:
   LhsDesign(const SweepFile& file, const toml::table& root);
 
   std::uint64_t num_points() const override { return samples_; }
-  double approx_points() const override { return static_cast<double>(samples_); }
-  std::vector<Entry> probes() const override { return factor_probes(factors_); }
   void materialise(SweepSpec& spec) const override;
-  std::string hint_for(const InputError&) const override { return ""; }
 
  private:
-  const SweepFile& file_;
   std::uint64_t samples_ = 0;
   std::uint64_t seed_ = 1;
-  std::vector<Factor> factors_;
 };
 
-LhsDesign::LhsDesign(const SweepFile& file, const toml::table& root) : file_(file) {
+LhsDesign::LhsDesign(const SweepFile& file, const toml::table& root) : FactorDesign(file) {
   const toml::node* lhs = root.get("lhs");
   if (!lhs) file_.fail(Pos{1, 1}, "design 'lhs' needs an [lhs] table (expected samples = N and [[factor]] entries)");
   const toml::table* t = lhs->as_table();

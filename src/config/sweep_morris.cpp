@@ -32,25 +32,20 @@ namespace {
 constexpr std::uint64_t kMaxTrajectories = 1'000'000;
 constexpr std::uint64_t kMaxLevels = 1'000'000;
 
-class MorrisDesign final : public SweepDesign {
+class MorrisDesign final : public FactorDesign {
  public:
   MorrisDesign(const SweepFile& file, const toml::table& root);
 
   std::uint64_t num_points() const override { return trajectories_ * (factors_.size() + 1); }
-  double approx_points() const override { return static_cast<double>(num_points()); }
-  std::vector<Entry> probes() const override { return factor_probes(factors_); }
   void materialise(SweepSpec& spec) const override;
-  std::string hint_for(const InputError&) const override { return ""; }
 
  private:
-  const SweepFile& file_;
   std::uint64_t trajectories_ = 0;
   std::uint64_t levels_ = 4;
   std::uint64_t seed_ = 1;
-  std::vector<Factor> factors_;
 };
 
-MorrisDesign::MorrisDesign(const SweepFile& file, const toml::table& root) : file_(file) {
+MorrisDesign::MorrisDesign(const SweepFile& file, const toml::table& root) : FactorDesign(file) {
   const toml::node* n = root.get("morris");
   if (!n) file_.fail(Pos{1, 1}, "design 'morris' needs a [morris] table (expected trajectories = r and [[factor]] entries)");
   const toml::table* t = n->as_table();

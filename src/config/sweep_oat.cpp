@@ -25,27 +25,22 @@ namespace {
 
 constexpr std::uint64_t kMaxLevels = 1'000'000;
 
-class OatDesign final : public SweepDesign {
+class OatDesign final : public FactorDesign {
  public:
   OatDesign(const SweepFile& file, const toml::table& root);
 
   std::uint64_t num_points() const override;
-  double approx_points() const override { return static_cast<double>(num_points()); }
-  std::vector<Entry> probes() const override { return factor_probes(factors_); }
   void materialise(SweepSpec& spec) const override;
-  std::string hint_for(const InputError&) const override { return ""; }
 
  private:
-  const SweepFile& file_;
   std::uint64_t levels_ = 5;
-  std::vector<Factor> factors_;
 
   /// The unit coordinates of factor `f`'s levels: k / (levels - 1) for a min/max factor (an
   /// integer factor's repeated values once), (k + 0.5) / count for a discrete one.
   std::vector<double> levels_of(const Factor& f) const;
 };
 
-OatDesign::OatDesign(const SweepFile& file, const toml::table& root) : file_(file) {
+OatDesign::OatDesign(const SweepFile& file, const toml::table& root) : FactorDesign(file) {
   Pos anchor{1, 1};
   if (const toml::node* oat = root.get("oat")) {
     const toml::table* t = oat->as_table();

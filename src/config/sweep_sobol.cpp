@@ -38,27 +38,22 @@ constexpr std::uint64_t kMaxSamples = std::uint64_t{1} << 24;
 /// Boost's direction-number table covers 3667 dimensions; the design uses 2D.
 constexpr std::size_t kMaxFactors = 1833;
 
-class SobolDesign final : public SweepDesign {
+class SobolDesign final : public FactorDesign {
  public:
   SobolDesign(const SweepFile& file, const toml::table& root);
 
   std::uint64_t num_points() const override { return samples_ * per_sample(); }
-  double approx_points() const override { return static_cast<double>(num_points()); }
-  std::vector<Entry> probes() const override { return factor_probes(factors_); }
   void materialise(SweepSpec& spec) const override;
-  std::string hint_for(const InputError&) const override { return ""; }
 
  private:
-  const SweepFile& file_;
   std::uint64_t samples_ = 0;
   bool second_order_ = true;
   std::uint64_t seed_ = 1;
-  std::vector<Factor> factors_;
 
   std::uint64_t per_sample() const { return (second_order_ ? 2 : 1) * factors_.size() + 2; }
 };
 
-SobolDesign::SobolDesign(const SweepFile& file, const toml::table& root) : file_(file) {
+SobolDesign::SobolDesign(const SweepFile& file, const toml::table& root) : FactorDesign(file) {
   const toml::node* n = root.get("sobol");
   if (!n) file_.fail(Pos{1, 1}, "design 'sobol' needs a [sobol] table (expected samples = N, a power of two, and [[factor]] entries)");
   const toml::table* t = n->as_table();
