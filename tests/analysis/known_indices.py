@@ -41,7 +41,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 
 if len(sys.argv) != 3:
     print(__doc__)
@@ -68,25 +67,8 @@ TMP = tempfile.mkdtemp(prefix="geopipe-known-indices-")
 ENV = dict(os.environ)
 BASE = os.path.join(SRC, "sweeps", "base", "six-regions.toml")
 
-results = []  # (name, ok)
+from harness import check, finish, results  # noqa: E402,F401 - tests/analysis/harness.py
 state = {}
-
-
-def check(fn):
-    """Run one check; record and print its outcome and time."""
-    name = fn.__name__
-    t0 = time.monotonic()
-    try:
-        fn()
-    except Exception:  # noqa: BLE001
-        results.append((name, False))
-        print(f"FAIL {name} ({time.monotonic() - t0:.1f} s)")
-        traceback.print_exc(file=sys.stdout)
-    else:
-        results.append((name, True))
-        print(f"ok   {name} ({time.monotonic() - t0:.1f} s)")
-    sys.stdout.flush()
-    return fn
 
 
 def run(cmd, expect=0, **kw):
@@ -541,11 +523,4 @@ def python_errors():
     assert "1 of 450 points have no result" in p.stderr.decode(), p.stderr
 
 
-passed = sum(1 for _, ok in results if ok)
-failed = len(results) - passed
-if failed == 0 and not os.environ.get("GEOPIPE_KEEP_TMP"):
-    shutil.rmtree(TMP, ignore_errors=True)
-else:
-    print(f"temporary files kept in {TMP}")
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish(TMP)

@@ -20,7 +20,6 @@ import struct
 import subprocess
 import sys
 import tempfile
-import traceback
 
 if len(sys.argv) != 3:
     print(__doc__)
@@ -55,23 +54,8 @@ SWEEPS = {
                  schedulers=["bace-pipe", "bace-no-priority", "bace-no-pathfinder", "bace-no-costmin"]),
 }
 
-results = []  # (name, ok)
+from harness import check, finish, results  # noqa: E402,F401 - tests/analysis/harness.py
 state = {}
-
-
-def check(fn):
-    """Run one check; record and print its outcome."""
-    name = fn.__name__
-    try:
-        fn()
-    except Exception:  # noqa: BLE001
-        results.append((name, False))
-        print(f"FAIL {name}")
-        traceback.print_exc(file=sys.stdout)
-    else:
-        results.append((name, True))
-        print(f"ok   {name}")
-    return fn
 
 
 def run(cmd, **kw):
@@ -401,11 +385,4 @@ def reproduce_sh_end_to_end():
     assert len(gr.load(os.path.join(out, "h5", "fig4_reduced.h5"))) == 2 * 3 * 3
 
 
-passed = sum(1 for _, ok in results if ok)
-failed = len(results) - passed
-if failed == 0 and not os.environ.get("GEOPIPE_KEEP_TMP"):
-    shutil.rmtree(TMP, ignore_errors=True)
-else:
-    print(f"temporary files kept in {TMP}")
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish(TMP)

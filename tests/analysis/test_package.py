@@ -23,11 +23,9 @@ temporary directory.
 import math
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
-import traceback
 import xml.etree.ElementTree as ET
 
 if len(sys.argv) != 3:
@@ -64,22 +62,8 @@ BW = [0.25, 1.0, 4.0]
 LOAD = [1.0, 2.0]
 AX_BW, AX_LOAD = "network.bandwidth_scale", "workload.load_scale"
 
-results = []
+from harness import check, finish, results  # noqa: E402,F401 - tests/analysis/harness.py
 state = {}
-
-
-def check(fn):
-    name = fn.__name__
-    try:
-        fn()
-    except Exception:  # noqa: BLE001
-        results.append((name, False))
-        print(f"FAIL {name}")
-        traceback.print_exc(file=sys.stdout)
-    else:
-        results.append((name, True))
-        print(f"ok   {name}")
-    return fn
 
 
 def run(cmd, expect=0, **kw):
@@ -600,11 +584,4 @@ def import_has_no_side_effects():
     assert not [f for f in os.listdir(TMP) if f.endswith((".png", ".svg")) and f.startswith("side")]
 
 
-passed = sum(1 for _, ok in results if ok)
-failed = len(results) - passed
-if failed == 0 and not os.environ.get("GEOPIPE_KEEP_TMP"):
-    shutil.rmtree(TMP, ignore_errors=True)
-else:
-    print(f"temporary files kept in {TMP}")
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish(TMP)

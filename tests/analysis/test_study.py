@@ -21,7 +21,6 @@ import struct
 import subprocess
 import sys
 import tempfile
-import traceback
 
 if len(sys.argv) != 3:
     print(__doc__)
@@ -38,21 +37,7 @@ STEMS = ("bace-sobol", "bace-morris")
 TAGS = ("avg_jct_s", "total_cost_usd", "avg_jct_s_vs-delay-first", "total_cost_usd_vs-delay-first")
 POINTS = {"bace-sobol": 8 * (8 + 2), "bace-morris": 4 * (8 + 1)}
 
-results = []
-
-
-def check(fn):
-    name = fn.__name__
-    try:
-        fn()
-    except Exception:  # noqa: BLE001
-        results.append((name, False))
-        print(f"FAIL {name}")
-        traceback.print_exc(file=sys.stdout)
-    else:
-        results.append((name, True))
-        print(f"ok   {name}")
-    return fn
+from harness import check, finish, results  # noqa: E402,F401 - tests/analysis/harness.py
 
 
 def run(cmd, expect=0, **kw):
@@ -179,11 +164,4 @@ def second_run_reuses_everything():
     assert "0 (reused 320)" in rep and "0 (reused 144)" in rep, "computed in this run"
 
 
-passed = sum(1 for _, ok in results if ok)
-failed = len(results) - passed
-if failed == 0 and not os.environ.get("GEOPIPE_KEEP_TMP"):
-    shutil.rmtree(TMP, ignore_errors=True)
-else:
-    print(f"temporary files kept in {TMP}")
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish(TMP)
