@@ -19,27 +19,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path g_tree;
-
-void remove_tree() {
-  std::error_code ec;
-  if (!g_tree.empty()) fs::remove_all(g_tree, ec);
-}
-
-/// Creates the temporary tree (the sweep file) once; returns the sweep file's path.
 const fs::path& sweep_path() {
   static const fs::path sweep = [] {
-    std::string templ = (fs::temp_directory_path() / "geopipe-fuzz-points-XXXXXX").string();
-    if (!mkdtemp(templ.data())) throw std::runtime_error("fuzz_points: mkdtemp failed");
-    g_tree = templ;
-    std::atexit(remove_tree);
+    const fs::path tree = geopipe::fuzz::temp_tree("points");
     const fs::path base = fs::path(geopipe::fuzz::source_dir()) / "sweeps/base/six-regions.toml";
-    std::ofstream out(g_tree / "sweep.toml");
+    std::ofstream out(tree / "sweep.toml");
     out << "[sweep]\nname = \"fuzz\"\nbase = \"" << base.string()
         << "\"\nschedulers = [\"bace-pipe\"]\nseeds = 1\ndesign = \"points_file\"\n\n[points_file]\npath = "
            "\"points.csv\"\n";
     if (!out) throw std::runtime_error("fuzz_points: cannot write the sweep file");
-    return g_tree / "sweep.toml";
+    return tree / "sweep.toml";
   }();
   return sweep;
 }
@@ -49,7 +38,7 @@ const fs::path& sweep_path() {
 int fuzz_one(const std::uint8_t* data, std::size_t size) {
   const fs::path& sweep = sweep_path();
   {
-    std::ofstream out(g_tree / "points.csv", std::ios::binary | std::ios::trunc);
+    std::ofstream out(geopipe::fuzz::temp_tree_path() / "points.csv", std::ios::binary | std::ios::trunc);
     out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
     if (!out) throw std::runtime_error("fuzz_points: cannot write points.csv");
   }

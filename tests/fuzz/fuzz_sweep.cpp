@@ -21,30 +21,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path g_tree;
-
-void remove_tree() {
-  std::error_code ec;
-  if (!g_tree.empty()) fs::remove_all(g_tree, ec);
-}
-
-/// Creates the temporary tree once; returns the input file's path.
 const fs::path& input_path() {
   static const fs::path input = [] {
-    std::string templ = (fs::temp_directory_path() / "geopipe-fuzz-sweep-XXXXXX").string();
-    if (!mkdtemp(templ.data())) throw std::runtime_error("fuzz_sweep: mkdtemp failed");
-    g_tree = templ;
-    std::atexit(remove_tree);
+    const fs::path tree = geopipe::fuzz::temp_tree("sweep");
     const fs::path src = geopipe::fuzz::source_dir();
     const fs::path bases[] = {src / "sweeps/base/six-regions.toml", src / "tests/config/sweeps/base/two-regions.toml",
                               src / "tests/config/sweeps/base/trace-base.toml"};
     for (const char* dir : {"s/t/base", "s/base", "sweeps/base"}) {
-      fs::create_directories(g_tree / dir);
-      for (const fs::path& b : bases) fs::copy_file(b, g_tree / dir / b.filename());
+      fs::create_directories(tree / dir);
+      for (const fs::path& b : bases) fs::copy_file(b, tree / dir / b.filename());
     }
-    fs::create_directories(g_tree / "good");  // trace-base.toml: trace = "../../good/trace.csv"
-    fs::copy_file(src / "tests/config/good/trace.csv", g_tree / "good/trace.csv");
-    return g_tree / "s/t/input.toml";
+    fs::create_directories(tree / "good");  // trace-base.toml: trace = "../../good/trace.csv"
+    fs::copy_file(src / "tests/config/good/trace.csv", tree / "good/trace.csv");
+    return tree / "s/t/input.toml";
   }();
   return input;
 }

@@ -10,8 +10,13 @@
 // finding (a bug in geopipe or in a library it uses).
 #pragma once
 
+#include <stdlib.h>  // mkdtemp
+
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <stdexcept>
 #include <string>
 
 int fuzz_one(const std::uint8_t* data, std::size_t size);
@@ -23,5 +28,24 @@ namespace geopipe::fuzz {
 
 /// The repository's root, where the targets find their fixed inputs (a base scenario, a trace).
 inline std::string source_dir() { return GEOPIPE_SOURCE_DIR; }
+
+/// The process's temporary directory (see temp_tree()).
+inline std::filesystem::path& temp_tree_path() {
+  static std::filesystem::path p;
+  return p;
+}
+
+/// Creates a temporary directory geopipe-fuzz-NAME-XXXXXX for the target's files and returns
+/// it; it is removed at exit. Call once per process.
+inline std::filesystem::path temp_tree(const std::string& name) {
+  std::string templ = (std::filesystem::temp_directory_path() / ("geopipe-fuzz-" + name + "-XXXXXX")).string();
+  if (!mkdtemp(templ.data())) throw std::runtime_error("fuzz_" + name + ": mkdtemp failed");
+  temp_tree_path() = templ;
+  std::atexit([] {
+    std::error_code ec;
+    std::filesystem::remove_all(temp_tree_path(), ec);
+  });
+  return templ;
+}
 
 }  // namespace geopipe::fuzz
