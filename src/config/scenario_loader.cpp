@@ -417,6 +417,7 @@ void Builder::build_scheduler(Scenario& sc) {
   read(*st, "priority_aging", s.priority_aging);
   read(*st, "view_staleness_s", s.view_staleness_s);
   read(*st, "view_noise_sigma", s.view_noise_sigma);
+  read(*st, "view_refresh_s", s.view_refresh_s);
 }
 
 std::string Builder::unfit_details(const JobProfile& p, const Topology& topo) const {

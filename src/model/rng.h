@@ -31,6 +31,14 @@ constexpr std::uint64_t derive_seed(std::uint64_t parent, std::string_view label
   return splitmix64(s);
 }
 
+/// Seed of the `index`-th stream of a family derived from a parent seed (one stream per
+/// measurement, say), independent of how many of the family's other streams are used.
+constexpr std::uint64_t derive_stream_seed(std::uint64_t parent, std::uint64_t index) {
+  std::uint64_t s = parent ^ (index * 0xD1B54A32D192ED03ULL);
+  splitmix64(s);
+  return splitmix64(s);
+}
+
 /// xoshiro256** 1.0 (Blackman & Vigna). Not thread-safe: one instance per consumer.
 class Rng {
  public:

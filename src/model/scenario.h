@@ -22,8 +22,13 @@ struct SchedulerParams {
   double priority_runtime_weight = 1.0;   ///< dynamic priority: weight of estimated run time
   double priority_network_weight = 1.0;   ///< dynamic priority: weight of network pressure
   double priority_aging = 1.0;            ///< dynamic priority: seconds of score removed per second waited
-  double view_staleness_s = 0.0;          ///< scheduler's bandwidth view refreshed every this many s (0 = live)
-  double view_noise_sigma = 0.0;          ///< relative Gaussian noise on the viewed residual bandwidth
+  /// Period of the bandwidth monitor's measurements, s (0 = live: the view is measured at every
+  /// scheduler call). docs/model.md, "Stale or noisy view"; sim/bandwidth_monitor.h.
+  double view_staleness_s = 0.0;
+  double view_noise_sigma = 0.0;          ///< relative Gaussian noise on each measured residual bandwidth
+  /// Live and noisy view only (view_staleness_s = 0, view_noise_sigma > 0): the monitor also
+  /// measures every this many s while jobs wait, and each such measurement calls the scheduler.
+  double view_refresh_s = 60.0;
 };
 
 struct Scenario {

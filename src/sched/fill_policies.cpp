@@ -2,6 +2,8 @@
 // "Schedulers"). Bandwidth-blind; contiguous blocks in a fixed region order.
 #include <algorithm>
 #include <numeric>
+#include <set>
+#include <tuple>
 #include <vector>
 
 #include "sched/estimate.h"
@@ -44,6 +46,69 @@ std::vector<int> regions_by_price(const ClusterView& view) {
   return order;
 }
 
+// The complete fill: the first placement, in the order of a depth-first search that tries
+// regions in `order` (unused, linked to the previous block) and the longest block first, of
+// contiguous blocks on distinct regions within the view's free GPUs and memory. Unlike the
+// greedy fill above it finds a placement whenever one exists (a region skipped for one stage
+// may take a later one; a shorter block may leave the stages that fit elsewhere). Failed
+// states (next stage, last region, used regions) are remembered, so the search visits each at
+// most once.
+class CompleteFill {
+ public:
+  Placement run(const JobProfile& p, const ClusterView& view, const std::vector<int>& order) {
+    p_ = &p;
+    view_ = &view;
+    order_ = &order;
+    failed_.clear();
+    path_.clear();
+    Placement pl;
+    if (dfs(0, -1, 0)) pl.stage_region = path_;
+    return pl;
+  }
+
+ private:
+  bool dfs(int next, int last, std::uint64_t used) {
+    const int S = p_->stages;
+    if (next == S) return true;
+    const auto key = std::make_tuple(next, last, used);
+    if (failed_.count(key)) return false;
+    const Topology& topo = *view_->topo;
+    const int g = p_->gpus_per_stage;
+    for (int r : *order_) {
+      if (used >> r & 1U) continue;
+      if (last >= 0 && !topo.connected(last, r)) continue;
+      const int take = std::min(view_->free_gpus[static_cast<size_t>(r)] / g, S - next);
+      int k = 0;
+      while (k < take && p_->stage_fits(next + k, topo.gpu_of(r))) ++k;
+      for (; k > 0; --k) {
+        path_.insert(path_.end(), static_cast<size_t>(k), r);
+        if (dfs(next + k, r, used | std::uint64_t{1} << r)) return true;
+        path_.resize(path_.size() - static_cast<size_t>(k));
+      }
+    }
+    failed_.insert(key);
+    return false;
+  }
+
+  const JobProfile* p_ = nullptr;
+  const ClusterView* view_ = nullptr;
+  const std::vector<int>* order_ = nullptr;
+  std::vector<int> path_;
+  std::set<std::tuple<int, int, std::uint64_t>> failed_;
+};
+
+// A fill policy's placement (docs/model.md, "Relaxations"): the greedy fill in `order`; if it
+// finds none, and the greedy fill in this order could not place the job even on the idle
+// cluster (it would wait for ever: missing links, memory that only some regions have), the
+// complete fill in the same order.
+Placement fill_relaxed(const JobProfile& p, const ClusterView& view, const std::vector<int>& order, CompleteFill& complete) {
+  Placement pl = fill_in_order(p, view, order);
+  if (!pl.empty()) return pl;
+  const ClusterView idle = idle_view(*view.topo, *view.compute, view.now_s);
+  if (!fill_in_order(p, idle, order).empty()) return pl;  // it will fit once GPUs are released
+  return complete.run(p, view, order);
+}
+
 class FillPolicy final : public PlacementPolicy {
  public:
   explicit FillPolicy(bool by_price) : by_price_(by_price) {}
@@ -59,11 +124,12 @@ class FillPolicy final : public PlacementPolicy {
       order.resize(static_cast<size_t>(view.regions()));
       std::iota(order.begin(), order.end(), 0);
     }
-    return fill_in_order(ctx.profile(j), view, order);
+    return fill_relaxed(ctx.profile(j), view, order, complete_);
   }
 
  private:
   bool by_price_;
+  CompleteFill complete_;
 };
 
 // cost-first: the single region with the lowest estimated cost for the whole job; wait if no
@@ -86,7 +152,7 @@ class CostFirstPolicy final : public PlacementPolicy {
     };
     bool ever = false;
     for (int r = 0; r < topo.num_regions() && !ever; ++r) ever = hosts(r, topo.regions[static_cast<size_t>(r)].gpu_count);
-    if (!ever) return fill_in_order(p, view, regions_by_price(view));
+    if (!ever) return fill_relaxed(p, view, regions_by_price(view), complete_);
     Placement best;
     double best_cost = 0;
     Placement cand;
@@ -103,6 +169,9 @@ class CostFirstPolicy final : public PlacementPolicy {
     }
     return best;
   }
+
+ private:
+  CompleteFill complete_;
 };
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "model/rng.h"
+#include "sim/bandwidth_monitor.h"
 #include "sim/energy.h"
 #include "sim/metrics_accumulator.h"
 #include "sim/network.h"
@@ -59,7 +60,7 @@ class Engine {
  public:
   Engine(const Scenario& sc, const std::vector<Job>& jobs, Scheduler& sched, std::uint64_t seed, const SimOptions& opt)
       : sc_(sc), topo_(sc.topology), jobs_(jobs), sched_(sched), opt_(opt), net_(sc.topology),
-        noise_(derive_seed(seed, "view-noise")), acc_(sc.topology) {
+        monitor_(sc.scheduler, sc.topology.num_regions(), seed), acc_(sc.topology) {
     const auto n = jobs.size();
     profiles_.reserve(n);
     for (const Job& j : jobs) profiles_.push_back(make_profile(j, sc.llms[static_cast<size_t>(j.model)]));
@@ -100,7 +101,10 @@ class Engine {
       const double tc = heap_.empty() ? kInf : heap_.top().t;
       const bool waiting_matters = !queue_.empty() || next_arrival < n;
       const double tp = waiting_matters ? next_price : kInf;
-      const double t = std::min({ta, tc, tp});
+      // The bandwidth monitor's ticks are events only while jobs wait (otherwise no decision
+      // needs them, and catch_up() below takes the latest one lazily).
+      const double tm = queue_.empty() ? kInf : monitor_.next_tick_s();
+      const double t = std::min({ta, tc, tp, tm});
       if (t == kInf) break;
       if (++events_ > opt_.max_events)
         throw InputError(sc_.source_path, 0, 0,
@@ -109,6 +113,8 @@ class Engine {
                              "; expected a scenario whose jobs finish in a bounded time: shorter or fewer "
                              "jobs, faster links, or a flat price)");
       acc_.event();
+      // 0. a monitor tick between the previous event and this one (taken lazily: no job waited)
+      if (monitor_.catch_up(t, net_.residuals())) ++epoch_;
       // 1. completions at t (heap order: time, then job id)
       bool released = false;
       while (!heap_.empty()) {
@@ -124,16 +130,30 @@ class Engine {
       }
       if (released) ++epoch_;
       // 2. arrivals at t
-      while (next_arrival < n && jobs_[next_arrival].arrival_s <= t) queue_.push_back(static_cast<int>(next_arrival++));
+      bool arrived = false;
+      while (next_arrival < n && jobs_[next_arrival].arrival_s <= t) {
+        queue_.push_back(static_cast<int>(next_arrival++));
+        arrived = true;
+      }
       // 3. price boundary
-      if (t >= next_price) next_price = next_price_change(t);
-      // 4. re-share links freed by completions, then let the scheduler start jobs
+      const bool price_boundary = t >= next_price;
+      if (price_boundary) next_price = next_price_change(t);
+      // 4. re-share links freed by completions, the monitor's tick at t, then let the
+      // scheduler start jobs: at every arrival, completion and price boundary, and at a tick
+      // that changed what the scheduler sees.
       rebalance(t);
-      if (!queue_.empty()) call_scheduler(t);
+      const BandwidthMonitor::Tick tick = monitor_.tick(t, net_.residuals());
+      if (tick.view_changed) ++epoch_;
+      if (!queue_.empty() && (released || arrived || price_boundary || tick.call)) call_scheduler(t);
       if (timeline_) timeline_->sample(t, free_, net_.residuals(), queue_.size());
       last_t = t;
-      // Nothing runs, nothing will arrive, the scheduler started nothing: the rest can never run.
-      if (heap_.empty() && next_arrival >= n && !queue_.empty() && running_ == 0) break;
+      // Nothing runs and nothing will arrive: only a new measurement of the idle network can
+      // still start a waiting job. With none to come, or too many that did not, the run fails
+      // loudly instead of ending with work undone (docs/model.md, "Events and metrics").
+      if (running_ == 0 && next_arrival >= n && !queue_.empty())
+        check_progress(t);
+      else
+        idle_since_measurement_ = kUnset;
     }
     SimResult res;
     res.metrics = acc_.finish(rec_, sched_.effort(),
@@ -326,7 +346,6 @@ class Engine {
   }
 
   void build_view(double t) {
-    const int R = topo_.num_regions();
     view_.topo = &topo_;
     view_.compute = &sc_.compute;
     view_.now_s = t;
@@ -334,26 +353,29 @@ class Engine {
     view_.total_free = 0;
     for (int f : free_) view_.total_free += f;
     view_.flows = flow_count_;
-    const auto& truth = net_.residuals();
-    const double stale = sc_.scheduler.view_staleness_s, sigma = sc_.scheduler.view_noise_sigma;
-    if (stale <= 0 && sigma <= 0) {
-      view_.residual = truth;
-    } else if (snapshot_.empty() || t - snapshot_t_ >= stale) {
-      snapshot_ = truth;
-      if (sigma > 0)
-        for (int a = 0; a < R; ++a)
-          for (int b = 0; b < R; ++b)
-            if (a != b) {
-              auto& v = snapshot_[static_cast<size_t>(a * R + b)];
-              v *= std::max(0.0, 1.0 + sigma * noise_.normal());
-            }
-      snapshot_t_ = t;
-      ++epoch_;
-      view_.residual = snapshot_;
-    } else {
-      view_.residual = snapshot_;
-    }
+    bool changed = false;
+    view_.residual = monitor_.view_for_call(net_.residuals(), changed);
+    if (changed) ++epoch_;
     view_.epoch = epoch_;
+  }
+
+  // Called when nothing runs, nothing will arrive and jobs wait, after this event's scheduler
+  // call: throws SimulationFailure if no later measurement can change the view the scheduler
+  // failed on, or if it failed on opt_.max_idle_measurements measurements of the idle network.
+  void check_progress(double t) {
+    if (idle_since_measurement_ == kUnset) idle_since_measurement_ = monitor_.measurements();
+    const std::uint64_t tried = monitor_.measurements() - idle_since_measurement_;
+    std::string why;
+    if (!monitor_.may_change(net_.residuals()))
+      why = monitor_.exact() ? "it sees the network exactly, and nothing will change"
+                             : "its view of the network is current, and no later measurement can change it";
+    else if (tried >= opt_.max_idle_measurements)
+      why = "it found no placement in " + std::to_string(tried) + " measurements of the idle network";
+    if (why.empty()) return;
+    throw SimulationFailure("scheduler '" + std::string(sched_.name()) + "' left " + std::to_string(queue_.size()) +
+                            " job" + (queue_.size() == 1 ? "" : "s") + " waiting on an idle cluster at t = " +
+                            format_seconds(t) + " (the first is job " + std::to_string(queue_.front()) + "; " + why +
+                            "; a scheduler bug)");
   }
 
   void call_scheduler(double t) {
@@ -375,7 +397,7 @@ class Engine {
   Scheduler& sched_;
   SimOptions opt_;
   NetworkState net_;
-  Rng noise_;
+  BandwidthMonitor monitor_;
   std::vector<JobProfile> profiles_;
   std::vector<int> shapes_;
   std::vector<Running> run_;
@@ -387,8 +409,10 @@ class Engine {
   SchedContext ctx_;
   ClusterView view_;
   std::vector<Decision> decisions_;
-  std::vector<double> snapshot_;
-  double snapshot_t_ = 0;
+  static constexpr std::uint64_t kUnset = ~std::uint64_t{0};
+  /// Measurements the monitor had taken when the cluster last fell idle with jobs waiting and
+  /// none to arrive (kUnset while it is not in that state).
+  std::uint64_t idle_since_measurement_ = kUnset;
   long epoch_ = 0;
   int running_ = 0;
   std::uint64_t events_ = 0;  ///< event times processed (bounded by opt_.max_events)

@@ -7,6 +7,6 @@
 
 namespace geopipe {
 
-inline constexpr int kModelVersion = 1;
+inline constexpr int kModelVersion = 2;
 
 }  // namespace geopipe

@@ -554,7 +554,7 @@ TEST(Paths, ScenarioPathsCoverTheSchema) {
                         "model.<name>.bytes_per_elem", "workload.load_scale", "workload.trace",
                         "workload.mix.<model>.weight", "scheduler.epsilon", "scheduler.view_noise_sigma"})
     EXPECT_NE(std::find(paths.begin(), paths.end(), p), paths.end()) << p;
-  EXPECT_EQ(paths.size(), 54u);
+  EXPECT_EQ(paths.size(), 55u);
 }
 
 // What `geopipe list params` prints: the same paths, with each field's type and range.

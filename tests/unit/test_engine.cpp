@@ -190,15 +190,21 @@ TEST(Engine, TwoJobsShareALinkMaxMinAndRecomputeOnChange) {
   EXPECT_GT(r.metrics.stall_fraction, 0.0);
 }
 
-TEST(Engine, UnplaceableJobsEndTheRunInsteadOfHanging) {
+TEST(Engine, UnplaceableJobsFailTheRunLoudly) {
   Scenario sc = base(1, 2, 0.1, 1.0);
-  // The scripted scheduler never finds room for a 4-GPU placement on a 2-GPU region.
+  // The scripted scheduler never finds room for a 4-GPU placement on a 2-GPU region: once the
+  // first job is done, nothing runs, nothing will arrive and the exact view cannot change.
   const std::vector<Job> jobs = {make_job(0, 0.0, 1, 1, 10), make_job(1, 1.0, 4, 4, 10)};
   ScriptedScheduler s(std::vector<std::vector<int>>{{0}, {0, 0, 0, 0}});
-  const SimResult r = simulate(sc, jobs, s, 1);
-  EXPECT_EQ(r.metrics.jobs_completed, 1);
-  EXPECT_EQ(r.metrics.jobs_unfinished, 1);
-  EXPECT_LT(r.jobs[1].start_s, 0.0);
+  try {
+    (void)simulate(sc, jobs, s, 1);
+    FAIL() << "expected SimulationFailure";
+  } catch (const SimulationFailure& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("scheduler 'scripted' left 1 job waiting on an idle cluster at t = "), std::string::npos) << what;
+    EXPECT_NE(what.find("the first is job 1"), std::string::npos) << what;
+    EXPECT_NE(what.find("sees the network exactly"), std::string::npos) << what;
+  }
 }
 
 // A waiting job under an hourly price profile costs one event per simulated hour: a job that

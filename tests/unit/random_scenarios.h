@@ -1,0 +1,113 @@
+// Random accepted scenarios for the property tests of the engine and the schedulers
+// (test_no_job_left_behind.cpp): random topologies (2..9 regions, up to three GPU types of
+// different speed and memory, missing links, asymmetric link directions, flat and hourly
+// prices), a random model catalogue and job stream, and random scheduler parameters (view
+// noise and staleness, switch limits, ε, priority weights). "Accepted" as the config loader
+// accepts a scenario: every job fits the idle cluster (sched/feasibility.h); a drawn job that
+// does not is drawn again. Everything is drawn from one xoshiro stream, so a case number names
+// the same scenario on every machine.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/rng.h"
+#include "scenario_builders.h"
+#include "sched/feasibility.h"
+
+namespace geopipe::testutil {
+
+struct RandomCase {
+  Scenario scenario;
+  std::vector<Job> jobs;
+};
+
+/// Log-uniform in [lo, hi].
+inline double log_uniform(Rng& rng, double lo, double hi) { return lo * std::exp(rng.uniform() * std::log(hi / lo)); }
+
+/// The scenario of case `k` of the stream `seed` (see the header comment).
+inline RandomCase random_case(std::uint64_t seed, std::uint64_t k) {
+  Rng rng(derive_seed(seed ^ (k * 0x9E3779B97F4A7C15ULL), "random-case"));
+  const int n_types = 1 + static_cast<int>(rng.below(3));
+  std::vector<GpuType> gpus;
+  for (int t = 0; t < n_types; ++t)
+    gpus.push_back(make_gpu("gpu" + std::to_string(t), rng.uniform(80.0, 400.0), t == 0 ? 80.0 : (rng.below(2) ? 40.0 : 80.0),
+                            rng.uniform(300.0, 700.0), rng.uniform(50.0, 120.0)));
+  const double capacity_scale = log_uniform(rng, 0.5, 2.0);
+  const int R = 2 + static_cast<int>(rng.below(8));  // 2..9: the set search from 8 regions up too
+  std::vector<RegionSpec> regions;
+  for (int r = 0; r < R; ++r) {
+    const int count = std::max(1, static_cast<int>(std::lround((2 + static_cast<int>(rng.below(15))) * capacity_scale)));
+    regions.push_back({"r" + std::to_string(r), static_cast<int>(rng.below(static_cast<std::uint64_t>(n_types))), count,
+                       rng.uniform(0.03, 0.40), rng.uniform(1.05, 1.6)});
+  }
+  std::vector<LlmSpec> llms;
+  const int n_models = 1 + static_cast<int>(rng.below(3));
+  for (int m = 0; m < n_models; ++m) {
+    const int hidden = 1024 << rng.below(3);  // 1024, 2048, 4096
+    llms.push_back(tiny_llm("m" + std::to_string(m), 4 + static_cast<int>(rng.below(21)), hidden,
+                            1000 + static_cast<int>(rng.below(31000)), 512 << rng.below(3)));
+  }
+  Scenario sc = make_scenario(gpus, regions, llms);
+  for (int r = 0; r < R; ++r)
+    if (rng.below(4) == 0) {  // a quarter of the regions price by the hour
+      std::array<double, 24> h{};
+      for (double& p : h) p = rng.uniform(0.03, 0.40);
+      sc.topology.regions[static_cast<size_t>(r)].price = PriceProfile::hourly(h, static_cast<double>(rng.below(24)) - 11.0);
+    }
+  const double bw_scale = log_uniform(rng, 0.25, 4.0);
+  const double p_link = rng.uniform(0.4, 1.0);
+  for (int a = 0; a < R; ++a)
+    for (int b = a + 1; b < R; ++b) {
+      if (rng.uniform() >= p_link) continue;  // not linked
+      const double lat = rng.uniform(0.001, 0.150);
+      set_link_dir(sc.topology, a, b, bw_scale * log_uniform(rng, 1e7, 2e10), lat);
+      set_link_dir(sc.topology, b, a, bw_scale * log_uniform(rng, 1e7, 2e10), lat);  // asymmetric
+    }
+  sc.bandwidth_scale = bw_scale;
+  sc.capacity_scale = capacity_scale;
+
+  SchedulerParams& s = sc.scheduler;
+  s.max_region_switches = static_cast<int>(rng.below(5));
+  s.epsilon = rng.uniform(0.0, 0.5);
+  s.priority_network_weight = rng.uniform(0.0, 4.0);
+  switch (rng.below(4)) {  // exact, noisy, stale, both
+    case 1: s.view_noise_sigma = rng.uniform(0.0, 0.5); break;
+    case 2: s.view_staleness_s = rng.uniform(0.0, 3600.0); break;
+    case 3:
+      s.view_noise_sigma = rng.uniform(0.0, 0.5);
+      s.view_staleness_s = rng.uniform(0.0, 3600.0);
+      break;
+    default: break;
+  }
+
+  // Jobs: Poisson arrivals (a mean gap of 30 s .. 30 min), short runs; redrawn until they fit
+  // the idle cluster (at most 50 tries, then the job is left out).
+  const int n = 10 + static_cast<int>(rng.below(31));
+  const double gap_s = log_uniform(rng, 30.0, 1800.0);
+  std::vector<Job> jobs;
+  double t = 0;
+  for (int q = 0; q < n; ++q) {
+    t += rng.exponential(1.0 / gap_s);
+    for (int attempt = 0; attempt < 50; ++attempt) {
+      const int model = static_cast<int>(rng.below(static_cast<std::uint64_t>(n_models)));
+      const int L = sc.llms[static_cast<size_t>(model)].layers;
+      const int S = 1 + static_cast<int>(rng.below(static_cast<std::uint64_t>(std::min(L, 12))));
+      const int g = 1 + static_cast<int>(rng.below(4));
+      const int m = 2 + static_cast<int>(rng.below(15));
+      const int b = 1 + static_cast<int>(rng.below(2));
+      const auto iters = static_cast<std::int64_t>(std::llround(rng.bounded_pareto(1.1, 50, 5000)));
+      const Job j = make_job(t, model, S, g, m, iters, b);
+      if (!fits_empty_cluster(make_profile(j, sc.llms[static_cast<size_t>(model)]), sc.topology)) continue;
+      jobs.push_back(j);
+      break;
+    }
+  }
+  return {std::move(sc), finalize_jobs(std::move(jobs))};
+}
+
+}  // namespace geopipe::testutil
