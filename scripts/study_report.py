@@ -19,7 +19,7 @@ per question (what decides the scheduler's JCT, its cost, its advantage over the
 indices with CIs, the ranking, the seed-noise share, the sum of S1 and the factors whose ST is
 indistinguishable from 0; where in the factor space the scheduler wins (per-point paired
 changes from geopipe.design_values), Morris against Sobol', and checks of the data
-(failed scenarios, unfinished jobs). Every number in the report is computed here.
+(failed scenarios, completed jobs). Every number in the report is computed here.
 
 The words of the report follow these thresholds (and nothing else):
 
@@ -567,16 +567,6 @@ def where_wins(h5: str, js: dict, q: Quantity, df: pd.DataFrame, csv_rows: list,
         allrow.append(f"{pct(float(yy.mean()), 0, signed=True)} ({pct(float((yy < 0).mean()), 0)})" if len(yy) else "\u2013")
     out.append("| all | " + " | ".join(allrow) + f" | {pct(float(y.mean()), 0, signed=True)} ({pct(lower, 0)}) |")
     tail = []
-    if "jobs_unfinished" in df:
-        unf = (df[df["scheduler"] == q.sched].groupby("point")["jobs_unfinished"].max() > 0).reindex(v.index)
-        unf = unf.fillna(False).to_numpy(bool)
-        if unf.any():
-            rest = y[~unf]
-            tail += ["", f"In {pct(float(unf.mean()))} of these configurations {q.sched} left jobs unfinished in at "
-                    f"least one seed (see Checks); their mean change is {pct(float(y[unf].mean()), signed=True)} "
-                    f"(lower in {pct(float((y[unf] < 0).mean()))}); without them ({thousands(len(rest))} "
-                    f"configurations) the mean change is {pct(float(rest.mean()), signed=True)}, lower in "
-                    f"{pct(float((rest < 0).mean()))}."]
     holds = [c for c in cells if c[4] >= WIN_HOLDS]
     loses = [c for c in cells if c[4] < WIN_VANISHES]
     out.append("")
@@ -603,34 +593,19 @@ def where_wins(h5: str, js: dict, q: Quantity, df: pd.DataFrame, csv_rows: list,
 
 
 def checks(df: pd.DataFrame, name: str, scheds) -> list:
-    """Failed scenarios, truncated searches and unfinished jobs of one result file."""
+    """Failed scenarios, unfinished jobs and truncated searches of one result file."""
     out = []
     total = int(df.attrs.get("total_scenarios", len(df)) or len(df))
     out.append(f"- `{name}`: {thousands(len(df))} of {thousands(total)} scenarios have results, "
-               f"{df.attrs.get('errors', 0)} failed.")
-    factors = [c for c in geopipe.axes(df)]
+               f"{df.attrs.get('errors', 0)} failed; every scenario with a result completed every job "
+               f"(geopipe.load refuses results that leave jobs out: {df.attrs.get('unfinished_scenarios', 0)} here).")
     for s in scheds:
         sub = df[df["scheduler"] == s]
         if sub.empty:
             continue
-        unf = sub["jobs_unfinished"] > 0
         trunc = float((sub["sched_truncated_searches"] > 0).mean()) if "sched_truncated_searches" in sub else math.nan
-        line = (f"  - {s}: unfinished jobs in {pct(float(unf.mean()), 2)} of its scenarios"
-                + (f" (up to {int(sub['jobs_unfinished'].max())} of {int(sub['jobs_total'].max())} jobs)" if unf.any()
-                   else "")
-                + f"; searches truncated in {pct(trunc, 2)} of its scenarios.")
-        if unf.any() and factors:
-            best = None
-            for c in factors:
-                codes, labels = bins(sub[c])
-                rates = unf.groupby(codes).mean()
-                spread = float(rates.max() - rates.min())
-                if best is None or spread > best[0]:
-                    best = (spread, c, labels, rates)
-            _, c, labels, rates = best
-            line += (f" By bin of `{c}` (the factor that moves it most): "
-                     + ", ".join(f"{labels[int(i)]}: {pct(float(r), 1)}" for i, r in rates.items()) + ".")
-        out.append(line)
+        out.append(f"  - {s}: searches truncated in {pct(trunc, 2)} of its scenarios; jobs per scenario "
+                   f"{int(sub['jobs_completed'].min())}..{int(sub['jobs_completed'].max())}, all completed.")
     return out
 
 
@@ -665,13 +640,6 @@ def summarize(args, quantities, sobol, morris, wins, src) -> list:
     if sobol and morris:
         agree = sum(compare(sobol["results"][q.tag][0], morris["results"][q.tag][0])[2] == "agree" for q in quantities)
         out.append(f"- Morris and Sobol' agree on the top {TOP_K} factors for {agree} of {len(quantities)} quantities.")
-    df = src["df"]
-    rates = {s: float((df.loc[df["scheduler"] == s, "jobs_unfinished"] > 0).mean())
-             for s in (args.scheduler, args.baseline) if "jobs_unfinished" in df and (df["scheduler"] == s).any()}
-    if any(r > 0 for r in rates.values()):
-        out.append("- Scenarios with unfinished jobs (their JCT and cost leave those jobs out): "
-                   + ", ".join(f"{s} {pct(r, 2)}" for s, r in rates.items()) + f" of the `{src['name']}` scenarios "
-                   "(section Checks of the data).")
     return out + [""]
 
 
@@ -802,8 +770,9 @@ def main(argv=None):
     R += ["## Checks of the data", ""]
     for s in studies:
         R += checks(s["df"], s["name"], [args.scheduler, args.baseline])
-    R += ["", "`avg_jct_s` covers completed jobs only and `total_cost_usd` the jobs that ran (docs/model.md): "
-          "where a scheduler leaves jobs unfinished, its JCT and cost there leave those jobs out.", ""]
+    R += ["", "Since model version 2 a run that would leave jobs waiting fails (an `/errors` row) instead of "
+          "ending with them unfinished (docs/model.md, \"Events and metrics\"), so `avg_jct_s` and `total_cost_usd` "
+          "cover every job of every scenario above.", ""]
     R += ["## Files", "", "Figures: " + ", ".join(f"[{s['results'][q.tag][1]}]({s['results'][q.tag][1]})"
                                                    for s in studies for q in quantities) + ".",
           "JSON (the `geopipe analyze` output): " + ", ".join(f"`{os.path.splitext(s['results'][q.tag][1])[0]}.json`"

@@ -23,21 +23,22 @@ confidence intervals are 95 % Student-t half widths with ``scipy.stats.t.ppf`` q
 """
 
 from .dataset import is_grid, to_xarray
-from .metrics import METRICS, Metric, display_scale, display_unit, metric_label, metric_names, metric_unit
+from .metrics import (METRICS, Metric, display_scale, display_unit, leaves_out_unfinished_jobs, metric_label, metric_names,
+                      metric_unit)
 from .plotting import geometric, is_log_axis, plot
-from .results import (alias, axes, base_scenario, load, load_jobs, model_size_b, normalized, paired_change,
-                      paired_values, point_labels, scheduler_order, summary)
+from .results import (UnfinishedJobsError, alias, axes, base_scenario, load, load_jobs, model_size_b, normalized,
+                      paired_change, paired_values, point_labels, scheduler_order, summary)
 from .sensitivity import design, design_values, morris_indices, oat_effects, sobol_indices
 from .stats import MeanCI, mean_ci, t975, t_quantile
 
 __all__ = [
     # results
-    "load", "load_jobs", "axes", "alias", "scheduler_order", "point_labels", "model_size_b", "base_scenario",
+    "load", "load_jobs", "UnfinishedJobsError", "axes", "alias", "scheduler_order", "point_labels", "model_size_b", "base_scenario",
     "summary", "paired_values", "paired_change", "normalized",
     # statistics
     "t975", "t_quantile", "MeanCI", "mean_ci",
     # metrics
-    "METRICS", "Metric", "metric_names", "metric_unit", "display_unit", "display_scale", "metric_label",
+    "METRICS", "Metric", "metric_names", "metric_unit", "leaves_out_unfinished_jobs", "display_unit", "display_scale", "metric_label",
     # xarray, plots
     "to_xarray", "is_grid", "plot", "is_log_axis", "geometric",
     # sensitivity analysis

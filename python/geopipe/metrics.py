@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-__all__ = ["Metric", "METRICS", "metric_names", "metric_unit", "display_unit", "display_scale", "metric_label"]
+__all__ = ["Metric", "METRICS", "COMPLETE_WITH_UNFINISHED", "leaves_out_unfinished_jobs", "metric_names", "metric_unit", "display_unit", "display_scale", "metric_label"]
 
 Metric = namedtuple("Metric", ["name", "unit", "display", "deterministic", "doc"])
 Metric.__doc__ = ("One metric: ``unit`` = SI unit of the stored value ('' = a count or a ratio), ``display`` = "
@@ -25,7 +25,7 @@ Metric.__doc__ = ("One metric: ``unit`` = SI unit of the stored value ('' = a co
 METRICS = tuple(Metric(*m) for m in (
     ("jobs_total", "", "", True, "jobs in the scenario"),
     ("jobs_completed", "", "", True, "jobs that finished"),
-    ("jobs_unfinished", "", "", True, "jobs this scheduler could never start (see docs/model.md)"),
+    ("jobs_unfinished", "", "", True, "jobs left waiting at the end (0 since model version 2)"),
     ("avg_jct_s", "s", "h", True, "mean of finish - arrival over completed jobs"),
     ("p50_jct_s", "s", "h", True, "median JCT (linear interpolation)"),
     ("p95_jct_s", "s", "h", True, "95th percentile JCT"),
@@ -50,6 +50,17 @@ METRICS = tuple(Metric(*m) for m in (
 ))
 
 _BY_NAME = {m.name: m for m in METRICS}
+# The metrics whose value is whole even where a scenario left jobs unfinished (the job counts);
+# every other metric leaves those jobs out (src/sim/metrics.h metric_leaves_out_unfinished_jobs).
+COMPLETE_WITH_UNFINISHED = ("jobs_total", "jobs_completed", "jobs_unfinished")
+
+
+def leaves_out_unfinished_jobs(name: str) -> bool:
+    """Does metric ``name`` leave out the jobs a scenario did not finish (JCTs cover completed
+    jobs, energy and cost the jobs that ran)? True for every metric but the job counts. Such
+    results exist only in files of model version 1: since version 2 a run that would leave jobs
+    waiting fails instead (docs/analysis.md, "Unfinished jobs")."""
+    return name not in COMPLETE_WITH_UNFINISHED
 # Stored value x display unit -> the value shown (src/sim/metrics.cpp, display_value).
 _SCALE = {"h": 1.0 / 3600.0, "MWh": 1.0 / 3.6e9, "TB": 1e-12, "ms": 1e3, "": 1.0}
 # The unit suffix of a metric name, dropped when the label shows another unit.

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -90,7 +91,32 @@ def _read(path, jobs: bool = False):
     return scen, met, err_ids, attrs, job
 
 
-def load(path) -> pd.DataFrame:
+class UnfinishedJobsError(ValueError):
+    """A result file whose scenarios left jobs unfinished (a file of model version 1): their
+    JCT, cost and other metrics leave those jobs out (docs/analysis.md, "Unfinished jobs")."""
+
+
+def _check_unfinished(df: pd.DataFrame, path, allow: bool, what: str) -> int:
+    """Count the rows of ``df`` with jobs_unfinished > 0; raise UnfinishedJobsError naming the
+    first unless ``allow`` (then warn). Returns the count."""
+    if "jobs_unfinished" not in df.columns:
+        return 0
+    bad = df[df["jobs_unfinished"].to_numpy() > 0]
+    if bad.empty:
+        return 0
+    first = bad.iloc[0]
+    text = (f"{path}: {len(bad)} of its {len(df)} scenarios left jobs unfinished (the first: id {int(first['id'])}, "
+            f"{first['scheduler']}, point {int(first['point'])}, seed {int(first['seed'])}: "
+            f"{int(first['jobs_unfinished'])} of {int(first['jobs_total'])} jobs), so {what} leave those jobs out "
+            f"(results of model version {df.attrs.get('model_version', '?')}; since version 2 such a run fails "
+            "instead: rerun the sweep with this geopipe, or pass allow_unfinished=True to use them anyway, flagged)")
+    if not allow:
+        raise UnfinishedJobsError(text)
+    warnings.warn(text, stacklevel=3)
+    return len(bad)
+
+
+def load(path, allow_unfinished: bool = False) -> pd.DataFrame:
     """Load a geopipe result file: one row per finished scenario, sorted by id.
 
     Columns: id, point, seed (int64), scheduler (str), key, point_key, the parameter columns
@@ -103,13 +129,17 @@ def load(path) -> pd.DataFrame:
     the file's root attributes decoded to Python values (sweep_name, sweep_toml, base_toml,
     sweep_hash, geopipe_version, created_utc, layout, schedulers, axes, complete, design, ...)
     plus ``path``, ``errors`` (valid rows of ``/errors``), ``error_ids``, ``num_rows``,
-    ``metrics`` (the metric columns, in file order) and ``aliases``. Raises FileNotFoundError
-    for a missing file, ValueError for an HDF5 file that is not a result file.
+    ``metrics`` (the metric columns, in file order), ``aliases`` and ``unfinished_scenarios``.
+    Raises FileNotFoundError for a missing file, ValueError for an HDF5 file that is not a
+    result file, and UnfinishedJobsError (a ValueError) for a file where a scenario left jobs
+    unfinished (possible only in files of model version 1: every metric but the job counts
+    leaves those jobs out), unless ``allow_unfinished``, which warns and counts them in
+    ``attrs["unfinished_scenarios"]``.
     """
-    return _load(path)[0]
+    return _load(path, allow_unfinished)[0]
 
 
-def _load(path):
+def _load(path, allow_unfinished: bool = False):
     """(load(path), the /scenarios frame with every scenario of the file, finished or not)."""
     scen, met, err_ids, attrs, _ = _read(path)
     df = scen.merge(met, on="id", how="inner").sort_values("id", kind="stable").reset_index(drop=True)
@@ -120,6 +150,7 @@ def _load(path):
     params = [c for c in attrs.get("axes", []) if c in df.columns]
     attrs["aliases"] = _add_aliases(df, params)
     df.attrs = attrs
+    df.attrs["unfinished_scenarios"] = _check_unfinished(df, path, allow_unfinished, "their JCT, cost and other metrics")
     return df, scen
 
 

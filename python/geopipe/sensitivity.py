@@ -27,6 +27,7 @@ point without results) raise ValueError.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -34,6 +35,8 @@ import pandas as pd
 from ._h5 import attr_list as _attr_list
 from ._h5 import decode as _decode
 from ._h5 import open_file as _open
+from . import metrics as _metrics
+from .results import UnfinishedJobsError
 
 __all__ = ["design", "design_values", "sobol_indices", "morris_indices", "oat_effects"]
 
@@ -78,7 +81,7 @@ def design(path: str) -> pd.DataFrame:
     return df
 
 
-def _values(f, path: str, points: int, metric: str, scheduler, paired_vs):
+def _values(f, path: str, points: int, metric: str, scheduler, paired_vs, allow_unfinished: bool = False):
     """The per-point values of design_values() from an open file: (frame, attrs)."""
     schedulers = _attr_list(f.attrs.get("schedulers", []))
     if not schedulers:
@@ -122,6 +125,20 @@ def _values(f, path: str, points: int, metric: str, scheduler, paired_vs):
     sname = np.char.rstrip(rows["scheduler"].astype(bytes), b"\x00")
     value = me[metric].astype(float)
     inside = (point >= 0) & (point < points)
+    unfinished = 0
+    if "jobs_unfinished" in me.dtype.names and _metrics.leaves_out_unfinished_jobs(metric):
+        used = inside & np.isin(sname, [s.encode("utf-8") for s in (sched, paired_vs) if s])
+        bad = np.flatnonzero(used & (me["jobs_unfinished"] > 0))
+        unfinished = int(bad.size)
+        if unfinished:
+            text = (f"{path}: {unfinished} scenario{'' if unfinished == 1 else 's'} of {sched}{' and ' + paired_vs if paired_vs else ''} left jobs "
+                    f"unfinished (the first: point {int(point[bad[0]])}, seed {int(seed[bad[0]])}, "
+                    f"{sname[bad[0]].decode()}), and {metric} leaves those jobs out: the indices would describe the "
+                    "survivors (results of an older model version; since model version 2 such a run fails instead: "
+                    "rerun the sweep with this geopipe, or pass allow_unfinished=True to analyse them anyway, flagged)")
+            if not allow_unfinished:
+                raise UnfinishedJobsError(text)
+            warnings.warn(text, stacklevel=4)
 
     def per_seed(name):
         m = inside & (sname == name.encode("utf-8"))
@@ -173,11 +190,11 @@ def _values(f, path: str, points: int, metric: str, scheduler, paired_vs):
     out = pd.DataFrame({"point": np.arange(points, dtype=np.int64), "y": y, "n_seeds": n.astype(np.int64),
                         "se": se})
     attrs = dict(file=str(path), metric=metric, scheduler=sched, paired_vs=paired_vs or None,
-                 quantity=quantity, points=int(points), seed_noise=noise)
+                 quantity=quantity, points=int(points), seed_noise=noise, unfinished_scenarios=unfinished)
     return out, attrs
 
 
-def _design_and_values(path, method, metric, scheduler, paired_vs):
+def _design_and_values(path, method, metric, scheduler, paired_vs, allow_unfinished=False):
     with _open(path) as f:
         d, factors, name = _read_design(f, path)
         if method is not None and name != method:
@@ -185,13 +202,14 @@ def _design_and_values(path, method, metric, scheduler, paired_vs):
             hint = f" (use {funcs[name]}, or: geopipe analyze {name} {path})" if name in funcs else ""
             raise ValueError(f"{path}: analysis '{method}' needs the result file of a design = \"{method}\" "
                              f"sweep, but this file's sweep has design = \"{name}\"{hint}")
-        vals, attrs = _values(f, path, len(d), metric, scheduler, paired_vs)
+        vals, attrs = _values(f, path, len(d), metric, scheduler, paired_vs, allow_unfinished)
     unit = np.column_stack([d[c].astype(float) for c in factors]) if factors else np.zeros((len(d), 0))
     attrs.update(design=name, factors=factors)
     return unit, vals["y"].to_numpy(), vals, attrs
 
 
-def design_values(path: str, metric: str = "avg_jct_s", scheduler=None, paired_vs=None) -> pd.DataFrame:
+def design_values(path: str, metric: str = "avg_jct_s", scheduler=None, paired_vs=None,
+                  allow_unfinished: bool = False) -> pd.DataFrame:
     """The value y of every design point, as ``geopipe analyze`` computes it.
 
     y = the mean over the point's seeds of ``metric`` of ``scheduler`` (default: the file's
@@ -206,9 +224,12 @@ def design_values(path: str, metric: str = "avg_jct_s", scheduler=None, paired_v
     of y over the points) and share (point_standard_error^2, or rms_standard_error^2 without
     it, / variance).
     ValueError: no /design, an unknown scheduler or metric, paired_vs = scheduler, a point
-    without results (an incomplete file), a non-finite y.
+    without results (an incomplete file), a non-finite y; UnfinishedJobsError (a ValueError):
+    a scenario used left jobs unfinished and the metric leaves them out (model version 1 files),
+    unless ``allow_unfinished`` (then a warning, and ``attrs["unfinished_scenarios"]``), as in
+    every analysis function here.
     """
-    _, _, vals, attrs = _design_and_values(path, None, metric, scheduler, paired_vs)
+    _, _, vals, attrs = _design_and_values(path, None, metric, scheduler, paired_vs, allow_unfinished)
     vals.attrs = attrs
     return vals
 
@@ -293,7 +314,7 @@ def _batches(resamples: int, per_resample: int):
 
 
 def sobol_indices(path: str, metric: str = "avg_jct_s", scheduler=None, paired_vs=None, resamples: int = 1000,
-                  confidence: float = 0.95, seed: int = 1) -> pd.DataFrame:
+                  confidence: float = 0.95, seed: int = 1, allow_unfinished: bool = False) -> pd.DataFrame:
     """First-order and total Sobol' indices of a ``design = "sobol"`` result file.
 
     Estimators as SALib's sobol.analyze and ``geopipe analyze sobol`` (y of design_values(),
@@ -312,7 +333,7 @@ def sobol_indices(path: str, metric: str = "avg_jct_s", scheduler=None, paired_v
     file of another design or a /design that is not a Saltelli layout.
     """
     _check_bootstrap(resamples, confidence)
-    unit, y, _, attrs = _design_and_values(path, "sobol", metric, scheduler, paired_vs)
+    unit, y, _, attrs = _design_and_values(path, "sobol", metric, scheduler, paired_vs, allow_unfinished)
     factors = attrs["factors"]
     d = len(factors)
     if d == 0:
@@ -348,7 +369,7 @@ def sobol_indices(path: str, metric: str = "avg_jct_s", scheduler=None, paired_v
 
 
 def morris_indices(path: str, metric: str = "avg_jct_s", scheduler=None, paired_vs=None, resamples: int = 1000,
-                   confidence: float = 0.95, seed: int = 1) -> pd.DataFrame:
+                   confidence: float = 0.95, seed: int = 1, allow_unfinished: bool = False) -> pd.DataFrame:
     """Morris elementary effects of a ``design = "morris"`` result file.
 
     The design is r trajectories of D + 1 consecutive points; each step changes exactly one
@@ -363,7 +384,7 @@ def morris_indices(path: str, metric: str = "avg_jct_s", scheduler=None, paired_
     for a step that changes no factor, several, or one already changed in its trajectory.
     """
     _check_bootstrap(resamples, confidence)
-    unit, y, _, attrs = _design_and_values(path, "morris", metric, scheduler, paired_vs)
+    unit, y, _, attrs = _design_and_values(path, "morris", metric, scheduler, paired_vs, allow_unfinished)
     factors = attrs["factors"]
     d, points = len(factors), y.size
     if d == 0 or points == 0 or points % (d + 1):
@@ -407,7 +428,8 @@ def morris_indices(path: str, metric: str = "avg_jct_s", scheduler=None, paired_
     return df
 
 
-def oat_effects(path: str, metric: str = "avg_jct_s", scheduler=None, paired_vs=None) -> pd.DataFrame:
+def oat_effects(path: str, metric: str = "avg_jct_s", scheduler=None, paired_vs=None,
+                allow_unfinished: bool = False) -> pd.DataFrame:
     """One-at-a-time ranges of a ``design = "oat"`` result file.
 
     Point 0 is the base (every /design coordinate NaN), every other point moves exactly one
@@ -419,7 +441,7 @@ def oat_effects(path: str, metric: str = "avg_jct_s", scheduler=None, paired_vs=
     ValueError as design_values(), for a file of another design, a base with a coordinate, or a
     point that moves no factor or several.
     """
-    unit, y, _, attrs = _design_and_values(path, "oat", metric, scheduler, paired_vs)
+    unit, y, _, attrs = _design_and_values(path, "oat", metric, scheduler, paired_vs, allow_unfinished)
     factors = attrs["factors"]
     d, points = len(factors), y.size
     if d == 0 or points == 0:

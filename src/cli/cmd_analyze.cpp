@@ -75,8 +75,17 @@ std::string noise_text(const AnalyzeReport& r) {
   return s;
 }
 
+/// The flag on results that leave unfinished jobs out (only with --allow-unfinished).
+std::string unfinished_text(const AnalyzeReport& r) {
+  return fmt::format(
+      "WARNING: {} scenario{} left jobs unfinished: their {} is a value over the jobs that completed or ran, not over "
+      "every job (analysed because of --allow-unfinished; docs/analysis.md, \"Unfinished jobs\")",
+      r.unfinished_scenarios, r.unfinished_scenarios == 1 ? "" : "s", r.options.metric);
+}
+
 void print_table(const AnalyzeReport& r, std::ostream& os) {
   const auto& o = r.options;
+  if (r.unfinished_scenarios > 0) os << unfinished_text(r) << "\n";
   os << "analyze " << o.method << ": " << r.quantity << (r.unit.empty() ? "" : " [" + r.unit + "]")
      << ", mean over the seeds of each point\n";
   os << fmt::format("{}: {} points, {} factors", o.file, r.points, r.factors.size());
@@ -148,6 +157,7 @@ void print_json(const AnalyzeReport& r, std::ostream& os) {
   j["quantity"] = r.quantity;
   j["unit"] = r.unit;
   j["points"] = r.points;
+  j["unfinished_scenarios"] = r.unfinished_scenarios;
   if (o.method != "oat") {
     j["resamples"] = o.bootstrap.resamples;
     j["confidence"] = o.bootstrap.confidence;
@@ -211,6 +221,9 @@ void add_analyze_command(CLI::App& app, int& rc) {
   cmd->add_option("--confidence", a->confidence, "CI level in (0, 1) (default 0.95)");
   cmd->add_option("--seed", a->seed, "Seed of the bootstrap (default 1)");
   cmd->add_option("--format", a->format, "table (default), csv or json");
+  cmd->add_flag("--allow-unfinished", a->o.allow_unfinished,
+                "Analyse results whose scenarios left jobs unfinished (model version 1 files) instead of refusing them; "
+                "they are flagged");
   cmd->callback([a, &rc] {
     rc = guarded([&] {
       auto& o = a->o;
@@ -234,6 +247,7 @@ void add_analyze_command(CLI::App& app, int& rc) {
         o.bootstrap.confidence = c;
       }
       const sweep::AnalyzeReport r = sweep::analyze(o);
+      if (r.unfinished_scenarios > 0 && a->format != "table") std::cerr << "geopipe: " << unfinished_text(r) << "\n";
       if (a->format == "csv") print_csv(r, std::cout);
       else if (a->format == "json") print_json(r, std::cout);
       else print_table(r, std::cout);

@@ -18,6 +18,7 @@
 #include "util/input_error.h"
 #include "sched/registry.h"
 #include "sim/engine.h"
+#include "sweep/execute.h"
 #include "util/system.h"
 
 namespace geopipe::cli {
@@ -74,14 +75,28 @@ int do_run(const RunArgs& a) {
   SimOptions opt;
   opt.record_jobs = want_csv || want_timeline;  // the timeline's slices name their job records
   opt.record_timeline = want_timeline;
+  std::vector<std::string> failures;  // a scheduler that left jobs waiting (sim/engine.h SimulationFailure)
   for (const auto& n : names) {
-    auto sched = make_scheduler(n, sc.scheduler);
-    runs.push_back({n, simulate(sc, jobs, *sched, seed, opt)});
+    auto sched = sweep::make_run_scheduler(n, sc.scheduler);
+    try {
+      runs.push_back({n, simulate(sc, jobs, *sched, seed, opt)});
+    } catch (const SimulationFailure& e) {
+      failures.emplace_back(e.what());
+    }
   }
-  if (a.json)
-    print_json(std::cout, sc, seed, runs);
-  else
-    print_table(std::cout, sc, seed, runs);
+  if (!runs.empty()) {
+    if (a.json)
+      print_json(std::cout, sc, seed, runs);
+    else
+      print_table(std::cout, sc, seed, runs);
+  }
+  if (!failures.empty()) {  // the others' rows are printed; nothing is written; exit 1 naming each
+    for (const auto& f : failures) std::cerr << "geopipe: error: " << util::printable_text(f) << "\n";
+    if (want_csv || want_timeline)
+      std::cerr << "geopipe: not written (a run failed): " << (want_csv ? a.jobs_csv : "")
+                << (want_csv && want_timeline ? ", " : "") << (want_timeline ? a.timeline : "") << "\n";
+    return util::kExitInternal;
+  }
   if (want_csv) {  // opened only now: a run that fails (e.g. its event budget) leaves the file alone
     auto csv = std::make_unique<std::ofstream>(a.jobs_csv);
     if (!*csv) throw InputError(a.jobs_csv, 0, 0, std::string("cannot open for writing: ") + std::strerror(errno));

@@ -204,6 +204,9 @@ void add_summarize_command(CLI::App& app, int& rc) {
   CLI::Option* baseline = cmd->add_option("--baseline", o->baseline, "Scheduler to compare against (default: the sweep's first)");
   cmd->add_option("--metric", o->metrics, "Metrics to show (default: avg_jct_s total_cost_usd)")->take_all();
   cmd->add_flag("--precision", o->precision, "Per point: seeds, mean, CI half-width of a seeds = { min, max, rel_ci } sweep");
+  cmd->add_flag("--allow-unfinished", o->allow_unfinished,
+                "Summarize results whose scenarios left jobs unfinished (model version 1 files) instead of refusing them; "
+                "they are flagged");
   cmd->callback([o, baseline, &rc] {
     rc = guarded([&] {
       if (baseline->count()) nonempty_flag("--baseline", o->baseline, "a scheduler of the file");

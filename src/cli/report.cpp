@@ -75,8 +75,7 @@ void print_table(std::ostream& os, const Scenario& sc, std::uint64_t seed, const
                  100.0 * (m.avg_jct_s / b.avg_jct_s - 1.0), 100.0 * (m.total_cost_usd / b.total_cost_usd - 1.0));
       first = false;
     }
-    fmt::print(os, "\n  (negative = that scheduler is lower than {}; unfinished jobs are excluded from JCT, see 'done')\n",
-               runs.front().scheduler);
+    fmt::print(os, "\n  (negative = that scheduler is lower than {}; every run completed every job)\n", runs.front().scheduler);
   }
 }
 

@@ -23,6 +23,10 @@ const MetricDef* find_metric(std::string_view name) {
   return nullptr;
 }
 
+bool metric_leaves_out_unfinished_jobs(std::string_view name) {
+  return name != "jobs_total" && name != "jobs_completed" && name != "jobs_unfinished";
+}
+
 std::vector<MetricField> metric_fields(const ScenarioMetrics& m) {
   std::vector<MetricField> out;
   out.reserve(metric_defs().size());

@@ -97,12 +97,27 @@ AnalyzeReport analyze(const AnalyzeOptions& options) {
   };
   const std::uint32_t s_mine = index_of(sched), s_base = paired ? index_of(r.options.paired_vs) : UINT32_MAX;
   std::vector<std::vector<std::pair<std::uint64_t, double>>> mine(points), base(points);
+  const bool affected = metric_leaves_out_unfinished_jobs(options.metric);
+  std::size_t first_unfinished = SIZE_MAX;
   for (std::size_t i = 0; i < data.point.size(); ++i) {
     const std::int64_t p = data.point[i];
     if (p < 0 || static_cast<std::uint64_t>(p) >= points) continue;
+    if (affected && data.unfinished[i] && (data.scheduler[i] == s_mine || data.scheduler[i] == s_base)) {
+      if (r.unfinished_scenarios++ == 0) first_unfinished = i;
+    }
     if (data.scheduler[i] == s_mine) mine[static_cast<std::size_t>(p)].emplace_back(data.seed[i], data.value[i]);
     else if (data.scheduler[i] == s_base) base[static_cast<std::size_t>(p)].emplace_back(data.seed[i], data.value[i]);
   }
+  if (r.unfinished_scenarios > 0 && !options.allow_unfinished)
+    throw InputError(path, 0, 0,
+                     std::to_string(r.unfinished_scenarios) + (r.unfinished_scenarios == 1 ? " scenario of " : " scenarios of ") +
+                         (paired ? sched + " and " + r.options.paired_vs : sched) +
+                         " left jobs unfinished (the first: point " + std::to_string(data.point[first_unfinished]) +
+                         ", seed " + std::to_string(data.seed[first_unfinished]) + ", " +
+                         design.schedulers[data.scheduler[first_unfinished]] + "), and " + options.metric +
+                         " leaves those jobs out: the indices would describe the survivors (results of an older model "
+                         "version; since model version 2 such a run fails instead: rerun the sweep with this geopipe, or pass "
+                         "--allow-unfinished to analyse them anyway, flagged)");
   for (std::size_t p = 0; p < points; ++p) {
     std::sort(mine[p].begin(), mine[p].end());
     std::sort(base[p].begin(), base[p].end());

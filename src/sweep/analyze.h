@@ -24,6 +24,9 @@ struct AnalyzeOptions {
   std::string scheduler;                ///< default: the file's first scheduler
   std::string paired_vs;                ///< "" (the metric itself) or a baseline scheduler of the file
   analysis::BootstrapOptions bootstrap; ///< resamples (1000), confidence (0.95), seed (1)
+  /// Analyse results whose scenarios left jobs unfinished (files of model version 1) instead of
+  /// refusing them; AnalyzeReport::unfinished_scenarios counts them (docs/analysis.md).
+  bool allow_unfinished = false;
 };
 
 /// How much of y's spread over points is seed noise.
@@ -56,12 +59,16 @@ struct AnalyzeReport {
   analysis::SobolIndices sobol;
   analysis::MorrisIndices morris;
   double base_value = 0;           ///< oat: y at the base point
+  /// Scenarios of the analysed scheduler(s) that left jobs unfinished, whose metric leaves those
+  /// jobs out (0 unless options.allow_unfinished: otherwise such a file is refused).
+  std::size_t unfinished_scenarios = 0;
   std::vector<analysis::OatEffect> oat;
 };
 
 /// Reads `options.file` and computes the indices. InputError (exit 2) for a file of another
 /// design, an unknown metric or scheduler, a point without results (an incomplete file), a
-/// non-finite value, or a design matrix that is not what the design writes.
+/// non-finite value, a design matrix that is not what the design writes, or (unless
+/// allow_unfinished) a scenario that left jobs unfinished where the metric leaves them out.
 AnalyzeReport analyze(const AnalyzeOptions& options);
 
 }  // namespace geopipe::sweep

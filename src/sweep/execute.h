@@ -5,10 +5,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "config/sweep_loader.h"
 #include "sweep/plan.h"
 #include "sweep/result.h"
+#include "sim/scheduler_api.h"
 
 namespace geopipe::sweep {
 
@@ -16,6 +18,13 @@ struct ExecuteOptions {
   bool save_jobs = false;       ///< fill ScenarioResult::jobs
   bool null_scenarios = false;  ///< benchmark only: skip building and simulating, return zero metrics
 };
+
+/// The scheduler of a preset for one run of `geopipe run` or a sweep: make_scheduler(), except
+/// that the presets named in the environment variable GEOPIPE_STRAND_PRESETS ("a,b", for the
+/// tests of failed runs; unset in normal use) become a scheduler of that name that never starts
+/// a job, so that their runs fail as a stranding scheduler's would (sim/engine.h
+/// SimulationFailure).
+std::unique_ptr<Scheduler> make_run_scheduler(const std::string& preset, const SchedulerParams& params);
 
 /// Runs scenario `id`. Never throws for a failing scenario: the exception's message becomes
 /// ScenarioResult::error (ok = false). Thread-safe; uses a thread-local cache of the last

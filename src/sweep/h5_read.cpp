@@ -116,15 +116,21 @@ MetricByScenario read_metric_by_scenario(const std::string& path, const std::str
   const Field* m_value = ml.find(metric);
   if (!m_id || !m_status) not_geopipe(path, "/metrics lacks the id/status columns");
   if (!m_value) throw InputError(path, 0, 0, "has no metric column '" + metric + "' (written by an older geopipe?)");
-  // (id, value) of the successful results, sorted by id (an interrupted file's rows may not be).
+  const Field* m_unfinished = ml.find("jobs_unfinished");
+  // (id, value) of the successful results, sorted by id (an interrupted file's rows may not be),
+  // and the ids of those that left jobs unfinished.
   std::vector<std::pair<std::int64_t, double>> values;
+  std::vector<std::int64_t> unfinished_ids;
   values.reserve(static_cast<std::size_t>(in.n_metrics));
   Hid mt = make_type(ml, path);
   each_row(in.metrics.get(), mt.get(), ml.size, in.n_metrics, path, "metrics", [&](const unsigned char* row) {
     const std::int64_t id = get_i64(row, *m_id);
-    if (id >= 0 && get_i64(row, *m_status) == 1) values.emplace_back(id, get_f64(row, *m_value));
+    if (id < 0 || get_i64(row, *m_status) != 1) return;
+    values.emplace_back(id, get_f64(row, *m_value));
+    if (m_unfinished && get_f64(row, *m_unfinished) > 0) unfinished_ids.push_back(id);
   });
   std::sort(values.begin(), values.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::sort(unfinished_ids.begin(), unfinished_ids.end());
   const Layout& sl = in.scen_layout;
   const Field& s_id = sl.at("id");
   const Field& s_point = sl.at("point");
@@ -145,6 +151,7 @@ MetricByScenario read_metric_by_scenario(const std::string& path, const std::str
     out.seed.push_back(static_cast<std::uint64_t>(get_i64(row, s_seed)));
     out.scheduler.push_back(s->second);
     out.value.push_back(it->second);
+    out.unfinished.push_back(std::binary_search(unfinished_ids.begin(), unfinished_ids.end(), id) ? 1 : 0);
   });
   return out;
 }

@@ -38,6 +38,7 @@ struct MetricByScenario {
   std::vector<std::uint64_t> seed;
   std::vector<std::uint32_t> scheduler;  ///< index into design.schedulers
   std::vector<double> value;             ///< the metric
+  std::vector<std::uint8_t> unfinished;  ///< 1 if the scenario left jobs unfinished (jobs_unfinished > 0)
 };
 
 }  // namespace geopipe::sweep

@@ -59,6 +59,7 @@ struct Group {
   std::map<std::string, std::vector<std::vector<double>>> values;
   std::map<std::pair<double, double>, std::map<std::string, size_t>> pairs;
   std::map<std::string, std::vector<Cell>> cells;  ///< per scheduler, per metric
+  std::map<std::string, std::size_t> unfinished;   ///< per scheduler: runs that left jobs unfinished
 };
 
 /// Mean-of-ratios and ratio-of-means changes of `a` against `b`, paired.
@@ -89,11 +90,13 @@ void paired_stats(const std::vector<double>& a, const std::vector<double>& b, Ce
 
 class Summary {
  public:
-  Summary(const SummarizeOptions& opt, Table t, const StoreMeta& meta) : opt_(opt), t_(std::move(t)), meta_(meta) {
+  Summary(const SummarizeOptions& opt, Table t, const StoreMeta& meta, std::uint64_t failed)
+      : opt_(opt), t_(std::move(t)), meta_(meta), failed_(failed) {
     resolve_keys();
     resolve_by();
     resolve_metrics();
     resolve_schedulers();
+    resolve_unfinished();
     group_rows();
     compute();
   }
@@ -176,6 +179,36 @@ class Summary {
                            " (expected one of " + config::quoted_list(scheds_, scheds_.size()) + ")");
   }
 
+  bool unfinished(size_t row) const { return c_unf_ >= 0 && num(c_unf_, row) > 0; }
+
+  /// Scenarios that left jobs unfinished: refused when a requested metric leaves those jobs
+  /// out, unless --allow-unfinished (then flagged in every format).
+  void resolve_unfinished() {
+    c_unf_ = find(t_.names, "jobs_unfinished");
+    std::vector<std::string> affected;
+    for (const auto& m : metrics_)
+      if (metric_leaves_out_unfinished_jobs(m)) affected.push_back(m);
+    size_t first = 0;
+    for (size_t row = 0; row < rows(); ++row)
+      if (unfinished(row) && unfinished_++ == 0) first = row;
+    if (unfinished_ == 0 || affected.empty()) {
+      flag_unfinished_ = false;
+      return;
+    }
+    flag_unfinished_ = true;
+    if (opt_.allow_unfinished) return;
+    const int c_total = find(t_.names, "jobs_total");
+    throw InputError(
+        opt_.file, 0, 0,
+        fmt::format("{} of its {} scenarios left jobs unfinished (the first: id {:g}, {}, point {:g}, seed {:g}: {:g} of {} "
+                    "jobs), and {} leave{} those jobs out: a mean over the survivors (results of model version {}; since "
+                    "version 2 such a run fails instead: rerun the sweep with this geopipe, or pass --allow-unfinished to "
+                    "summarize them anyway, flagged)",
+                    unfinished_, rows(), num(c_id_, first), scheduler(first), num(c_point_, first), num(c_seed_, first),
+                    num(c_unf_, first), c_total >= 0 ? fmt::format("{:g}", num(c_total, first)) : std::string("?"),
+                    config::quoted_list(affected, affected.size()), affected.size() == 1 ? "s" : "", meta_.model_version));
+  }
+
   std::string value_text(int num_col, int txt_col, size_t row) const {
     if (num_col >= 0) {
       const double v = num(num_col, row);
@@ -217,11 +250,12 @@ class Summary {
       auto fields = group_fields(row);
       const std::string key = key_of(fields);
       auto [it, fresh] = index.emplace(key, groups_.size());
-      if (fresh) groups_.push_back(Group{key, std::move(fields), {}, {}, {}});
+      if (fresh) groups_.push_back(Group{key, std::move(fields), {}, {}, {}, {}});
       Group& g = groups_[it->second];
       auto& v = g.values[scheduler(row)];
       v.resize(metrics_.size());
       for (size_t m = 0; m < metrics_.size(); ++m) v[m].push_back(num(mcol_[m], row));
+      g.unfinished[scheduler(row)] += unfinished(row) ? 1 : 0;
       g.pairs[{num(c_point_, row), num(c_seed_, row)}][scheduler(row)] = row;
     }
   }
@@ -249,15 +283,27 @@ class Summary {
       }
   }
 
-  /// "N of M scenarios (x%)" and, for a file whose sweep is not finished, a loud note.
+  /// Loud notes: a file whose sweep is not finished ("N of M scenarios (x%)"), failed
+  /// scenarios (/errors rows), and results that leave unfinished jobs out.
   std::string coverage_note() const {
+    std::string out;
     const std::uint64_t have = rows(), total = meta_.total_scenarios;
-    if (meta_.collection || total == 0 || have >= total) return "";  // (a complete shard is still part of a sweep)
-    if (config::replication_rule_of(meta_.sweep_toml, meta_.schedulers)) return "";  // see the precision line
-    return fmt::format(
+    if (failed_ > 0)
+      out += fmt::format(
+          "NOTE: {} scenario{} FAILED (rows in /errors: the message says why, e.g. a scheduler that left jobs waiting; "
+          "--resume does not rerun them); every number below leaves them out\n",
+          failed_, failed_ == 1 ? "" : "s");
+    if (flag_unfinished_)
+      out += fmt::format(
+          "WARNING: {} scenario{} left jobs unfinished (column 'unfin'): their values below are means over the jobs "
+          "that completed or ran, not over every job (results of model version {}; docs/analysis.md, \"Unfinished jobs\")\n",
+          unfinished_, unfinished_ == 1 ? "" : "s", meta_.model_version);
+    if (meta_.collection || total == 0 || have + failed_ >= total) return out;  // (a complete shard is still part of a sweep)
+    if (config::replication_rule_of(meta_.sweep_toml, meta_.schedulers)) return out;  // see the precision line
+    return out + fmt::format(
         "NOTE: this file is INCOMPLETE: {} of {} scenarios ({:.1f}%) have results; every number below is of "
         "those only ({})\n",
-        have, total, 100.0 * static_cast<double>(have) / static_cast<double>(total),
+        have + failed_, total, 100.0 * static_cast<double>(have + failed_) / static_cast<double>(total),
         meta_.shard.empty() ? "finish it with geopipe sweep --resume"
                             : "it is shard " + meta_.shard + " of the sweep: geopipe merge the shards first");
   }
@@ -278,6 +324,7 @@ class Summary {
     if (!g.key.empty()) fmt::print(os, "\n[{}]\n", g.key);
     else fmt::print(os, "\n");
     fmt::print(os, "{:<20} {:>4}", "scheduler", "n");
+    if (flag_unfinished_) fmt::print(os, " {:>5}", "unfin");
     for (size_t m = 0; m < metrics_.size(); ++m) {
       const std::string u = unit_of(m);
       fmt::print(os, "  {:>24} {:>17} {:>17}", u.empty() ? metrics_[m] : metrics_[m] + " [" + u + "]", "change (mean)",
@@ -288,6 +335,7 @@ class Summary {
       auto it = g.cells.find(s);
       if (it == g.cells.end()) continue;
       fmt::print(os, "{:<20} {:>4}", s, g.values.at(s)[0].size());
+      if (flag_unfinished_) fmt::print(os, " {:>5}", g.unfinished.at(s));
       for (size_t m = 0; m < metrics_.size(); ++m) {
         const Cell& c = it->second[m];
         const double mean = display_value(*mdef_[m], c.value.mean).value;
@@ -313,8 +361,8 @@ class Summary {
     if (!groups_.empty())
       for (const auto& [k, v] : groups_.front().fields) keys.push_back(k);
     for (const auto& k : keys) os << "," << csv_field(k);
-    os << ",scheduler,metric,unit,n,mean,ci_half_width,pairs,baseline,change_mean_of_ratios,change_mean_of_ratios_ci,"
-          "change_ratio_of_means,change_ratio_of_means_ci\r\n";
+    os << ",scheduler,metric,unit,n,unfinished_runs,mean,ci_half_width,pairs,baseline,change_mean_of_ratios,"
+          "change_mean_of_ratios_ci,change_ratio_of_means,change_ratio_of_means_ci\r\n";
     for (const Group& g : groups_)
       for (const auto& s : scheds_) {
         auto it = g.cells.find(s);
@@ -324,7 +372,7 @@ class Summary {
           os << csv_field(g.key);
           for (const auto& [k, v] : g.fields) os << "," << csv_field(v);
           os << "," << csv_field(s) << "," << metrics_[m] << "," << mdef_[m]->unit << "," << c.value.n << ","
-             << csv_number(c.value.mean) << "," << csv_number(c.value.n >= 2 ? c.value.half_width : NAN) << ","
+             << g.unfinished.at(s) << "," << csv_number(c.value.mean) << "," << csv_number(c.value.n >= 2 ? c.value.half_width : NAN) << ","
              << c.pairs << "," << csv_field(base_) << "," << csv_number(c.change) << "," << csv_number(c.change_ci) << ","
              << csv_number(c.ratio) << "," << csv_number(c.ratio_ci) << "\r\n";
         }
@@ -337,6 +385,8 @@ class Summary {
     j["scenarios_with_results"] = rows();
     j["total_scenarios"] = meta_.total_scenarios;
     j["complete"] = meta_.complete;
+    j["failed_scenarios"] = failed_;
+    j["unfinished_scenarios"] = unfinished_;
     j["baseline"] = base_;
     j["confidence"] = 0.95;
     j["change"] = "scheduler / baseline - 1";
@@ -351,7 +401,7 @@ class Summary {
       for (const auto& s : scheds_) {
         auto it = g.cells.find(s);
         if (it == g.cells.end()) continue;
-        Json js = {{"scheduler", s}};
+        Json js = {{"scheduler", s}, {"unfinished_runs", g.unfinished.at(s)}};
         Json ms = Json::object();
         for (size_t m = 0; m < metrics_.size(); ++m) {
           const Cell& c = it->second[m];
@@ -381,7 +431,10 @@ class Summary {
   const SummarizeOptions& opt_;
   const Table t_;
   const StoreMeta& meta_;
-  int c_id_ = -1, c_point_ = -1, c_seed_ = -1, c_sched_ = -1;
+  std::uint64_t failed_ = 0;     ///< scenarios with an /errors row
+  std::size_t unfinished_ = 0;   ///< scenarios with jobs_unfinished > 0
+  bool flag_unfinished_ = false; ///< some, and a requested metric leaves those jobs out
+  int c_id_ = -1, c_point_ = -1, c_seed_ = -1, c_sched_ = -1, c_unf_ = -1;
   std::vector<ByCol> by_;
   std::vector<std::string> metrics_;
   std::vector<int> mcol_;
@@ -452,9 +505,12 @@ void print_precision(const SummarizeOptions& opt, const Table& t, const StoreMet
 void summarize(const SummarizeOptions& opt, std::ostream& os) {
   if (opt.format != "table" && opt.format != "csv" && opt.format != "json")
     throw InputError("--format", 0, 0, "unknown format '" + opt.format + "' (expected table, csv or json)");
-  const StoreMeta meta = ResultStore::read(opt.file).meta;
+  const StoreContents contents = ResultStore::read(opt.file);
+  const StoreMeta& meta = contents.meta;
   const Table t = read_results(opt.file);
-  Summary(opt, t, meta).print(os);
+  const std::size_t ok = t.numeric.empty() ? 0 : t.numeric.front().size();
+  const std::uint64_t failed = contents.done_ids.size() > ok ? contents.done_ids.size() - ok : 0;
+  Summary(opt, t, meta, failed).print(os);
   if (opt.format == "table") print_precision(opt, t, meta, os);
 }
 

@@ -19,9 +19,15 @@ struct SummarizeOptions {
   bool precision = false;             ///< per-point precision table of a seeds = { ... } sweep (default: one line)
   std::string format = "table";       ///< "table", "csv" (RFC 4180, SI units, one row per group x scheduler x metric) or "json"
   bool plain = false;                 ///< ASCII only ("+-" for "±"): for logs (the CLI sets it when stdout is not a terminal)
+  /// Summarize results whose scenarios left jobs unfinished (files of model version 1) instead of
+  /// refusing them; they are flagged in every format (docs/analysis.md, "Unfinished jobs").
+  bool allow_unfinished = false;
 };
 
-/// Prints the summary; throws InputError for an unknown file, axis, scheduler or metric.
+/// Prints the summary; throws InputError for an unknown file, axis, scheduler or metric, and
+/// for a file where a scenario left jobs unfinished and a requested metric leaves them out
+/// (sim/metrics.h metric_leaves_out_unfinished_jobs), unless allow_unfinished. Failed scenarios
+/// (/errors rows) are counted in a note.
 void summarize(const SummarizeOptions& opt, std::ostream& os);
 
 }  // namespace geopipe::sweep

@@ -430,6 +430,113 @@ def test_sweep_errors(c):
     print(f"  {len(files)} bad sweep files: exit 2, expected message, no output file")
 
 
+def test_unfinished(c):
+    """No job left behind (docs/model.md, "Events and metrics";
+    docs/analysis.md, "Unfinished jobs"): a run whose scheduler leaves jobs waiting is a failed run (run: exit 1 naming it,
+    the other schedulers' rows printed, no file written; sweep: an /errors row, exit 3,
+    counted by summarize), and results whose scenarios left jobs unfinished (only files of
+    model version 1 have them; here made by editing a file) are refused by summarize, analyze
+    and the Python package, or flagged with --allow-unfinished / allow_unfinished=True."""
+    base = os.path.join(c.src, "sweeps/base/six-regions.toml")
+    strand = {"GEOPIPE_STRAND_PRESETS": "cost-first"}
+    csv = c.path("jobs.csv")
+    p = c.run([c.bin, "run", base, "--scheduler", "bace-pipe,cost-first", "--set", "workload.num_jobs=20",
+               "--jobs-csv", csv], expect=1, env=strand)
+    assert "geopipe: error: scheduler 'cost-first' left 20 jobs waiting on an idle cluster at t = " in p.stderr, p.stderr
+    assert "a scheduler bug" in p.stderr and "not written" in p.stderr, p.stderr
+    assert "bace-pipe" in p.stdout and " 20/20 " in p.stdout and "cost-first" not in p.stdout, p.stdout
+    assert not os.path.exists(csv)
+    out = c.path("strand.h5")
+    p = c.run(c.sweep_cmd(c.tiny, out, "--threads", "2", "--no-mpi"), expect=3, env=strand)
+    with h5py.File(out, "r") as f:
+        sc, err, met = f["scenarios"][:], f["errors"][:], f["metrics"][:]
+    sched = {int(r["id"]): r["scheduler"].decode() for r in sc}
+    assert len(err) == 12 and all(sched[int(r["id"])] == "cost-first" for r in err), len(err)
+    assert all(b"scheduler 'cost-first' left" in r["message"] and b"waiting on an idle cluster" in r["message"] for r in err)
+    assert len(met) == 24 and np.all(met["jobs_unfinished"] == 0)
+    p = c.run([c.bin, "summarize", out, "--pool"])
+    assert "NOTE: 12 scenarios FAILED" in p.stdout, p.stdout
+    print("  stranding scheduler: run exit 1 naming it (other rows printed, no CSV); sweep exit 3 with 12 /errors rows; "
+          "summarize counts them")
+
+    # Results that leave unfinished jobs out: edit a good file as model version 1 could have written it.
+    good = c.path("good.h5")
+    c.run(c.sweep_cmd(c.tiny, good, "--threads", "2", "--no-mpi"))
+    bad = c.path("unfinished.h5")
+    shutil.copy(good, bad)
+    with h5py.File(bad, "r+") as f:
+        m = f["metrics"][:]
+        i = int(np.nonzero(m["id"] == 4)[0][0])
+        m["jobs_unfinished"][i] = 3
+        m["jobs_completed"][i] = m["jobs_total"][i] - 3
+        f["metrics"][:] = m
+    p = c.run([c.bin, "summarize", bad], expect=2)
+    assert "1 of its 36 scenarios left jobs unfinished (the first: id 4" in p.stderr and "--allow-unfinished" in p.stderr, p.stderr
+    assert "'avg_jct_s'" in p.stderr and "'total_cost_usd'" in p.stderr, p.stderr
+    c.run([c.bin, "summarize", bad, "--metric", "jobs_completed", "jobs_unfinished"])  # counts are whole
+    p = c.run([c.bin, "summarize", bad, "--allow-unfinished", "--pool"])
+    assert "WARNING: 1 scenario left jobs unfinished" in p.stdout and "unfin" in p.stdout, p.stdout
+    p = c.run([c.bin, "summarize", bad, "--allow-unfinished", "--pool", "--format", "csv"])
+    rows = [r.split(",") for r in p.stdout.strip().splitlines()]
+    col = rows[0].index("unfinished_runs")
+    flagged = {(r[rows[0].index("scheduler")], r[col]) for r in rows[1:]}
+    assert (sched_of(good, 4), "1") in flagged and sum(int(n) for _, n in flagged) == 1, flagged
+    p = c.run([c.bin, "summarize", bad, "--allow-unfinished", "--format", "json"])
+    assert '"unfinished_scenarios": 1' in p.stdout, p.stdout[:400]
+    c.run([c.bin, "summarize", good])  # the unedited file: no refusal, no flag
+    py = ("import sys, warnings; sys.path.insert(0, sys.argv[1]); import geopipe\n"
+          "try:\n    geopipe.load(sys.argv[2]); print('loaded')\n"
+          "except geopipe.UnfinishedJobsError as e:\n    print('refused:', e)\n"
+          "with warnings.catch_warnings(record=True) as w:\n    warnings.simplefilter('always')\n"
+          "    df = geopipe.load(sys.argv[2], allow_unfinished=True)\n"
+          "    print('flagged', df.attrs['unfinished_scenarios'], len(w))\n"
+          "print('good', geopipe.load(sys.argv[3]).attrs['unfinished_scenarios'])\n")
+    p = c.run(["/usr/bin/python3", "-c", py, os.path.join(c.src, "python"), bad, good])
+    assert "refused:" in p.stdout and "left jobs unfinished" in p.stdout and "flagged 1 1" in p.stdout \
+        and "good 0" in p.stdout, p.stdout
+
+    # analyze: a Morris design file with one edited scenario
+    morris = c.path("morris.toml")
+    with open(morris, "w") as f:
+        f.write(f'[sweep]\nname = "m"\nbase = "{base}"\nschedulers = ["bace-pipe", "delay-first"]\nseeds = 2\n'
+                'design = "morris"\n[morris]\ntrajectories = 3\nlevels = 4\n[sweep.set]\n"workload.num_jobs" = 20\n'
+                '[[factor]]\nparam = "network.bandwidth_scale"\nmin = 0.5\nmax = 2.0\n'
+                '[[factor]]\nparam = "workload.load_scale"\nmin = 0.5\nmax = 2.0\n')
+    mh = c.path("morris.h5")
+    c.run(c.sweep_cmd(morris, mh, "--threads", "2", "--no-mpi"))
+    with h5py.File(mh, "r+") as f:
+        m = f["metrics"][:]
+        ids = {int(r["id"]): r["scheduler"].decode() for r in f["scenarios"][:]}
+        i = next(k for k, r in enumerate(m) if ids[int(r["id"])] == "delay-first")
+        m["jobs_unfinished"][i] = 2
+        f["metrics"][:] = m
+    c.run([c.bin, "analyze", "morris", mh, "--resamples", "10"])  # bace-pipe alone: its scenarios are whole
+    p = c.run([c.bin, "analyze", "morris", mh, "--paired-vs", "delay-first", "--resamples", "10"], expect=2)
+    assert "1 scenario of bace-pipe and delay-first left jobs unfinished" in p.stderr and "--allow-unfinished" in p.stderr, p.stderr
+    p = c.run([c.bin, "analyze", "morris", mh, "--paired-vs", "delay-first", "--resamples", "10", "--allow-unfinished"])
+    assert p.stdout.startswith("WARNING: 1 scenario left jobs unfinished"), p.stdout
+    p = c.run([c.bin, "analyze", "morris", mh, "--paired-vs", "delay-first", "--resamples", "10", "--allow-unfinished",
+               "--format", "json"])
+    assert '"unfinished_scenarios": 1' in p.stdout and "left jobs unfinished" in p.stderr
+    c.run([c.bin, "analyze", "morris", mh, "--scheduler", "delay-first", "--metric", "jobs_completed", "--resamples", "10"])
+    py = ("import sys; sys.path.insert(0, sys.argv[1]); import geopipe\n"
+          "try:\n    geopipe.morris_indices(sys.argv[2], paired_vs='delay-first', resamples=10); print('analysed')\n"
+          "except geopipe.UnfinishedJobsError as e:\n    print('refused:', e)\n"
+          "import warnings; warnings.simplefilter('ignore')\n"
+          "r = geopipe.morris_indices(sys.argv[2], paired_vs='delay-first', resamples=10, allow_unfinished=True)\n"
+          "print('flagged', r.attrs['unfinished_scenarios'])\n")
+    p = c.run(["/usr/bin/python3", "-c", py, os.path.join(c.src, "python"), mh])
+    assert "refused:" in p.stdout and "flagged 1" in p.stdout, p.stdout
+    print("  unfinished jobs: summarize, analyze and geopipe.load / morris_indices refuse them (exit 2 / "
+          "UnfinishedJobsError) unless allowed, then flag them (banner, 'unfin' column, unfinished_runs, JSON count); "
+          "job-count metrics pass")
+
+
+def sched_of(path, scenario_id):
+    with h5py.File(path, "r") as f:
+        return next(r["scheduler"].decode() for r in f["scenarios"][:] if int(r["id"]) == scenario_id)
+
+
 def test_jobs_rows(c):
     """HDF5 /jobs and `geopipe run --jobs-csv` write the same per-job row (sim/job_row.h): same
     columns after their key column, same values, for one scenario of the tiny sweep."""
@@ -722,21 +829,33 @@ def test_merge_studies(c):
     p = c.run([c.bin, "merge", hb, bad, "-o", out], expect=2)
     assert "different result" in p.stderr and "avg_jct_s" in p.stderr, p.stderr
     assert not os.path.exists(out)
-    # format 3 (no point keys): merge refuses it with the way to upgrade; --resume upgrades it
+    # format 3 (no point keys): merge refuses it with the way to upgrade; --resume upgrades it when
+    # its model version is this build's (format 3 files are of model version 1: since version 2
+    # --resume refuses them, naming the model versions, and leaves them as they are)
     data = os.path.join(c.src, "tests/sweep/data")
     v3 = c.path("v3.h5")
     shutil.copy(os.path.join(data, "format3.h5"), v3)
     p = c.run([c.bin, "merge", v3, ha, "-o", c.path("v3m.h5")], expect=2)
     assert "format version 3" in p.stderr and "--resume" in p.stderr, p.stderr
     before = keyed(v3)
-    p = c.run([c.bin, "sweep", os.path.join(data, "format3.toml"), "-o", v3, "--resume", "--no-mpi"])
-    assert accounting(p.stderr) == (4, 0, 0), p.stderr
-    with h5py.File(v3, "r") as f:
-        assert int(f.attrs["format_version"]) == 4 and "point_key" in f["scenarios"].dtype.names
-    assert keyed(v3) == before
-    c.run([c.bin, "merge", v3, ha, "-o", c.path("v3m.h5")])
+    with h5py.File(v3, "r") as f, h5py.File(ha, "r") as g:
+        same_model = int(f.attrs["model_version"]) == int(g.attrs["model_version"])
+    if same_model:  # its results are this model's: --resume upgrades the file and reuses them
+        p = c.run([c.bin, "sweep", os.path.join(data, "format3.toml"), "-o", v3, "--resume", "--no-mpi"])
+        with h5py.File(v3, "r") as f:
+            assert int(f.attrs["format_version"]) == 4 and "point_key" in f["scenarios"].dtype.names
+        assert accounting(p.stderr) == (4, 0, 0), p.stderr
+        assert keyed(v3) == before
+        c.run([c.bin, "merge", v3, ha, "-o", c.path("v3m.h5")])
+    else:  # results of an older model version: never extended, the file left as it was
+        p = c.run([c.bin, "sweep", os.path.join(data, "format3.toml"), "-o", v3, "--resume", "--no-mpi"], expect=2)
+        assert "model version 1" in p.stderr and "Model versions" in p.stderr, p.stderr
+        with h5py.File(v3, "r") as f:
+            assert int(f.attrs["format_version"]) == 3
+        assert keyed(v3) == before
     print(f"  collections: a+b = 14 scenarios (2 shared, equal), equal to a run of the union sweep; "
-          f"+ shard of a third sweep = {14 + n3}; conflicts named; format 3 upgraded by --resume")
+          f"+ shard of a third sweep = {14 + n3}; conflicts named; format 3 "
+          f"{'upgraded by --resume' if same_model else 'of an older model refused by --resume'}")
 
 
 def test_designs(c):
