@@ -765,6 +765,12 @@ def main(argv=None):
               f"{thousands(sobol['results'][quantities[0].tag][0]['points'])}).", ""]
 
     summary = summarize(args, quantities, sobol, morris, wins, src)
+    # What earlier results revisions moved (hand-written with the numbers of
+    # scripts/compare_revisions.py, kept beside the report): right after the summary.
+    revisions = os.path.join(args.out, "revisions.md")
+    if os.path.exists(revisions):
+        with open(revisions, encoding="utf-8") as f:
+            summary += [f.read().rstrip("\n"), ""]
     R[header_end:header_end] = summary
 
     R += ["## Checks of the data", ""]
