@@ -416,6 +416,11 @@ void Builder::build_scheduler(Scenario& sc) {
   read(*st, "priority_network_weight", s.priority_network_weight);
   read(*st, "priority_aging", s.priority_aging);
   read(*st, "view_staleness_s", s.view_staleness_s);
+  if (s.view_staleness_s > 0 && s.view_staleness_s < kMinMonitorPeriodS)
+    fail(*get(*st, "view_staleness_s"),
+         "scheduler.view_staleness_s = " + format_number(s.view_staleness_s) +
+             " is finer than the bandwidth monitor measures (expected 0, a live view, or a period of at least " +
+             format_number(kMinMonitorPeriodS) + " s)");
   read(*st, "view_noise_sigma", s.view_noise_sigma);
   read(*st, "view_refresh_s", s.view_refresh_s);
 }

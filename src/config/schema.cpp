@@ -187,7 +187,7 @@ const TableSpec& scheduler_spec() {
       F("view_staleness_s", K::kFloat).ge(0).le(kMaxSeconds).def(d.view_staleness_s).in("s")
           .says("period of the bandwidth monitor's measurements (0 = live)"),
       F("view_noise_sigma", K::kFloat).ge(0).lt(1).def(d.view_noise_sigma).says("relative noise on the viewed bandwidth"),
-      F("view_refresh_s", K::kFloat).gt(0).le(kMaxSeconds).def(d.view_refresh_s).in("s")
+      F("view_refresh_s", K::kFloat).ge(kMinMonitorPeriodS).le(kMaxSeconds).def(d.view_refresh_s).in("s")
           .says("live noisy view: measured again this often while jobs wait"),
   }};
   return t;

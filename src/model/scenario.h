@@ -14,6 +14,11 @@
 
 namespace geopipe {
 
+/// The finest measurement period of the bandwidth monitor (sim/bandwidth_monitor.h), s: a
+/// positive view_staleness_s and view_refresh_s must be at least this (the config loader checks
+/// it; docs/limits.md).
+inline constexpr double kMinMonitorPeriodS = 1e-3;
+
 /// Scheduler knobs (scenario [scheduler] table). Plain data; interpreted by src/sched.
 struct SchedulerParams {
   std::string preset = "bace-pipe";       ///< default preset for `geopipe run`

@@ -39,7 +39,8 @@ class BandwidthMonitor {
 
   /// No staleness and no noise: the scheduler sees the truth; no measurement, no tick.
   bool exact() const { return exact_; }
-  /// Time of the next periodic tick after the last one taken (+inf if the monitor is exact).
+  /// Time of the next periodic tick after the last one taken (+inf if the monitor is exact, or
+  /// after 2^62 periods: simulated times beyond about 146 million years at the finest period).
   /// The engine makes it an event while jobs wait; while none wait, ticks are taken lazily
   /// by catch_up() at the next event, which gives the same view.
   double next_tick_s() const;
@@ -69,6 +70,7 @@ class BandwidthMonitor {
  private:
   bool measure(const std::vector<double>& truth, Rng& rng);  ///< true if the view changed
   std::uint64_t tick_index_at_or_before(double t) const;  ///< largest k with k·P <= t
+  void advance_past(double t, std::uint64_t k);            ///< next tick: k + 1, and after t
 
   int regions_;
   double period_s_;     ///< P (stale) or view_refresh_s (live and noisy); 0 when exact

@@ -155,6 +155,12 @@ class Engine {
       else
         idle_since_measurement_ = kUnset;
     }
+    // No event is left: jobs that still wait could only be started by a monitor tick that will
+    // never come (its ticks saturated: sim/bandwidth_monitor.h). Never a silent end either.
+    if (!queue_.empty())
+      throw SimulationFailure("scheduler '" + std::string(sched_.name()) + "' left " + std::to_string(queue_.size()) +
+                              " jobs waiting at t = " + format_seconds(last_t) +
+                              " with no event left (the bandwidth monitor ticks no more after 2^62 periods)");
     SimResult res;
     res.metrics = acc_.finish(rec_, sched_.effort(),
                               std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count());

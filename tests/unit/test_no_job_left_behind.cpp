@@ -153,6 +153,33 @@ TEST(BandwidthMonitor, TickTimesAreExactMultiplesOfAnInexactPeriod) {
   EXPECT_EQ(m.measurements(), 1000u);
 }
 
+TEST(BandwidthMonitor, FinestPeriodAtAstronomicalTimesNeitherOverflowsNorRepeatsATick) {
+  SchedulerParams prm;
+  prm.view_staleness_s = kMinMonitorPeriodS;
+  prm.view_noise_sigma = 0.1;
+  const auto truth = truth_of(1.0, 1.0);
+  {  // beyond 2^52 periods: tick times round, but the next one is always later
+    BandwidthMonitor m(prm, 2, 1);
+    const double t = 1e13;  // 10^16 periods
+    EXPECT_TRUE(m.catch_up(t, truth));
+    double last = t;
+    for (int k = 0; k < 5; ++k) {
+      const double next = m.next_tick_s();
+      ASSERT_GT(next, last);
+      ASSERT_LT(next, t * (1 + 1e-12));
+      (void)m.catch_up(next, truth);
+      (void)m.tick(next, truth);
+      last = next;
+    }
+  }
+  {  // beyond 2^62 periods the monitor ticks no more
+    BandwidthMonitor m(prm, 2, 1);
+    EXPECT_TRUE(m.catch_up(1e300, truth));
+    EXPECT_EQ(m.next_tick_s(), kInf);
+    EXPECT_FALSE(m.tick(1e300, truth).call);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // One case per cause
 
