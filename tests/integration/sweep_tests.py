@@ -496,12 +496,8 @@ def test_unfinished(c):
         and "good 0" in p.stdout, p.stdout
 
     # analyze: a Morris design file with one edited scenario
-    morris = c.path("morris.toml")
-    with open(morris, "w") as f:
-        f.write(f'[sweep]\nname = "m"\nbase = "{base}"\nschedulers = ["bace-pipe", "delay-first"]\nseeds = 2\n'
-                'design = "morris"\n[morris]\ntrajectories = 3\nlevels = 4\n[sweep.set]\n"workload.num_jobs" = 20\n'
-                '[[factor]]\nparam = "network.bandwidth_scale"\nmin = 0.5\nmax = 2.0\n'
-                '[[factor]]\nparam = "workload.load_scale"\nmin = 0.5\nmax = 2.0\n')
+    morris = design_sweep(c, "m", ["bace-pipe", "delay-first"], 20, "morris", "trajectories = 3\nlevels = 4\n",
+                          '[[factor]]\nparam = "workload.load_scale"\nmin = 0.5\nmax = 2.0\n')
     mh = c.path("morris.h5")
     c.run(c.sweep_cmd(morris, mh, "--threads", "2", "--no-mpi"))
     with h5py.File(mh, "r+") as f:
@@ -858,6 +854,18 @@ def test_merge_studies(c):
           f"{'upgraded by --resume' if same_model else 'of an older model refused by --resume'}")
 
 
+def design_sweep(c, name, schedulers, jobs, design, design_table, more_factors):
+    """Writes NAME.toml: a sampling-design sweep of the six-region base with 2 seeds and JOBS
+    jobs, its [DESIGN] table, the factor network.bandwidth_scale in [0.5, 2] and MORE_FACTORS."""
+    path = c.path(name + ".toml")
+    with open(path, "w") as f:
+        f.write(f'[sweep]\nname = "{name}"\nbase = "{os.path.join(c.src, "sweeps/base/six-regions.toml")}"\n'
+                f'schedulers = {schedulers!r}\nseeds = 2\ndesign = "{design}"\n[sweep.set]\n"workload.num_jobs" = {jobs}\n'
+                f'[{design}]\n{design_table}[[factor]]\nparam = "network.bandwidth_scale"\nmin = 0.5\nmax = 2.0\n'
+                + more_factors)
+    return path
+
+
 def test_designs(c):
     """A Latin hypercube sweep stores its design matrix in /design (unit coordinates, one stratum
     per point and factor, mapped to the /scenarios values as documented), shards of it merge with
@@ -901,12 +909,8 @@ def test_designs(c):
           "grid and collections have none")
     # A design that holds one scenario at two ids (an OAT level equal to the base's value):
     # --resume of the finished file reuses both rows and sets nothing aside.
-    oat = c.path("oat-dup.toml")
-    with open(oat, "w") as f:
-        f.write(f'[sweep]\nname = "oat-dup"\nbase = "{os.path.join(c.src, "sweeps/base/six-regions.toml")}"\n'
-                'schedulers = ["bace-pipe"]\nseeds = 2\ndesign = "oat"\n[sweep.set]\n"workload.num_jobs" = 30\n'
-                '[oat]\nlevels = 3\n[[factor]]\nparam = "network.bandwidth_scale"\nmin = 0.5\nmax = 2.0\n'
-                '[[factor]]\nparam = "workload.load_scale"\nkind = "discrete"\nvalues = [1.0, 2.0]\n')
+    oat = design_sweep(c, "oat-dup", ["bace-pipe"], 30, "oat", "levels = 3\n",
+                       '[[factor]]\nparam = "workload.load_scale"\nkind = "discrete"\nvalues = [1.0, 2.0]\n')
     out = c.path("oat-dup.h5")
     c.run(c.sweep_cmd(oat, out, "--no-mpi"))
     with h5py.File(out, "r") as f:

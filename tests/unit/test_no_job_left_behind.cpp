@@ -373,6 +373,11 @@ TEST(NoJobLeftBehind, EveryPresetFinishesEveryJobOfRandomScenarios) {
       ASSERT_EQ(r.metrics.jobs_unfinished, 0);
       for (const JobRecord& j : r.jobs) ASSERT_TRUE(j.finished()) << "job " << j.id;
       jobs_total += r.metrics.jobs_total;
+      if (k % 10 == 0 && (sc.scheduler.view_noise_sigma > 0 || sc.scheduler.view_staleness_s > 0)) {  // a monitor that measures: same seed, same run
+        const SimResult again = run_preset(name, sc, c.jobs, 1000 + static_cast<std::uint64_t>(k));
+        expect_same_metrics(r.metrics, again.metrics);
+        expect_same_jobs(r.jobs, again.jobs);
+      }
     }
   }
   // The sample covers what it claims to.
