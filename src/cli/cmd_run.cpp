@@ -19,6 +19,7 @@
 #include "sched/registry.h"
 #include "sim/engine.h"
 #include "sweep/execute.h"
+#include "util/output_file.h"
 #include "util/system.h"
 
 namespace geopipe::cli {
@@ -63,10 +64,10 @@ int do_run(const RunArgs& a) {
     }
   }
   const bool want_csv = !a.jobs_csv.empty();
-  if (want_csv)
-    for (const std::string& in : {a.scenario, sc.trace_path})
-      if (!in.empty() && util::same_file(a.jobs_csv, in))
-        throw InputError("--jobs-csv", 0, 0, "'" + a.jobs_csv + "' is an input (" + in + "); it is never overwritten (expected a new CSV path)");
+  if (want_csv) {
+    util::check_output_path(a.jobs_csv, {a.scenario, sc.trace_path}, "--jobs-csv", "the per-job CSV");
+    util::check_can_create(a.jobs_csv, "--jobs-csv", "the per-job CSV");
+  }
   const bool want_timeline = a.timeline_given;
   if (want_timeline) check_timeline_path(a.timeline, {a.scenario, sc.trace_path}, a.jobs_csv);
   const std::uint64_t seed = a.seed_given ? parse_unsigned_flag("--seed", a.seed, 0, UINT64_MAX) : sc.seed;
@@ -97,14 +98,10 @@ int do_run(const RunArgs& a) {
                 << (want_csv && want_timeline ? ", " : "") << (want_timeline ? a.timeline : "") << "\n";
     return util::kExitInternal;
   }
-  if (want_csv) {  // opened only now: a run that fails (e.g. its event budget) leaves the file alone
-    auto csv = std::make_unique<std::ofstream>(a.jobs_csv);
-    if (!*csv) throw InputError(a.jobs_csv, 0, 0, std::string("cannot open for writing: ") + std::strerror(errno));
-    write_jobs_csv(*csv, sc, runs);
-    errno = 0;
-    csv->close();  // a full disk shows only when the buffer is written
-    if (csv->fail())
-      throw InputError(a.jobs_csv, 0, 0, std::string("cannot write the CSV file") + (errno ? std::string(": ") + std::strerror(errno) : ""));
+  if (want_csv) {  // written only now: a run that fails (e.g. its event budget) leaves the path alone
+    util::OutputFile csv(a.jobs_csv, {a.scenario, sc.trace_path}, "--jobs-csv", "the per-job CSV");
+    write_jobs_csv(csv.stream(), sc, runs);
+    csv.commit();
   }
   if (want_timeline) write_timeline_file(a.timeline, sc, seed, runs);  // PATH.tmp, then renamed
   return kExitOk;

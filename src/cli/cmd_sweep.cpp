@@ -40,54 +40,27 @@ std::string cmd_line(const CLI::App* cmd) {
   return s;
 }
 
-/// Writes the sweep that --base/--axis/... stand for next to the output (OUT.sweep.toml, the
-/// output's name with .sweep.toml for its extension) and returns its path; for a --dry-run
-/// without an output, to a temporary file (`tmp`, removed by the caller). An existing file with
-/// other content is replaced only with --resume or --force (it was generated: growing a study
-/// changes it), and is never an input of the sweep.
-std::string write_quick_sweep(config::QuickSweep q, const sweep::SweepOptions& o, std::string& tmp, const std::string& line) {
+/// The sweep that --base/--axis/... stand for: its text in o.generated_text and its path,
+/// OUT.sweep.toml next to the output (the output's name with .sweep.toml for its extension), in
+/// o.sweep_file. Nothing is written here: the runner validates the text with everything else and
+/// writes the file when the run starts (sweep/runner.h, SweepOptions::generated_text).
+void generate_quick_sweep(config::QuickSweep q, sweep::SweepOptions& o, const std::string& line) {
   namespace fs = std::filesystem;
   if (q.base.empty()) throw InputError("--base", 0, 0, "empty path (expected the base scenario file)");
   std::error_code ec;
   const fs::path abs = fs::absolute(q.base, ec);
   q.base = (ec ? fs::path(q.base) : abs).lexically_normal().string();
   q.command = line;
-  const std::string text = config::quick_sweep_text(q);
-  std::string path;
+  o.generated_text = config::quick_sweep_text(q);
+  o.generated_origin = "--base/--axis";
   if (o.output.empty()) {
     if (!o.dry_run) throw InputError("-o", 0, 0, "missing output file (expected -o OUT.h5)");
-    std::string templ = (fs::temp_directory_path() / "geopipe-sweep-XXXXXX.toml").string();
-    const int fd = ::mkstemps(templ.data(), 5);
-    if (fd < 0) throw InputError(templ, 0, 0, std::string("cannot create a temporary file: ") + std::strerror(errno));
-    ::close(fd);
-    path = tmp = templ;
-  } else {
-    path = (fs::path(o.output).parent_path() / (fs::path(o.output).stem().string() + ".sweep.toml")).string();
-    if (util::path_exists(path)) {
-      std::ifstream in(path, std::ios::binary);
-      const std::string old((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      if (old != text && !o.resume && !o.force)
-        throw InputError(path, 0, 0, "exists with another sweep (expected --resume to grow the study in " + o.output +
-                                         " to this one, or --force to replace it)");
-    }
+    o.sweep_file = "--base/--axis";  // names the text in messages; nothing is written
+    o.write_generated = false;
+    return;
   }
-  // Written whole then renamed: under mpirun every rank writes the same text, none reads half.
-  const std::string part = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(part, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) {
-      std::remove(part.c_str());
-      throw InputError(path, 0, 0, std::string("cannot write the generated sweep file: ") + std::strerror(errno));
-    }
-  }
-  if (std::rename(part.c_str(), path.c_str()) != 0) {
-    const int e = errno;
-    std::remove(part.c_str());
-    throw InputError(path, 0, 0, std::string("cannot write the generated sweep file: ") + std::strerror(e));
-  }
-  return path;
+  o.sweep_file = (fs::path(o.output).parent_path() / (fs::path(o.output).stem().string() + ".sweep.toml")).string();
+  o.write_generated = true;
 }
 
 }  // namespace
@@ -99,7 +72,6 @@ void add_sweep_command(CLI::App& app, int& rc) {
     std::string shard, threads, progress_interval, flush_interval;  ///< as typed (cli/flags.h)
     bool no_mpi = false;
     config::QuickSweep quick;  ///< --base, --axis, --schedulers, --seeds, --name: a sweep without a file
-    std::string quick_tmp;     ///< the generated file of a --dry-run without -o (removed at the end)
   };
   auto a = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("sweep", "Run every scenario of a sweep file into one HDF5 file (standalone, or under mpirun/srun)");
@@ -135,19 +107,13 @@ void add_sweep_command(CLI::App& app, int& rc) {
           throw InputError("--base", 0, 0, "a sweep file and --base were both given (expected one: a sweep file, or --base with --axis ...)");
         a->quick.sets = a->sets;  // in the generated file ([sweep.set]), so it alone reruns the sweep
         a->sets.clear();
-        a->o.sweep_file = write_quick_sweep(a->quick, a->o, a->quick_tmp, cmd_line(cmd));
+        generate_quick_sweep(a->quick, a->o, cmd_line(cmd));
       } else {
         for (const CLI::Option* o : {quick_sched, quick_seeds, quick_name})
           if (o->count()) throw InputError(o->get_name(), 0, 0, "is for a sweep without a file (expected --base SCENARIO.toml too)");
         if (!a->quick.axes.empty()) throw InputError("--axis", 0, 0, "is for a sweep without a file (expected --base SCENARIO.toml too)");
         if (a->o.sweep_file.empty()) throw InputError("file", 0, 0, "missing sweep file (expected SWEEP.toml, or --base SCENARIO.toml --axis ...)");
       }
-      struct RemoveTmp {
-        const std::string& path;
-        ~RemoveTmp() {
-          if (!path.empty()) std::remove(path.c_str());
-        }
-      } remove_tmp{a->quick_tmp};
       for (const auto& s : a->sets) a->o.sets.push_back(config::parse_override(s));
       if (threads->count()) a->o.threads = static_cast<int>(parse_unsigned_flag("--threads", a->threads, 0, kMaxThreads));
       if (shard->count()) parse_shard_flag(a->shard, a->o.shard, a->o.shards);
@@ -155,17 +121,7 @@ void add_sweep_command(CLI::App& app, int& rc) {
       if (flush->count()) a->o.flush_interval_s = parse_seconds_flag("--flush-interval", a->flush_interval);
       if (a->no_mpi) a->o.mpi = 0;
       a->o.version = GEOPIPE_VERSION;
-      if (a->quick_tmp.empty()) return sweep::run_sweep(a->o);
-      // A --dry-run of flags alone: an error found in the temporary file is reported at the flags.
-      sweep::SweepOptions o = a->o;
-      o.mpi = 0;
-      try {
-        config::load_sweep_file(o.sweep_file, o.sets);
-      } catch (const InputError& e) {
-        if (e.file() == a->quick_tmp) throw InputError("--base/--axis", 0, 0, e.message());
-        throw;
-      }
-      return sweep::run_sweep(o);
+      return sweep::run_sweep(a->o);
     });
   });
 }

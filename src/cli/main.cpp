@@ -1,6 +1,8 @@
 // geopipe: simulator and sweep runner for pipeline-parallel LLM training across regions.
 #include <CLI/CLI.hpp>
 
+#include <signal.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -62,6 +64,10 @@ std::string friendlier(const CLI::App& app, const CLI::ParseError& e, int argc, 
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A write beyond a file-size limit (ulimit -f, a quota) fails with EFBIG and takes the
+  // normal error path (a message, the temporary file removed) instead of killing geopipe
+  // silently with SIGXFSZ (docs/design.md, "Outputs").
+  ::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"geopipe: simulate multi-tenant pipeline-parallel LLM training across geo-distributed GPU regions"};
   app.set_version_flag("--version", std::string("geopipe ") + GEOPIPE_VERSION);
   app.require_subcommand(1);

@@ -22,6 +22,7 @@
 #include "sim/metrics.h"
 #include "sim/timeline.h"
 #include "util/input_error.h"
+#include "util/output_file.h"
 #include "util/system.h"
 
 namespace geopipe::cli {
@@ -45,7 +46,6 @@ Json us_between(double t0_s, double t1_s) {
 
 InputError timeline_error(const std::string& message) { return InputError("--timeline", 0, 0, message); }
 
-std::string errno_text(int err) { return err ? std::string(": ") + std::strerror(err) : std::string(); }
 
 std::string dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
@@ -224,47 +224,11 @@ Json other_data(const Scenario& sc, std::uint64_t seed, const std::vector<RunOut
 }
 
 /// Buffered writes to a file descriptor; remembers the first error.
-class FdWriter {
- public:
-  explicit FdWriter(int fd) : fd_(fd) { buf_.reserve(kChunk); }
-  void put(std::string_view s) {
-    buf_.append(s);
-    if (buf_.size() >= kChunk) flush();
-  }
-  void flush() {
-    std::size_t done = 0;
-    while (done < buf_.size() && err_ == 0) {
-      const ssize_t n = ::write(fd_, buf_.data() + done, buf_.size() - done);
-      if (n < 0) {
-        if (errno != EINTR) err_ = errno;
-        continue;
-      }
-      done += static_cast<std::size_t>(n);
-    }
-    buf_.clear();
-  }
-  int error() const { return err_; }
-
- private:
-  static constexpr std::size_t kChunk = 1 << 20;
-  int fd_;
-  std::string buf_;
-  int err_ = 0;
-};
 
 }  // namespace
 
 void check_timeline_path(const std::string& path, const std::vector<std::string>& inputs, const std::string& jobs_csv) {
-  if (path.empty()) throw timeline_error("an empty path (expected a file to write, e.g. timeline.json)");
-  const std::string tmp = path + ".tmp";
-  for (const std::string& in : inputs) {
-    if (in.empty()) continue;
-    if (util::same_file(path, in))
-      throw timeline_error("'" + path + "' is an input (" + in + "); it is never overwritten (expected a new JSON path)");
-    if (util::same_file(tmp, in))
-      throw timeline_error("'" + tmp + "', where the timeline is written before it is renamed, is an input (" + in +
-                           ") (expected another path)");
-  }
+  util::check_output_path(path, inputs, "--timeline", "the timeline");
   auto spelled_alike = [](const std::string& x, const std::string& y) {  // neither need exist yet
     std::error_code ec1, ec2;
     const auto ax = std::filesystem::absolute(x, ec1).lexically_normal();
@@ -273,21 +237,7 @@ void check_timeline_path(const std::string& path, const std::vector<std::string>
   };
   if (!jobs_csv.empty() && (spelled_alike(path, jobs_csv) || util::same_file(path, jobs_csv)))
     throw timeline_error("'" + path + "' is also the --jobs-csv file (expected another path)");
-  if (const auto why = util::not_a_regular_file(path))
-    throw timeline_error("'" + path + "': " + *why + " (expected a file path)");
-  struct stat st {};
-  if (::lstat(tmp.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
-    throw timeline_error("'" + tmp + "', where the timeline is written before it is renamed, exists and " +
-                         (S_ISLNK(st.st_mode) ? std::string("is a symbolic link") : util::non_regular_phrase(st.st_mode)) +
-                         " (expected another path)");
-  // Can the file be created there? Create PATH.tmp and remove it again.
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0666);
-  if (fd < 0) {
-    const int err = errno;
-    throw timeline_error("cannot create '" + tmp + "'" + errno_text(err) + " (expected a path in a writable directory)");
-  }
-  ::close(fd);
-  ::unlink(tmp.c_str());
+  util::check_can_create(path, "--timeline", "the timeline");
 }
 
 void write_timeline_json(const Scenario& sc, std::uint64_t seed, const std::vector<RunOutcome>& runs,
@@ -304,38 +254,10 @@ void write_timeline_json(const Scenario& sc, std::uint64_t seed, const std::vect
 
 void write_timeline_file(const std::string& path, const Scenario& sc, std::uint64_t seed,
                          const std::vector<RunOutcome>& runs) {
-  const std::string tmp = path + ".tmp";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0666);
-  if (fd < 0) {
-    const int err = errno;
-    throw timeline_error("cannot create '" + tmp + "'" + errno_text(err));
-  }
-  auto fail = [&](const std::string& what, int err) {
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    return timeline_error(what + errno_text(err) + " (nothing was written to '" + path + "')");
-  };
-  FdWriter w(fd);
-  try {
-    write_timeline_json(sc, seed, runs, [&](std::string_view s) { w.put(s); });
-  } catch (...) {
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    throw;
-  }
-  w.flush();
-  if (w.error()) throw fail("cannot write '" + tmp + "'", w.error());
-  if (::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) throw fail("cannot write '" + tmp + "'", errno);
-  if (::close(fd) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    throw timeline_error("cannot write '" + tmp + "'" + errno_text(err) + " (nothing was written to '" + path + "')");
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    throw timeline_error("cannot rename '" + tmp + "' to '" + path + "'" + errno_text(err));
-  }
+  util::OutputFile out(path, {sc.source_path, sc.trace_path}, "--timeline", "the timeline");
+  std::ostream& os = out.stream();
+  write_timeline_json(sc, seed, runs, [&](std::string_view s) { os.write(s.data(), static_cast<std::streamsize>(s.size())); });
+  out.commit();
 }
 
 }  // namespace geopipe::cli

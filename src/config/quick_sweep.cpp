@@ -42,7 +42,9 @@ std::string value_text(const std::string& text) {
 
 std::string quick_sweep_text(const QuickSweep& q) {
   std::ostringstream os;
-  os << "# Written by: " << q.command << "\n# (geopipe sweep THIS_FILE -o OUT.h5 runs the same sweep)\n";
+  std::string cmd = q.command;  // "geopipe sweep --base ...": the marker is its start
+  if (cmd.rfind("geopipe sweep", 0) != 0) cmd = "geopipe sweep " + cmd;
+  os << "# Written by: " << cmd << "\n# (geopipe sweep THIS_FILE -o OUT.h5 runs the same sweep)\n";
   const std::string stem = std::filesystem::path(q.base).stem().string();
   os << "[sweep]\nname = " << toml_quote(q.name.empty() ? stem + "-sweep" : q.name) << "\n";
   os << "base = " << toml_quote(q.base) << "\n";

@@ -9,6 +9,10 @@
 
 namespace geopipe::config {
 
+/// How every generated sweep file starts: a file at OUT.sweep.toml that does not is the user's,
+/// and is never replaced (not even with --force).
+inline constexpr const char* kGeneratedSweepMarker = "# Written by: geopipe sweep";
+
 struct QuickSweep {
   std::string base;                      ///< the base scenario file, absolute
   std::vector<std::string> axes;         ///< "path=v1,v2,...", in order (the last varies fastest)

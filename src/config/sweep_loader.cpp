@@ -253,8 +253,11 @@ void Loader::resolve_parameters(PointKeyer& keyer) {
 toml::table Loader::read_file() {
   const std::string& path = file_.path();
   spec_.path = path;
-  if (auto why = read_input_file(path, kMaxTomlBytes, spec_.text))
+  if (options_.text) {
+    spec_.text = *options_.text;  // parse_toml() checks its limits
+  } else if (auto why = read_input_file(path, kMaxTomlBytes, spec_.text)) {
     throw InputError(path, 0, 0, "cannot open sweep file: " + *why);
+  }
   toml::table root = parse_toml(spec_.text, path);
   if (root.empty()) fail(Pos{}, kEmptyMsg);
   std::vector<std::string> top = {"sweep", "test_function"};

@@ -191,6 +191,10 @@ struct SweepLoadOptions {
   /// Check every point whatever the size (`geopipe sweep --check-all-points`; needed for
   /// exact /jobs text widths, so the runner sets it with --save-jobs).
   bool check_all_points = false;
+  /// The sweep's text, when it is not (yet) a file at the path: a sweep generated from the
+  /// command line (config/quick_sweep.h), validated before anything is written. The path still
+  /// names it in messages and is SweepSpec::path.
+  std::optional<std::string> text;
 };
 
 /// Reads, expands and validates a sweep file. `cli_sets` (geopipe sweep --set) are appended to

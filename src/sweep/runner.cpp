@@ -11,12 +11,16 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
+#include <iterator>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "config/quick_sweep.h"
 #include "config/sweep_loader.h"
 #include "sweep/executor.h"
 #include "sweep/master.h"
@@ -28,6 +32,7 @@
 #include "sweep/signals.h"
 #include "util/exit_codes.h"
 #include "util/input_error.h"
+#include "util/output_file.h"
 #include "util/system.h"
 
 namespace geopipe::sweep {
@@ -87,6 +92,41 @@ void print_dry_run(const config::SweepSpec& spec, const Plan& plan, const std::s
   else if (const auto why = util::not_a_regular_file(output)) state = *why + ": it would be refused";
   else if (util::path_exists(output)) state = "exists: --resume continues or grows it, --force replaces it";
   std::printf("output: %s (%s)\n", output.empty() ? "-" : output.c_str(), state.c_str());
+}
+
+/// The generated sweep file of a sweep from the command line, ready to be committed, or null
+/// when there is none to write (no generated sweep, or the file already holds this text).
+/// `inputs`: the sweep's base scenario and traces. InputError when its path is one of them or
+/// the output, or holds another sweep without --resume
+/// or --force, or holds a file geopipe did not generate (never replaced).
+std::unique_ptr<util::OutputFile> prepare_generated_sweep(const SweepOptions& opt, const std::vector<std::string>& inputs) {
+  if (opt.generated_text.empty() || !opt.write_generated) return nullptr;
+  const std::string& path = opt.sweep_file;
+  std::vector<std::string> all = inputs;  // the base and the traces; the generated file is not one
+  all.push_back(opt.output);
+  for (const std::string& in : all)
+    if (!in.empty() && util::same_file(path, in))
+      throw InputError(path, 0, 0, "the sweep file generated from --base/--axis would be written here, but this is " +
+                                       std::string(in == opt.output ? "the output (-o)" : "an input of the sweep (" + in + ")") +
+                                       "; an input is never overwritten (expected another -o, whose name gives OUT.sweep.toml)");
+  if (util::path_exists(path)) {
+    std::string old;
+    {
+      std::ifstream in(path, std::ios::binary);
+      old.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    if (old == opt.generated_text) return nullptr;
+    if (old.rfind(config::kGeneratedSweepMarker, 0) != 0)
+      throw InputError(path, 0, 0, "exists and is not a sweep file that geopipe generated (it does not start with '" +
+                                       std::string(config::kGeneratedSweepMarker) +
+                                       "'); it is never replaced, not even with --force (expected another -o, or remove it)");
+    if (!opt.resume && !opt.force)
+      throw InputError(path, 0, 0, "exists with another sweep (expected --resume to grow the study in " + opt.output +
+                                       " to this one, or --force to replace it)");
+  }
+  auto f = std::make_unique<util::OutputFile>(path, all, path, "the generated sweep file");
+  f->write(opt.generated_text);
+  return f;
 }
 
 /// MPI for the length of a run, when used: initialised at construction, finalised at
@@ -246,7 +286,13 @@ int run_sweep(const SweepOptions& opt) {
       [&] {
         config::SweepLoadOptions load;
         load.check_all_points = opt.check_all_points || opt.save_jobs;
-        spec = config::load_sweep_file(opt.sweep_file, opt.sets, load);
+        if (!opt.generated_text.empty()) load.text = opt.generated_text;
+        try {
+          spec = config::load_sweep_file(opt.sweep_file, opt.sets, load);
+        } catch (const InputError& e) {  // an error in the generated text is one of the flags'
+          if (opt.generated_text.empty() || e.file() != opt.sweep_file) throw;
+          throw InputError(opt.generated_origin, 0, 0, e.message());
+        }
         if (opt.shards == 0 || opt.shard >= opt.shards)
           throw InputError("--shard", 0, 0, "expected K/N with 0 <= K < N");
         if (spec->replication && opt.shards > 1)
@@ -259,7 +305,12 @@ int run_sweep(const SweepOptions& opt) {
   if (code != util::kExitOk) return code;
   const Plan plan(spec->num_points(), spec->seeds.size(), spec->schedulers.size(), opt.shard, opt.shards);
   if (opt.dry_run) {
-    if (report) print_dry_run(*spec, plan, opt.output);
+    if (report) {
+      print_dry_run(*spec, plan, opt.output);
+      if (opt.write_generated)
+        std::printf("sweep file: %s (%s)\n", opt.sweep_file.c_str(),
+                    util::path_exists(opt.sweep_file) ? "exists" : "written when the sweep runs");
+    }
     return util::kExitOk;
   }
   config::ScenarioFactory factory(*spec);
@@ -286,7 +337,12 @@ int run_sweep(const SweepOptions& opt) {
       rq.layout = "ranks=" + std::to_string(mpi.ranks()) + " threads=" + std::to_string(threads);
       rq.version = opt.version;
       if (spec->replication && opt.resume && util::path_exists(opt.output)) resumed = read_results(opt.output);
+      // A generated sweep file is written (to its temporary file now, renamed once the output
+      // is open) only when everything else was accepted: a refused command writes nothing.
+      std::unique_ptr<util::OutputFile> generated =
+          prepare_generated_sweep(opt, std::vector<std::string>(inputs.begin() + 1, inputs.end()));  // all but spec->path
       output = open_output(rq, *spec, plan);
+      if (generated) generated->commit();
       return util::kExitOk;
     });
   }

@@ -18,6 +18,15 @@ namespace geopipe::sweep {
 
 struct SweepOptions {
   std::string sweep_file;
+  /// A sweep generated from the command line (geopipe sweep --base ... --axis ...): its text,
+  /// loaded from memory and validated with everything else before anything is written, then
+  /// written to `sweep_file` (OUT.sweep.toml) when the run starts, atomically, in the same step
+  /// that opens the output. Empty for a sweep file.
+  std::string generated_text;
+  /// With generated_text: what to name in errors found in it ("--base/--axis"; the user never
+  /// saw the file), and whether to write it (false for a --dry-run without -o).
+  std::string generated_origin;
+  bool write_generated = false;
   std::string output;                       ///< -o OUT.h5
   std::vector<config::Override> sets;       ///< --set (apply to every point; part of the hash)
   int threads = 0;                          ///< oneTBB threads per rank; 0 = all hardware threads

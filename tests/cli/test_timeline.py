@@ -14,6 +14,7 @@ neither FILE nor FILE.tmp and an older FILE as it was. Standard library only.
 """
 import collections
 import csv
+import glob
 import io
 import json
 import os
@@ -56,7 +57,7 @@ def check_timeline(tmp, extra=(), congested=False):
     p = geopipe(RUN + list(extra) + ["--json", "--jobs-csv", csv_path, "--timeline", tl_path])
     if not check(p.returncode == 0, f"run exit {p.returncode}: {p.stderr}"):
         return
-    check(not os.path.exists(tl_path + ".tmp"), "FILE.tmp left behind after a successful write")
+    check(not glob.glob(glob.escape(tl_path) + ".tmp*"), "FILE.tmp* left behind after a successful write")
     out = json.loads(p.stdout)
     metrics = {r["scheduler"]: r["metrics"] for r in out["results"]}
     with open(csv_path, newline="") as f:
@@ -195,7 +196,7 @@ def rejected(tmp, args, what, target, **kw):
     check(p.stdout == "", f"{what}: wrote to stdout")
     check(set(os.listdir(tmp)) == before, f"{what}: files appeared: {set(os.listdir(tmp)) - before}")
     if target is not None:
-        check(not os.path.exists(target + ".tmp"), f"{what}: left {target}.tmp")
+        check(not glob.glob(glob.escape(target) + ".tmp*"), f"{what}: left {target}.tmp*")
     return p
 
 
@@ -215,7 +216,7 @@ def check_bad_paths(tmp):
         os.chmod(ro, 0o555)
         rejected(tmp, ["--timeline", os.path.join(ro, "t.json")], "a read-only directory", None)
         os.chmod(ro, 0o755)
-    # one of the inputs: the scenario itself, a hard link to it, a link whose .tmp is it
+    # one of the inputs: the scenario itself, a hard link to it, a symbolic link to it
     scen = os.path.join(tmp, "scen.toml")
     shutil.copy(SCENARIO, scen)
     text = open(scen, "rb").read()
@@ -226,11 +227,11 @@ def check_bad_paths(tmp):
     os.link(scen, os.path.join(tmp, "hard.json"))
     p = geopipe(run_copy + ["--timeline", os.path.join(tmp, "hard.json")])
     check(p.returncode == 2 and "is an input" in p.stderr, f"a hard link to the scenario: exit {p.returncode} {p.stderr!r}")
-    os.link(scen, os.path.join(tmp, "x.json.tmp"))
+    os.symlink(scen, os.path.join(tmp, "x.json"))
     p = geopipe(run_copy + ["--timeline", os.path.join(tmp, "x.json")])
-    check(p.returncode == 2 and "is an input" in p.stderr, f"FILE.tmp is the scenario: exit {p.returncode} {p.stderr!r}")
-    check(open(scen, "rb").read() == text and not os.path.exists(os.path.join(tmp, "x.json")), "the scenario changed")
-    for n in ("hard.json", "x.json.tmp"):
+    check(p.returncode == 2 and "is an input" in p.stderr, f"a symbolic link to the scenario: exit {p.returncode} {p.stderr!r}")
+    check(open(scen, "rb").read() == text and os.path.islink(os.path.join(tmp, "x.json")), "the scenario changed")
+    for n in ("hard.json", "x.json"):
         os.unlink(os.path.join(tmp, n))
     both = os.path.join(tmp, "both.out")
     rejected(tmp, ["--jobs-csv", both, "--timeline", both], "the --jobs-csv file", both)
@@ -241,8 +242,8 @@ def check_bad_paths(tmp):
     with open(target, "w") as f:
         f.write("old\n")
 
-    def limit():
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG instead of a signal
+    def limit():  # SIGXFSZ keeps its default action: geopipe itself must ignore it (EFBIG instead)
+        signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
         resource.setrlimit(resource.RLIMIT_FSIZE, (20000, 20000))
 
     p = geopipe(RUN + ["--timeline", target], preexec_fn=limit)
@@ -250,7 +251,20 @@ def check_bad_paths(tmp):
     check(p.returncode == 2, f"a failed write: exit {p.returncode}, expected 2 ({p.stderr.strip()})")
     check(len(lines) == 1 and lines[0].startswith("geopipe: error: --timeline: cannot write"), f"a failed write: {p.stderr!r}")
     check(open(target).read() == "old\n", "a failed write changed the existing FILE")
-    check(not os.path.exists(target + ".tmp"), "a failed write left FILE.tmp")
+    check(not glob.glob(glob.escape(target) + ".tmp*"), "a failed write left FILE.tmp*")
+    # the per-job CSV under the same limit: the same contract
+    csv_target = os.path.join(tmp, "old.csv")
+    with open(csv_target, "w") as f:
+        f.write("old\n")
+    def small_limit():
+        signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))
+
+    p = geopipe(RUN + ["--jobs-csv", csv_target], preexec_fn=small_limit)
+    check(p.returncode == 2 and p.stderr.startswith("geopipe: error: --jobs-csv: cannot write")
+          and "File too large" in p.stderr, f"a failed CSV write: exit {p.returncode} {p.stderr!r}")
+    check(open(csv_target).read() == "old\n" and not glob.glob(glob.escape(csv_target) + ".tmp*"),
+          "a failed CSV write changed FILE or left FILE.tmp*")
     # the same run without the limit replaces it
     p = geopipe(RUN + ["--timeline", target])
     check(p.returncode == 0 and json.load(open(target))["traceEvents"], f"overwriting an older FILE: {p.stderr!r}")

@@ -1087,8 +1087,42 @@ def test_quick_sweep(c):
     assert set(glob.glob(os.path.join(tempfile.gettempdir(), "geopipe-sweep-*"))) == tmp_before, "temporary file left"
     p = c.run([c.bin, "sweep", "--base", base, "--seeds", "2", "--dry-run"])
     assert "1 points x 2 seeds x 1 schedulers = 2 scenarios" in p.stdout, p.stdout
+    # Nothing is written by a refused or dry command, and an input is never overwritten.
+    d = c.path("hostile")
+    os.mkdir(d)
+    mine = os.path.join(d, "b.sweep.toml")  # the user's base scenario, named as the generated file would be
+    shutil.copy(base, mine)
+    original = open(mine, "rb").read()
+    for extra in ([], ["--force"], ["--resume"], ["--resume", "--force"]):
+        p = c.run([c.bin, "sweep", "--base", mine, "--axis", "workload.load_scale=1,2", "-o",
+                   os.path.join(d, "b.h5"), "--no-mpi", *extra], expect=2)
+        assert "is an input of the sweep" in p.stderr and "never overwritten" in p.stderr, p.stderr
+        assert open(mine, "rb").read() == original and sorted(os.listdir(d)) == ["b.sweep.toml"], os.listdir(d)
+    typo = os.path.join(d, "a.h5")
+    p = c.run([c.bin, "sweep", "--base", mine, "--axis", "workload.lod_scale=1,2", "-o", typo, "--no-mpi"], expect=2)
+    assert "did you mean 'workload.load_scale'" in p.stderr and sorted(os.listdir(d)) == ["b.sweep.toml"], os.listdir(d)
+    p = c.run([c.bin, "sweep", "--base", mine, "--axis", "workload.load_scale=1,2", "-o", mine, "--no-mpi", "--force"],
+              expect=2)
+    assert "is an input of this sweep" in p.stderr and open(mine, "rb").read() == original, p.stderr
+    p = c.run([c.bin, "sweep", "--base", mine, "--axis", "workload.load_scale=1,2", "-o", typo, "--dry-run"])
+    assert "sweep file: " + os.path.join(d, "a.sweep.toml") + " (written when the sweep runs)" in p.stdout, p.stdout
+    assert sorted(os.listdir(d)) == ["b.sweep.toml"], os.listdir(d)
+    # the corrected command runs (no file left by the refused ones stands in its way)
+    c.run([c.bin, "sweep", "--base", mine, "--axis", "workload.load_scale=1,2", "--set", "workload.num_jobs=10", "-o", typo,
+           "--quiet", "--no-mpi"])
+    assert sorted(os.listdir(d)) == ["a.h5", "a.sweep.toml", "b.sweep.toml"], os.listdir(d)
+    # a file at OUT.sweep.toml that geopipe did not write is never replaced, not even with --force
+    notes = os.path.join(d, "n.sweep.toml")
+    with open(notes, "w") as f:
+        f.write("my notes\n")
+    p = c.run([c.bin, "sweep", "--base", mine, "--axis", "workload.load_scale=1,2", "-o", os.path.join(d, "n.h5"),
+               "--force", "--no-mpi"], expect=2)
+    assert "is not a sweep file that geopipe generated" in p.stderr and open(notes).read() == "my notes\n", p.stderr
+    assert not os.path.exists(os.path.join(d, "n.h5"))
     print("  flags -> q.sweep.toml (stored in the file; running it gives the same metrics), --resume to 3 seeds "
-          "reused 16 and computed 8, conflicts and misuse exit 2, no temporary file left")
+          "reused 16 and computed 8, conflicts and misuse exit 2, no temporary file left; an input named like "
+          "OUT.sweep.toml is never overwritten (with --force, --resume), refused and dry commands write nothing, "
+          "a user's file at OUT.sweep.toml is never replaced")
 
 
 def test_io_errors(c):
