@@ -232,7 +232,11 @@ void Loader::resolve_parameters(PointKeyer& keyer) {
     for (const SampledFactor& f : spec_.sample.factors)
       if (!setter && f.column == k) setter = f.override_at(0.0);
     col.canonical_path = setter ? keyer.canonical_path(*setter) : col.param;
-    column_of.emplace(col.canonical_path, static_cast<int>(k));
+    const auto [it, fresh] = column_of.emplace(col.canonical_path, static_cast<int>(k));
+    if (!fresh)  // two spellings of one parameter ("cluster.region.a.gpus", "cluster.region[0].gpus")
+      fail(sweep_pos_, "'" + spec_.columns[static_cast<std::size_t>(it->second)].param + "' and '" + col.param +
+                           "' are one parameter (" + col.canonical_path +
+                           "), swept twice (expected each parameter in one axis, factor or points-file column, spelt one way)");
   }
   for (PointKeyer::Entry& e : keyer.fixed_entries()) {
     const auto c = column_of.find(e.path);

@@ -1422,3 +1422,34 @@ TEST(SweepSeedsRule, BadInputIsLocated) {
 }
 
 }  // namespace
+
+// ---- one parameter, two spellings ----------------------------------------------------------------
+
+// "cluster.region.b.gpus" and "cluster.region[1].gpus" name one parameter: two columns of it
+// (factors, axes, points-file columns, explicit points) would simulate one and record the other
+// in /parameters. Compared by their resolved target, not by text, in every design.
+TEST(SweepParameters, TwoSpellingsOfOneParameterAreRefusedInEveryDesign) {
+  TempDir tmp;
+  const std::string by_name = "cluster.region.b.gpus", by_index = "cluster.region[1].gpus";
+  auto refused = [&](const std::string& text, const std::string& what) {
+    SCOPED_TRACE(what);
+    const std::string e = input_error_of([&] { (void)load_text(tmp, text); });
+    EXPECT_NE(e.find("'" + by_name + "' and '" + by_index + "' are one parameter (cluster.region[1].gpus), swept twice"),
+              std::string::npos)
+        << e;
+  };
+  const std::string factor = "[[factor]]\nparam = \"%\"\nkind = \"integer\"\nmin = 2\nmax = 4\n\n";
+  auto with = [](std::string t, const std::string& p) { return t.replace(t.find('%'), 1, p); };
+  refused(lhs_text(with(factor, by_name) + with(factor, by_index), "samples = 4\n"), "lhs factors");
+  refused(sweep_text("design = \"oat\"\n\n[oat]\nlevels = 3\n\n" + with(factor, by_name) + with(factor, by_index)),
+          "oat factors");
+  refused(sweep_text("[[axis]]\nparam = \"" + by_name + "\"\nvalues = [2, 3]\n[[axis]]\nparam = \"" + by_index +
+                     "\"\nvalues = [3, 4]\n"),
+          "grid axes");
+  tmp.write("points.csv", by_name + "," + by_index + "\n2,3\n");
+  refused(points_file_text(), "points-file columns");
+  refused(sweep_text("[[point]]\n\"" + by_name + "\" = 2\n[[point]]\n\"" + by_index + "\" = 3\n"), "explicit points");
+  // One spelling in two places stays what it was: each parameter in one [[factor]].
+  const std::string e = input_error_of([&] { (void)load_text(tmp, lhs_text(with(factor, by_name) + with(factor, by_name), "samples = 4\n")); });
+  EXPECT_NE(e.find("is already factor[0]"), std::string::npos) << e;
+}
