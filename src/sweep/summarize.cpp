@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include <nlohmann/json.hpp>
@@ -103,9 +104,12 @@ class Summary {
 
   void print(std::ostream& os) const {
     if (opt_.format == "csv") return print_csv(os);
-    if (opt_.format == "json") return print_json(os);
+    if (opt_.format == "json") return print_json(os, Json(nullptr));
     print_table(os);
   }
+
+  /// The summary as JSON, with `precision` (null for a sweep of fixed seeds) as its key of that name.
+  void print_json(std::ostream& os, Json precision) const { print_json_impl(os, std::move(precision)); }
 
  private:
   size_t rows() const { return t_.numeric[static_cast<size_t>(c_id_)].size(); }
@@ -379,7 +383,7 @@ class Summary {
       }
   }
 
-  void print_json(std::ostream& os) const {
+  void print_json_impl(std::ostream& os, Json precision) const {
     Json j;
     j["file"] = opt_.file;
     j["scenarios_with_results"] = rows();
@@ -425,6 +429,7 @@ class Summary {
       groups.push_back(std::move(jg));
     }
     j["groups"] = std::move(groups);
+    j["precision"] = std::move(precision);
     os << j.dump(2) << "\n";
   }
 
@@ -455,19 +460,27 @@ const char* state_name(PrecisionState s) {
 }
 
 /// The precision a precision-driven sweep reached per point: the rounds replayed on the file's
-/// rows (sweep/replication.h), as the runner decided them.
-void print_precision(const SummarizeOptions& opt, const Table& t, const StoreMeta& meta, std::ostream& os) {
-  const auto rule = config::replication_rule_of(meta.sweep_toml, meta.schedulers);
-  if (!rule) {
-    if (opt.precision) os << "precision: this sweep has a fixed number of seeds (no seeds = { min, max, rel_ci } rule)\n";
-    return;
-  }
-  const int c_point = find(t.names, "point"), c_seed = find(t.names, "seed"), c_metric = find(t.names, rule->metric);
-  const int c_sched = find(t.text_names, "scheduler");
-  if (c_point < 0 || c_seed < 0 || c_metric < 0 || c_sched < 0) return;
+/// rows (sweep/replication.h), as the runner decided them. Empty (no rule) for fixed seeds.
+struct PrecisionReport {
+  std::optional<config::ReplicationRule> rule;
   std::uint64_t points = 0;
-  for (const double p : t.numeric[static_cast<size_t>(c_point)]) points = std::max(points, static_cast<std::uint64_t>(p) + 1);
-  Replication rep(*rule, points, meta.schedulers);
+  std::size_t converged = 0, max_seeds = 0, failed = 0, running = 0;
+  std::vector<PointPrecision> per_point;
+  std::vector<std::uint64_t> allowance;  ///< seeds allowed so far (running points)
+  std::string quantity;
+};
+
+PrecisionReport precision_of(const Table& t, const StoreMeta& meta) {
+  PrecisionReport r;
+  r.rule = config::replication_rule_of(meta.sweep_toml, meta.schedulers);
+  if (!r.rule) return r;
+  const auto& rule = *r.rule;
+  r.quantity = rule.paired_vs.empty() ? rule.metric : rule.metric + " change vs " + rule.paired_vs;
+  const int c_point = find(t.names, "point"), c_seed = find(t.names, "seed"), c_metric = find(t.names, rule.metric);
+  const int c_sched = find(t.text_names, "scheduler");
+  if (c_point < 0 || c_seed < 0 || c_metric < 0 || c_sched < 0) return r;
+  for (const double p : t.numeric[static_cast<size_t>(c_point)]) r.points = std::max(r.points, static_cast<std::uint64_t>(p) + 1);
+  Replication rep(rule, r.points, meta.schedulers);
   const auto& sched = t.text[static_cast<size_t>(c_sched)];
   for (size_t row = 0; row < sched.size(); ++row) {
     const auto s = std::find(meta.schedulers.begin(), meta.schedulers.end(), sched[row]);
@@ -478,26 +491,66 @@ void print_precision(const SummarizeOptions& opt, const Table& t, const StoreMet
   }
   while (rep.round_complete() && rep.next_round() > 0) {
   }
-  const std::string quantity = rule->paired_vs.empty() ? rule->metric : rule->metric + " change vs " + rule->paired_vs;
+  r.converged = rep.count(PrecisionState::kConverged);
+  r.max_seeds = rep.count(PrecisionState::kMaxSeeds);
+  r.failed = rep.count(PrecisionState::kFailed);
+  r.running = rep.count(PrecisionState::kRunning);
+  for (std::uint64_t p = 0; p < r.points; ++p) {
+    r.per_point.push_back(rep.precision(p));
+    r.allowance.push_back(rep.allowance(p));
+  }
+  return r;
+}
+
+void print_precision(const SummarizeOptions& opt, const PrecisionReport& r, std::ostream& os) {
+  if (!r.rule) {
+    if (opt.precision) os << "precision: this sweep has a fixed number of seeds (no seeds = { min, max, rel_ci } rule)\n";
+    return;
+  }
+  const auto& rule = *r.rule;
   fmt::print(os,
              "precision: seeds {}..{} per point until the {:g}% CI half-width of {} is <= {:g}% of |mean|{}: {} points, "
              "{} reached it, {} ran out of seeds, {} failed, {} still running{}\n",
-             rule->min, rule->max, 100 * rule->confidence, quantity, 100 * rule->rel_ci,
-             rule->abs_ci > 0 ? fmt::format(" or <= {:g}", rule->abs_ci) : std::string(), points,
-             rep.count(PrecisionState::kConverged), rep.count(PrecisionState::kMaxSeeds), rep.count(PrecisionState::kFailed),
-             rep.count(PrecisionState::kRunning),
-             rep.count(PrecisionState::kRunning) > 0 ? " (the sweep is not finished: geopipe sweep --resume)" : "");
+             rule.min, rule.max, 100 * rule.confidence, r.quantity, 100 * rule.rel_ci,
+             rule.abs_ci > 0 ? fmt::format(" or <= {:g}", rule.abs_ci) : std::string(), r.points, r.converged,
+             r.max_seeds, r.failed, r.running, r.running > 0 ? " (the sweep is not finished: geopipe sweep --resume)" : "");
   if (!opt.precision) return;
   fmt::print(os, "{:>8} {:>6} {:>14} {:>14} {:>9}  {}\n", "point", "seeds", "mean", "half_width", "rel", "state");
-  for (std::uint64_t p = 0; p < points; ++p) {
-    const PointPrecision& pp = rep.precision(p);
+  for (std::uint64_t p = 0; p < r.points; ++p) {
+    const PointPrecision& pp = r.per_point[p];
     if (pp.state == PrecisionState::kRunning) {
-      fmt::print(os, "{:>8} {:>6} {:>14} {:>14} {:>9}  {}\n", p, rep.allowance(p), "", "", "", state_name(pp.state));
+      fmt::print(os, "{:>8} {:>6} {:>14} {:>14} {:>9}  {}\n", p, r.allowance[p], "", "", "", state_name(pp.state));
       continue;
     }
     fmt::print(os, "{:>8} {:>6} {:>14.6g} {:>14.6g} {:>8.2f}%  {}\n", p, pp.seeds, pp.mean, pp.half_width,
                100 * pp.rel_half_width, state_name(pp.state));
   }
+}
+
+/// The JSON of the same: the rule and the counts whenever the sweep has one; with --precision
+/// one entry per point as well. Null for fixed seeds.
+Json precision_json(const SummarizeOptions& opt, const PrecisionReport& r) {
+  if (!r.rule) return Json(nullptr);
+  const auto& rule = *r.rule;
+  Json j = {{"min_seeds", rule.min},  {"max_seeds", rule.max}, {"confidence", rule.confidence},
+            {"rel_ci", rule.rel_ci},  {"abs_ci", rule.abs_ci}, {"quantity", r.quantity},
+            {"points", r.points},     {"reached", r.converged}, {"ran_out_of_seeds", r.max_seeds},
+            {"failed", r.failed},     {"running", r.running}};
+  if (opt.precision) {
+    Json pts = Json::array();
+    for (std::uint64_t p = 0; p < r.points; ++p) {
+      const PointPrecision& pp = r.per_point[p];
+      const bool done = pp.state != PrecisionState::kRunning;
+      pts.push_back({{"point", p},
+                     {"seeds", done ? pp.seeds : r.allowance[p]},
+                     {"mean", done ? json_number(pp.mean) : Json(nullptr)},
+                     {"half_width", done ? json_number(pp.half_width) : Json(nullptr)},
+                     {"rel_half_width", done ? json_number(pp.rel_half_width) : Json(nullptr)},
+                     {"state", state_name(pp.state)}});
+    }
+    j["per_point"] = std::move(pts);
+  }
+  return j;
 }
 
 }  // namespace
@@ -510,8 +563,15 @@ void summarize(const SummarizeOptions& opt, std::ostream& os) {
   const Table t = read_results(opt.file);
   const std::size_t ok = t.numeric.empty() ? 0 : t.numeric.front().size();
   const std::uint64_t failed = contents.done_ids.size() > ok ? contents.done_ids.size() - ok : 0;
-  Summary(opt, t, meta, failed).print(os);
-  if (opt.format == "table") print_precision(opt, t, meta, os);
+  if (opt.precision && opt.format == "csv")
+    throw InputError("--precision", 0, 0,
+                     "the per-point precision is a table of its own, which one CSV of the summary cannot hold "
+                     "(expected --format table or json)");
+  const PrecisionReport precision = precision_of(t, meta);
+  Summary sum(opt, t, meta, failed);
+  if (opt.format == "json") return sum.print_json(os, precision_json(opt, precision));
+  sum.print(os);
+  if (opt.format == "table") print_precision(opt, precision, os);
 }
 
 }  // namespace geopipe::sweep

@@ -994,7 +994,15 @@ def test_precision_seeds(c):
     assert f"15 points, " in p.stdout and ", 0 failed, 0 still running" in p.stdout, p.stdout
     table = [l.split() for l in p.stdout.splitlines() if l.strip() and l.split()[0].isdigit() and l.split()[-1] in ("reached", "seeds")]
     assert len(table) == 15 and {int(r[0]): int(r[1]) for r in table} == want, p.stdout
-    print(f"  summarize --precision: 15 points listed with the seeds of the replay ({reached} below max)")
+    import json
+    j = json.loads(c.run([c.bin, "summarize", ref, "--precision", "--format", "json"]).stdout)["precision"]
+    assert j["points"] == 15 and j["running"] == 0 and {e["point"]: e["seeds"] for e in j["per_point"]} == want, j
+    j = json.loads(c.run([c.bin, "summarize", ref, "--format", "json"]).stdout)["precision"]
+    assert j["points"] == 15 and "per_point" not in j, j
+    p = c.run([c.bin, "summarize", ref, "--precision", "--format", "csv"], expect=2)
+    assert "--precision: the per-point precision is a table of its own" in p.stderr, p.stderr
+    print(f"  summarize --precision: 15 points listed with the seeds of the replay ({reached} below max), "
+          "in the table and in JSON; refused with CSV")
     for what, args, ranks in (("2 threads", ("--threads", "2", "--no-mpi"), 0),
                               ("mpirun -np 2", ("--threads", "1"), 2),
                               ("mpirun -np 3 x 2 threads", ("--threads", "2"), 3)):
