@@ -186,7 +186,7 @@ def _values(f, path: str, points: int, metric: str, scheduler, paired_vs, allow_
     se_share = rms if math.isnan(point_se) else point_se
     noise = dict(seeds_min=int(n.min()) if points else 0, seeds_max=int(n.max()) if points else 0,
                  rms_standard_error=rms, point_standard_error=point_se, variance=variance,
-                 share=se_share * se_share / variance if variance > 0 else math.nan)
+                 share=se_share * se_share / variance if variance > 0 else None)
     out = pd.DataFrame({"point": np.arange(points, dtype=np.int64), "y": y, "n_seeds": n.astype(np.int64),
                         "se": se})
     attrs = dict(file=str(path), metric=metric, scheduler=sched, paired_vs=paired_vs or None,
@@ -203,6 +203,10 @@ def _design_and_values(path, method, metric, scheduler, paired_vs, allow_unfinis
             raise ValueError(f"{path}: analysis '{method}' needs the result file of a design = \"{method}\" "
                              f"sweep, but this file's sweep has design = \"{name}\"{hint}")
         vals, attrs = _values(f, path, len(d), metric, scheduler, paired_vs, allow_unfinished)
+    y = vals["y"].to_numpy()
+    if method is not None and y.size and (y == y[0]).all():
+        raise ValueError(f"{path}: {attrs['quantity']} is {y[0]:.6g} at every one of the {y.size} points: no factor "
+                         "moves it, so there are no indices (each would divide by Var(y) = 0)")
     unit = np.column_stack([d[c].astype(float) for c in factors]) if factors else np.zeros((len(d), 0))
     attrs.update(design=name, factors=factors)
     return unit, vals["y"].to_numpy(), vals, attrs

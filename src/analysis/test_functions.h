@@ -26,6 +26,10 @@ namespace geopipe::analysis {
 
 enum class TestFunctionKind { kIshigami, kSobolG };
 
+/// Largest |f(x)| a sweep's test function may reach (its constants are refused beyond it): far
+/// from overflow in the estimators' sums of squares over the largest design (docs/limits.md).
+inline constexpr double kMaxTestFunctionValue = 1e100;
+
 struct TestFunction {
   TestFunctionKind kind = TestFunctionKind::kIshigami;
   double a = 7.0, b = 0.1;              ///< Ishigami's constants (defaults: the classic a = 7, b = 0.1)

@@ -57,6 +57,13 @@ struct OatColumns {
   std::vector<Column> columns() const { return {{"levels", &levels}, {"y_min", &y_min}, {"y_max", &y_max}, {"range", &range}}; }
 };
 
+/// The line that replaces the indices when y does not vary.
+std::string constant_text(const AnalyzeReport& r) {
+  return fmt::format("{} is {:.6g} at every one of the {} points: no factor moves it, so there are no indices "
+                     "(each would divide by Var(y) = 0)",
+                     r.quantity, r.constant_value, r.points);
+}
+
 std::string noise_text(const AnalyzeReport& r) {
   const auto& n = r.noise;
   const std::string u = r.unit.empty() ? "" : " " + r.unit;
@@ -89,6 +96,10 @@ void print_table(const AnalyzeReport& r, std::ostream& os) {
   os << "analyze " << o.method << ": " << r.quantity << (r.unit.empty() ? "" : " [" + r.unit + "]")
      << ", mean over the seeds of each point\n";
   os << fmt::format("{}: {} points, {} factors", o.file, r.points, r.factors.size());
+  if (r.constant) {
+    os << "\n" << constant_text(r) << "\n";
+    return;
+  }
   if (o.method == "sobol")
     os << fmt::format(" ({} samples x {}{})", r.sobol.samples, r.points / std::max<std::size_t>(r.sobol.samples, 1),
                       r.second_order ? ", with second order" : "");
@@ -122,6 +133,9 @@ void print_table(const AnalyzeReport& r, std::ostream& os) {
 }
 
 void print_csv(const AnalyzeReport& r, std::ostream& os) {
+  if (r.constant) {  // no indices: the header, and each factor with empty cells
+    std::cerr << "geopipe: " << constant_text(r) << "\n";
+  }
   OatColumns oc(r);
   const std::vector<Column> cols = r.options.method == "oat" ? oc.columns() : columns_of(r);
   os << "factor";
@@ -133,7 +147,7 @@ void print_csv(const AnalyzeReport& r, std::ostream& os) {
   for (std::size_t j = 0; j < d; ++j) {
     os << csv_field(r.factors[j]);
     if (r.second_order) os << ",";
-    for (const auto& c : cols) os << "," << csv_number((*c.values)[j]);
+    for (const auto& c : cols) os << "," << (r.constant ? std::string() : csv_number((*c.values)[j]));
     if (r.second_order) os << ",,";
     os << "\r\n";
   }
@@ -158,6 +172,15 @@ void print_json(const AnalyzeReport& r, std::ostream& os) {
   j["unit"] = r.unit;
   j["points"] = r.points;
   j["unfinished_scenarios"] = r.unfinished_scenarios;
+  j["constant"] = r.constant;
+  if (r.constant) {
+    j["constant_value"] = json_number(r.constant_value);
+    j["note"] = constant_text(r);
+    j["factors"] = Json::array();
+    for (const auto& f : r.factors) j["factors"].push_back({{"factor", f}});
+    os << j.dump(2) << "\n";
+    return;
+  }
   if (o.method != "oat") {
     j["resamples"] = o.bootstrap.resamples;
     j["confidence"] = o.bootstrap.confidence;
@@ -224,8 +247,9 @@ void add_analyze_command(CLI::App& app, int& rc) {
   cmd->add_flag("--allow-unfinished", a->o.allow_unfinished,
                 "Analyse results whose scenarios left jobs unfinished (model version 1 files) instead of refusing them; "
                 "they are flagged");
-  cmd->callback([a, &rc] {
+  cmd->callback([a, cmd, &rc] {
     rc = guarded([&] {
+      reject_empty_values(*cmd);
       auto& o = a->o;
       static const std::vector<std::string> methods = {"sobol", "morris", "oat"};
       if (std::find(methods.begin(), methods.end(), o.method) == methods.end())

@@ -124,11 +124,14 @@ void add_run_command(CLI::App& app, int& rc) {
       "--timeline", args->timeline,
       "Write a Chrome trace-event JSON timeline of the run(s) to this file, for ui.perfetto.dev or chrome://tracing "
       "(docs/timeline.md)");
-  cmd->callback([args, sched, seed, timeline, &rc] {
+  cmd->callback([args, cmd, sched, seed, timeline, &rc] {
     args->scheduler_given = sched->count() > 0;
     args->timeline_given = timeline->count() > 0;
     args->seed_given = seed->count() > 0;
-    rc = guarded([&] { return do_run(*args); });
+    rc = guarded([&] {
+      reject_empty_values(*cmd);
+      return do_run(*args);
+    });
   });
 }
 

@@ -102,6 +102,7 @@ void add_sweep_command(CLI::App& app, int& rc) {
   cmd->add_flag("--null-scenarios", a->o.null_scenarios, "Benchmark only: scenarios return zero metrics at once")->group("");
   cmd->callback([a, cmd, base, quick_sched, quick_seeds, quick_name, threads, shard, progress, flush, &rc] {
     rc = guarded([&] {
+      reject_empty_values(*cmd);
       if (base->count()) {
         if (!a->o.sweep_file.empty())
           throw InputError("--base", 0, 0, "a sweep file and --base were both given (expected one: a sweep file, or --base with --axis ...)");
@@ -135,14 +136,16 @@ void add_merge_command(CLI::App& app, int& rc) {
   CLI::App* cmd = app.add_subcommand("merge", "Join result files (shards, extensions, other studies) by content");
   cmd->add_option("inputs", a->inputs, "Result files of the same model version")->required();
   cmd->add_option("-o,--output", a->output, "Merged output file (must not exist)")->required();
-  cmd->callback([a, &rc] {
+  cmd->callback([a, cmd, &rc] {
     rc = guarded([&] {
+      reject_empty_values(*cmd);
       nonempty_flag("-o", a->output, "the merged output file");
       for (const auto& in : a->inputs) nonempty_flag("inputs", in, "result files");
       const sweep::MergeSummary m = sweep::merge_results(a->inputs, a->output);
       std::cerr << "geopipe: merged " << m.inputs << " files of " << m.sweeps << (m.sweeps == 1 ? " sweep" : " sweeps")
                 << " -> " << a->output << ": " << m.scenarios << " scenarios, " << m.duplicates
-                << " found in more than one file (kept once";
+                << " found in more than one file (kept once"
+                << (m.repeats > 0 ? "; " + std::to_string(m.repeats) + " rows repeated within one file, as its design draws them" : "");
       if (m.checked > 0) std::cerr << "; " << m.checked << " results compared, all equal";
       std::cerr << ")" << (m.collection ? "; a collection: ids renumbered, points matched by content" : "") << "\n";
       return kExitOk;
@@ -163,8 +166,9 @@ void add_summarize_command(CLI::App& app, int& rc) {
   cmd->add_flag("--allow-unfinished", o->allow_unfinished,
                 "Summarize results whose scenarios left jobs unfinished (model version 1 files) instead of refusing them; "
                 "they are flagged");
-  cmd->callback([o, baseline, &rc] {
+  cmd->callback([o, cmd, baseline, &rc] {
     rc = guarded([&] {
+      reject_empty_values(*cmd);
       if (baseline->count()) nonempty_flag("--baseline", o->baseline, "a scheduler of the file");
       for (const auto& b : o->by) nonempty_flag("--by", b, "an axis of the sweep");
       for (const auto& m : o->metrics) nonempty_flag("--metric", m, "a metric name");

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/flags.h"
 #include "config/scenario_loader.h"
 #include "config/sweep_loader.h"
 #include "util/input_error.h"
@@ -42,8 +43,9 @@ void add_validate_command(CLI::App& app, int& rc) {
   CLI::App* cmd = app.add_subcommand("validate", "Check a scenario or sweep file and print a short summary (runs nothing)");
   cmd->add_option("file", args->file, "Scenario or sweep file (TOML)")->required();
   cmd->add_option("--set", args->sets, "Override a scenario parameter before validating (`geopipe list params` lists them)")->take_all();
-  cmd->callback([args, &rc] {
+  cmd->callback([args, cmd, &rc] {
     rc = guarded([&] {
+      reject_empty_values(*cmd);
       std::vector<config::Override> ov;
       for (const auto& s : args->sets) ov.push_back(config::parse_override(s));
       if (looks_like_sweep(args->file)) {  // checked as `geopipe sweep FILE --dry-run` would

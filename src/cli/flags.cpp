@@ -63,4 +63,21 @@ const std::string& nonempty_flag(std::string_view flag, const std::string& text,
   return text;
 }
 
+void reject_empty_values(const CLI::App& cmd) {
+  for (const CLI::Option* o : cmd.get_options()) {
+    if (o->count() == 0 || o->get_type_size() == 0) continue;  // not given, or a flag without a value
+    for (const std::string& v : o->results())
+      if (v.empty()) {
+        const std::string name = o->get_lnames().empty() ? o->get_name() : "--" + o->get_lnames().front();
+        // "The scheduler analysed (default: the file's first)" -> "the scheduler analysed"
+        std::string desc = o->get_description();
+        if (const auto cut = desc.find(" (default"); cut != std::string::npos) desc.erase(cut);
+        if (!desc.empty() && desc[0] >= 'A' && desc[0] <= 'Z' && !(desc.size() > 1 && desc[1] >= 'A' && desc[1] <= 'Z'))
+          desc[0] = static_cast<char>(desc[0] - 'A' + 'a');
+        throw InputError(name, 0, 0, "an empty value, which is never taken as the default (expected " +
+                                         (desc.empty() ? std::string("a value") : desc) + ")");
+      }
+  }
+}
+
 }  // namespace geopipe::cli

@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include <CLI/CLI.hpp>
+
 namespace geopipe::cli {
 
 /// Largest accepted --threads: beyond it thread creation fails or the arena thrashes; a rank of
@@ -27,5 +29,10 @@ void parse_shard_flag(const std::string& text, std::uint64_t& k, std::uint64_t& 
 
 /// `text` itself, which must not be empty (names, paths): an empty value is never a default.
 const std::string& nonempty_flag(std::string_view flag, const std::string& text, std::string_view expected);
+
+/// Every option of `cmd` that was given a value was given a non-empty one: `--scheduler ''`,
+/// `--jobs-csv ''` or `-o ''` is an error (InputError naming the option and what it takes),
+/// never the option's default or "not given". Called first by every command.
+void reject_empty_values(const CLI::App& cmd);
 
 }  // namespace geopipe::cli

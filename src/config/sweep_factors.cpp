@@ -108,6 +108,15 @@ std::optional<analysis::TestFunction> parse_test_function(const SweepFile& file,
     file.check_keys(*t, {"name", "a", "b"}, "in [test_function] (ishigami)");
     if (const toml::node* a = t->get("a")) f.a = number_key(file, *a, "test_function.a");
     if (const toml::node* b = t->get("b")) f.b = number_key(file, *b, "test_function.b");
+    // |f| <= 1 + |a| + |b| pi^4: values beyond analysis::kMaxTestFunctionValue overflow the estimators' sums
+    // of squares (docs/limits.md), so such constants are refused here, not turned into inf later.
+    const double pi4 = std::pow(std::acos(-1.0), 4);
+    const double peak = 1 + std::fabs(f.a) + std::fabs(f.b) * pi4;
+    if (!(peak <= analysis::kMaxTestFunctionValue)) {
+      const toml::node* at = t->get(std::fabs(f.b) * pi4 > std::fabs(f.a) ? "b" : "a");
+      file.fail(*at, "test_function: a = " + float_text(f.a) + ", b = " + float_text(f.b) + " give values " +
+                         (std::isfinite(peak) ? std::string("up to ") : std::string()) + (std::isfinite(peak) ? float_text(peak) : std::string("more than 1.8e308")) + " (expected 1 + |a| + |b| pi^4 <= " + float_text(analysis::kMaxTestFunctionValue) + ")");
+    }
     return f;
   }
   file.check_keys(*t, {"name", "a"}, "in [test_function] (sobol-g)");
@@ -124,6 +133,17 @@ std::optional<analysis::TestFunction> parse_test_function(const SweepFile& file,
       if (v < 0) file.fail(*arr->get(i), where + " must be >= 0 (got " + float_text(v) + ")");
       f.g_coefficients.push_back(v);
     }
+  }
+  // max f = prod (2 + a_i) / (1 + a_i): at most analysis::kMaxTestFunctionValue (e.g. at most 332 inputs
+  // with a_i = 0), else the product overflows (docs/limits.md).
+  double log_peak = 0;
+  for (const double a : f.g_coefficients) log_peak += std::log((2 + a) / (1 + a));
+  if (!(log_peak <= std::log(analysis::kMaxTestFunctionValue))) {
+    const toml::node* at = t->get("a");
+    file.fail(at ? *at : static_cast<const toml::node&>(*t),
+              "test_function.a: these " + std::to_string(f.g_coefficients.size()) + " coefficients give values up to 10^" +
+                  float_text(std::round(log_peak / std::log(10.0) * 10) / 10) + " (expected prod (2 + a_i) / (1 + a_i) <= " + float_text(analysis::kMaxTestFunctionValue) +
+                  ": fewer inputs, or larger a_i)");
   }
   return f;
 }

@@ -200,6 +200,11 @@ AnalyzeReport analyze(const AnalyzeOptions& options) {
     r.noise.point_standard_error = std::sqrt(s2 / static_cast<double>(n));
   }
 
+  if (points > 0 && std::all_of(y.begin(), y.end(), [&](double v) { return v == y.front(); })) {
+    r.constant = true;  // Var(y) = 0: no index is defined
+    r.constant_value = y.front();
+    return r;
+  }
   try {
     if (options.method == "sobol") {
       const std::size_t k = saltelli_block(design.unit, d, points);

@@ -59,6 +59,10 @@ struct AnalyzeReport {
   analysis::SobolIndices sobol;
   analysis::MorrisIndices morris;
   double base_value = 0;           ///< oat: y at the base point
+  /// y is the same at every point (e.g. --metric jobs_total): no factor moves it, and there are
+  /// no indices (each would divide by Var(y) = 0). The printers say so instead of printing NaN.
+  bool constant = false;
+  double constant_value = 0;       ///< that value, when constant
   /// Scenarios of the analysed scheduler(s) that left jobs unfinished, whose metric leaves those
   /// jobs out (0 unless options.allow_unfinished: otherwise such a file is refused).
   std::size_t unfinished_scenarios = 0;

@@ -218,6 +218,10 @@ void collect(const std::vector<std::string>& paths, const std::string& tmp, cons
   std::unordered_map<config::ContentKey, std::int64_t, ContentKeyHash> new_id;
   std::unordered_map<std::string, std::int64_t> point_of;  // point_key -> point
   std::vector<Provider> provider;
+  // Per output scenario: the last input it was seen in and in how many inputs (a design may hold
+  // one scenario at several ids of one file: that is a repeat, not a scenario of two files).
+  std::vector<std::int32_t> last_input;
+  std::vector<std::uint32_t> files_of;
   std::vector<IdPairs> pairs(ins.size());
   std::vector<std::vector<Check>> checks(ins.size());
   Rows out(l.size);
@@ -262,6 +266,14 @@ void collect(const std::vector<std::string>& paths, const std::string& tmp, cons
       auto [it, fresh] = new_id.try_emplace(*key, static_cast<std::int64_t>(provider.size()));
       const std::int64_t nid = it->second;
       if (fresh) {
+        last_input.push_back(-1);
+        files_of.push_back(0);
+      }
+      if (last_input[static_cast<std::size_t>(nid)] != static_cast<std::int32_t>(i)) {
+        last_input[static_cast<std::size_t>(nid)] = static_cast<std::int32_t>(i);
+        ++files_of[static_cast<std::size_t>(nid)];
+      }
+      if (fresh) {
         provider.emplace_back();
         const std::string pkey = get_str(r, s_pkey);
         const auto pt = point_of.try_emplace(pkey, static_cast<std::int64_t>(point_of.size())).first->second;
@@ -294,7 +306,12 @@ void collect(const std::vector<std::string>& paths, const std::string& tmp, cons
   }
   write_rows(w.scen.get(), w.stype.get(), w.s_rows, out, 0, out.n, shown, "scenarios");
   sum.scenarios = w.s_rows;
-  sum.duplicates = rows_in - w.s_rows;
+  std::uint64_t in_files = 0;  // scenario rows counted once per file
+  for (const std::uint32_t n : files_of) {
+    in_files += n;
+    if (n > 1) ++sum.duplicates;
+  }
+  sum.repeats = rows_in - in_files;
 
   // The results, each from its provider.
   for (std::size_t i = 0; i < ins.size(); ++i) {

@@ -11,7 +11,8 @@ struct MergeSummary {
   std::uint64_t inputs = 0;
   std::uint64_t sweeps = 0;      ///< distinct sweep_hash values among the inputs
   std::uint64_t scenarios = 0;   ///< scenarios of the output
-  std::uint64_t duplicates = 0;  ///< scenario rows of the inputs that another input already had
+  std::uint64_t duplicates = 0;  ///< scenarios found in more than one input (kept once)
+  std::uint64_t repeats = 0;     ///< collections: extra rows of one scenario within one input (a design that holds a point twice)
   std::uint64_t checked = 0;     ///< scenarios with a result in several inputs (all agreed); collections
   bool collection = false;       ///< the inputs were of different sweeps
 };

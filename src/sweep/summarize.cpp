@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/test_functions.h"
 #include "config/error.h"
 #include "config/sweep_loader.h"
 #include "sim/metrics.h"
@@ -153,7 +154,11 @@ class Summary {
   }
 
   void resolve_metrics() {
-    metrics_ = opt_.metrics.empty() ? std::vector<std::string>{"avg_jct_s", "total_cost_usd"} : opt_.metrics;
+    bool test_function = !meta_.schedulers.empty();  // a [test_function] file: its value is all there is
+    for (const auto& sname : meta_.schedulers) test_function &= analysis::test_function_kind(sname).has_value();
+    const std::vector<std::string> defaults =
+        test_function ? std::vector<std::string>{"avg_jct_s"} : std::vector<std::string>{"avg_jct_s", "total_cost_usd"};
+    metrics_ = opt_.metrics.empty() ? defaults : opt_.metrics;
     for (const auto& m : metrics_) {
       const MetricDef* def = find_metric(m);
       const int c = find(t_.names, m);
@@ -176,6 +181,8 @@ class Summary {
   void resolve_schedulers() {
     for (size_t row = 0; row < rows(); ++row)
       if (std::find(scheds_.begin(), scheds_.end(), scheduler(row)) == scheds_.end()) scheds_.push_back(scheduler(row));
+    test_function_ = !scheds_.empty();
+    for (const auto& s : scheds_) test_function_ &= analysis::test_function_kind(s).has_value();
     base_ = opt_.baseline.empty() ? (scheds_.empty() ? "" : scheds_.front()) : opt_.baseline;
     if (!scheds_.empty() && std::find(scheds_.begin(), scheds_.end(), base_) == scheds_.end())
       throw InputError("--baseline", 0, 0,
@@ -312,7 +319,12 @@ class Summary {
                             : "it is shard " + meta_.shard + " of the sweep: geopipe merge the shards first");
   }
 
-  std::string unit_of(size_t m) const { return display_value(*mdef_[m], 1.0).unit; }
+  /// A [test_function] sweep stores the function's value as avg_jct_s: it is a plain number,
+  /// not seconds shown as hours.
+  bool plain_value(size_t m) const { return test_function_ && metrics_[m] == "avg_jct_s"; }
+  std::string unit_of(size_t m) const { return plain_value(m) ? "" : display_value(*mdef_[m], 1.0).unit; }
+  double shown(size_t m, double v) const { return plain_value(m) ? v : display_value(*mdef_[m], v).value; }
+  std::string stored_unit(size_t m) const { return plain_value(m) ? "" : mdef_[m]->unit; }
 
   void print_table(std::ostream& os) const {
     os << coverage_note();
@@ -331,6 +343,10 @@ class Summary {
     if (flag_unfinished_) fmt::print(os, " {:>5}", "unfin");
     for (size_t m = 0; m < metrics_.size(); ++m) {
       const std::string u = unit_of(m);
+      if (plain_value(m)) {  // the function's value, stored as avg_jct_s
+        fmt::print(os, "  {:>24} {:>17} {:>17}", "f(x) (as avg_jct_s)", "change (mean)", "change (ratio)");
+        continue;
+      }
       fmt::print(os, "  {:>24} {:>17} {:>17}", u.empty() ? metrics_[m] : metrics_[m] + " [" + u + "]", "change (mean)",
                  "change (ratio)");
     }
@@ -342,8 +358,8 @@ class Summary {
       if (flag_unfinished_) fmt::print(os, " {:>5}", g.unfinished.at(s));
       for (size_t m = 0; m < metrics_.size(); ++m) {
         const Cell& c = it->second[m];
-        const double mean = display_value(*mdef_[m], c.value.mean).value;
-        const double half = display_value(*mdef_[m], c.value.half_width).value;
+        const double mean = shown(m, c.value.mean);
+        const double half = shown(m, c.value.half_width);
         fmt::print(os, "  {:>24}", fmt::format("{:.4g} {} {:.3g}", mean, pm(), half));
         if (s == base_) {
           fmt::print(os, " {:>17} {:>17}", "baseline", "baseline");
@@ -375,7 +391,7 @@ class Summary {
           const Cell& c = it->second[m];
           os << csv_field(g.key);
           for (const auto& [k, v] : g.fields) os << "," << csv_field(v);
-          os << "," << csv_field(s) << "," << metrics_[m] << "," << mdef_[m]->unit << "," << c.value.n << ","
+          os << "," << csv_field(s) << "," << metrics_[m] << "," << stored_unit(m) << "," << c.value.n << ","
              << g.unfinished.at(s) << "," << csv_number(c.value.mean) << "," << csv_number(c.value.n >= 2 ? c.value.half_width : NAN) << ","
              << c.pairs << "," << csv_field(base_) << "," << csv_number(c.change) << "," << csv_number(c.change_ci) << ","
              << csv_number(c.ratio) << "," << csv_number(c.ratio_ci) << "\r\n";
@@ -409,7 +425,7 @@ class Summary {
         Json ms = Json::object();
         for (size_t m = 0; m < metrics_.size(); ++m) {
           const Cell& c = it->second[m];
-          Json jm = {{"unit", mdef_[m]->unit},
+          Json jm = {{"unit", stored_unit(m)},
                      {"n", c.value.n},
                      {"mean", json_number(c.value.mean)},
                      {"ci_half_width", json_number(c.value.n >= 2 ? c.value.half_width : NAN)}};
@@ -439,6 +455,7 @@ class Summary {
   std::uint64_t failed_ = 0;     ///< scenarios with an /errors row
   std::size_t unfinished_ = 0;   ///< scenarios with jobs_unfinished > 0
   bool flag_unfinished_ = false; ///< some, and a requested metric leaves those jobs out
+  bool test_function_ = false;   ///< every "scheduler" of the file is a [test_function]
   int c_id_ = -1, c_point_ = -1, c_seed_ = -1, c_sched_ = -1, c_unf_ = -1;
   std::vector<ByCol> by_;
   std::vector<std::string> metrics_;

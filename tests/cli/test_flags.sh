@@ -63,6 +63,14 @@ rejected 2 "--baseline" -- "$BIN" summarize "$tmp/ok.h5" --baseline ""
 rejected 2 "--metric" -- "$BIN" summarize "$tmp/ok.h5" --metric ""
 rejected 2 "--by" -- "$BIN" summarize "$tmp/ok.h5" --by ""
 rejected 2 "-o" -- "$BIN" merge "$tmp/ok.h5" -o ""
+# every option of every command: an empty value is an error, never the default or "not given"
+rejected 2 "--scheduler: an empty value" -- "$BIN" analyze sobol "$tmp/ok.h5" --scheduler ""
+rejected 2 "--paired-vs: an empty value" -- "$BIN" analyze sobol "$tmp/ok.h5" --paired-vs ""
+rejected 2 "--metric: an empty value" -- "$BIN" analyze sobol "$tmp/ok.h5" --metric ""
+rejected 2 "--jobs-csv: an empty value" -- "$BIN" run "$SCEN" --jobs-csv ""
+rejected 2 "--output: an empty value" -- "$BIN" sweep "$tmp/study.toml" -o ""
+rejected 2 "--name: an empty value" -- "$BIN" sweep --base "$SCEN" --axis sim.mfu=0.3 --name "" -o "$tmp/out.h5"
+rejected 2 "--set: an empty value" -- "$BIN" validate "$SCEN" --set ""
 # an unknown metric lists the known ones, and never suggests itself
 rejected 2 "--metric" -- "$BIN" summarize "$tmp/ok.h5" --metric id
 grep -q "did you mean 'id'" "$tmp/err" && bad "suggests the unknown word itself: $(cat "$tmp/err")" || ok

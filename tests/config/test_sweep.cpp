@@ -1453,3 +1453,32 @@ TEST(SweepParameters, TwoSpellingsOfOneParameterAreRefusedInEveryDesign) {
   const std::string e = input_error_of([&] { (void)load_text(tmp, lhs_text(with(factor, by_name) + with(factor, by_name), "samples = 4\n")); });
   EXPECT_NE(e.find("is already factor[0]"), std::string::npos) << e;
 }
+
+// ---- test functions whose values would overflow ------------------------------------------------
+
+// A test function's constants are refused where its values could exceed
+// analysis::kMaxTestFunctionValue (they would become inf in the file and NaN in the indices).
+TEST(SweepTestFunctions, ConstantsThatOverflowAreRefusedAtLoad) {
+  TempDir tmp;
+  auto ishigami = [](const std::string& ab) {
+    return "[sweep]\nname = \"t\"\ndesign = \"lhs\"\n[test_function]\nname = \"ishigami\"\n" + ab + "\n[lhs]\nsamples = 4\n";
+  };
+  std::string e = input_error_of([&] { (void)load_text(tmp, ishigami("a = 1e308\nb = 1e308")); });
+  EXPECT_NE(e.find("sweep.toml:7:5: test_function: a = 1e+308, b = 1e+308 give values more than 1.8e308 (expected 1 + |a| + |b| pi^4 <= 1e+100)"),
+            std::string::npos)
+      << e;
+  e = input_error_of([&] { (void)load_text(tmp, ishigami("a = 1e101")); });
+  EXPECT_NE(e.find("sweep.toml:6:5: test_function: a = 1e+101, b = 0.1 give values up to 1e+101"), std::string::npos) << e;
+  EXPECT_NO_THROW((void)load_text(tmp, ishigami("a = 1e99\nb = -1e97")));  // 1e99 + 9.7e98 < 1e100
+  std::string zeros;
+  for (int i = 0; i < 400; ++i) zeros += (i ? ", " : "") + std::string("0");
+  auto g = [](const std::string& a) {
+    return "[sweep]\nname = \"t\"\ndesign = \"lhs\"\n[test_function]\nname = \"sobol-g\"\na = [" + a + "]\n[lhs]\nsamples = 4\n";
+  };
+  e = input_error_of([&] { (void)load_text(tmp, g(zeros)); });
+  EXPECT_NE(e.find("test_function.a: these 400 coefficients give values up to 10^120.4"), std::string::npos) << e;
+  std::string ok_zeros;  // 2^332 < 1e100 < 2^333
+  for (int i = 0; i < 332; ++i) ok_zeros += (i ? ", " : "") + std::string("0");
+  EXPECT_NO_THROW((void)load_text(tmp, g(ok_zeros)));
+  EXPECT_NE(input_error_of([&] { (void)load_text(tmp, g(ok_zeros + ", 0")); }).find("333 coefficients"), std::string::npos);
+}

@@ -533,6 +533,42 @@ def sched_of(path, scenario_id):
         return next(r["scheduler"].decode() for r in f["scenarios"][:] if int(r["id"]) == scenario_id)
 
 
+def test_hostile_study(c):
+    """Hostile input, round 2 (the study features): no NaN or inf in any output, the value of a
+    test function shown as it is, a constant metric said to be constant (no indices), and the
+    messages that used to mislead."""
+    import json
+    ish = c.path("ish.toml")
+    with open(ish, "w") as f:
+        f.write('[sweep]\nname = "ish"\ndesign = "sobol"\n[test_function]\nname = "ishigami"\n'
+                '[sobol]\nsamples = 16\nsecond_order = false\n')
+    out = c.path("ish.h5")
+    c.run(c.sweep_cmd(ish, out, "--no-mpi"))
+    with h5py.File(out, "r") as f:
+        mean = float(np.mean(f["metrics"]["avg_jct_s"]))
+    p = c.run([c.bin, "summarize", out, "--pool"])
+    assert "f(x) (as avg_jct_s)" in p.stdout and "[h]" not in p.stdout and "total_cost_usd" not in p.stdout, p.stdout
+    row = next(l for l in p.stdout.splitlines() if l.startswith("ishigami"))
+    assert abs(float(row.split()[2]) - mean) <= 1e-3 * abs(mean), (row, mean)
+    j = json.loads(c.run([c.bin, "summarize", out, "--pool", "--format", "json"]).stdout)
+    cell = j["groups"][0]["schedulers"][0]["metrics"]["avg_jct_s"]
+    assert cell["unit"] == "" and abs(cell["mean"] - mean) < 1e-9 * abs(mean), cell
+    # a constant metric: said to be constant, no index, no NaN, in every format
+    sob = design_sweep(c, "sob", ["bace-pipe"], 10, "sobol", "samples = 4\nsecond_order = false\n",
+                       '[[factor]]\nparam = "workload.load_scale"\nmin = 0.5\nmax = 2.0\n')
+    sh = c.path("sob.h5")
+    c.run(c.sweep_cmd(sob, sh, "--no-mpi"))
+    for fmt in ("table", "csv", "json"):
+        p = c.run([c.bin, "analyze", "sobol", sh, "--metric", "jobs_total", "--resamples", "10", "--format", fmt])
+        text = p.stdout + p.stderr
+        assert "jobs_total of bace-pipe is 10 at every one of the 16 points: no factor moves it, so there are no indices" \
+            in text, text
+        assert "nan" not in p.stdout.lower() and "inf" not in p.stdout.lower(), p.stdout
+    assert json.loads(p.stdout)["constant"] is True
+    print("  test-function values shown unscaled (no [h], no cost column); a constant metric reported as such "
+          "in table, CSV and JSON, with no NaN")
+
+
 def test_jobs_rows(c):
     """HDF5 /jobs and `geopipe run --jobs-csv` write the same per-job row (sim/job_row.h): same
     columns after their key column, same values, for one scenario of the tiny sweep."""
@@ -920,8 +956,19 @@ def test_designs(c):
     p = c.run([c.bin, "sweep", oat, "-o", out, "--resume", "--no-mpi"])
     assert "reused 12, computed 0" in p.stderr and "no longer in the sweep 0" in p.stderr, p.stderr
     assert not glob.glob(out + ".retired-*"), glob.glob(out + ".retired-*")
+    # A collection with another study that shares none of its scenarios: its repeats are not
+    # scenarios "found in more than one file".
+    other = design_sweep(c, "oat-other", ["delay-first"], 30, "oat", "levels = 3\n",
+                         '[[factor]]\nparam = "workload.load_scale"\nkind = "discrete"\nvalues = [1.0, 2.0]\n')
+    out2 = c.path("oat-other.h5")
+    c.run(c.sweep_cmd(other, out2, "--no-mpi"))
+    p = c.run([c.bin, "merge", out, out2, "-o", c.path("oat-coll.h5")])
+    rep = 2 * (len(keys) - len(set(keys)))
+    assert f"{2 * len(set(keys))} scenarios, 0 found in more than one file" in p.stderr, p.stderr
+    assert f"{rep} rows repeated within one file" in p.stderr, p.stderr
     print(f"  OAT with a level equal to the base ({len(keys) - len(set(keys))} duplicated scenarios): --resume reuses "
-          "all 12 rows, nothing set aside")
+          "all 12 rows, nothing set aside; merged with another study, its repeats are counted as repeats, not as "
+          "scenarios of two files")
 
 
 def replay_rounds(path, rule, schedulers):
