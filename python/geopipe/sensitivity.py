@@ -81,6 +81,69 @@ def design(path: str) -> pd.DataFrame:
     return df
 
 
+def _check_complete(f, path, points, sc, sched, paired_vs, schedulers, per_seed):
+    """As `geopipe analyze` (src/sweep/analyze.cpp, check_complete): the design covers the
+    sweep's points, no scenario of the analysed scheduler(s) failed, and with fixed seeds every
+    point has every seed. ValueError saying what is missing otherwise."""
+    scen_points = int(sc["point"].max()) + 1 if len(sc) else 0
+    if scen_points != points:
+        raise ValueError(f"{path}: damaged result file: /design has {points} rows but /scenarios has {scen_points} "
+                         "points (expected one design row per point: re-run the sweep into a new file, or use a copy)")
+    who = f"{sched} and {paired_vs}" if paired_vs else sched
+    wanted = [s.encode("utf-8") for s in (sched, paired_vs) if s]
+    if "errors" in f and len(f["errors"]):
+        err = f["errors"][:]
+        err = err[err["id"] >= 0]
+        pos = np.searchsorted(sc["id"], err["id"])
+        pos = np.minimum(pos, max(len(sc) - 1, 0))
+        ok = sc["id"][pos] == err["id"] if len(sc) else np.zeros(0, bool)
+        rows = sc[pos[ok]]
+        names = np.char.rstrip(rows["scheduler"].astype(bytes), b"\x00")
+        mask = np.isin(names, wanted)
+        if mask.any():
+            k = int(np.flatnonzero(mask)[0])
+            msg = err["message"][ok][k]
+            msg = (msg.decode("utf-8", "replace") if isinstance(msg, bytes) else str(msg)).rstrip("\x00")
+            n = int(mask.sum())
+            raise ValueError(f"{path}: {n} scenario{'' if n == 1 else 's'} of {who} failed (rows in /errors; the "
+                             f"first: point {int(rows['point'][k])}, seed {int(rows['seed'][k])}, "
+                             f"{names[k].decode()}: {msg[:300]}): the indices need every scenario's result, and a "
+                             "failed scenario fails again when rerun (expected a sweep whose scenarios all ran: remove "
+                             "the cause of the failure)")
+    import tomllib
+
+    text = _decode(f.attrs.get("sweep_toml", ""))
+    try:
+        replication = isinstance(tomllib.loads(text).get("sweep", {}).get("seeds"), dict)
+    except tomllib.TOMLDecodeError:
+        replication = False
+    total = int(_decode(f.attrs.get("total_scenarios", len(sc))))
+    cells = points * len(schedulers)
+    if replication or cells == 0 or total % cells:
+        return
+    seeds = total // cells
+    missing, first = 0, None
+    for name in [s for s in (sched, paired_vs) if s]:
+        n = np.bincount(per_seed(name)["point"].to_numpy(dtype=np.int64), minlength=points)[:points]
+        short = np.maximum(seeds - n, 0)
+        missing += int(short.sum())
+        if short.any():
+            p = int(np.flatnonzero(short)[0])
+            first = p if first is None else min(first, p)
+    if missing:
+        complete = int(_decode(f.attrs.get("complete", 1)))
+        shard = _decode(f.attrs.get("shard", ""))
+        hint = (f": it is shard {shard} of the sweep: geopipe merge the shards first" if shard
+                else "" if complete else ": finish it with geopipe sweep --resume")
+        m = f["metrics"][:]
+        held = int(((m["id"] >= 0) & (m["status"] == 1)).sum())
+        held += int((f["errors"][:]["id"] >= 0).sum()) if "errors" in f else 0
+        raise ValueError(f"{path}: {missing} scenario{' of ' if missing == 1 else 's of '}{who} "
+                         f"{'has' if missing == 1 else 'have'} no result (the first at point {first}; the file holds "
+                         f"results of {held} of {total} scenarios{hint}"
+                         "): the indices need every seed of every point")
+
+
 def _values(f, path: str, points: int, metric: str, scheduler, paired_vs, allow_unfinished: bool = False):
     """The per-point values of design_values() from an open file: (frame, attrs)."""
     schedulers = _attr_list(f.attrs.get("schedulers", []))
@@ -145,6 +208,7 @@ def _values(f, path: str, points: int, metric: str, scheduler, paired_vs, allow_
         t = pd.DataFrame({"point": point[m], "seed": seed[m], "v": value[m]})
         return t.drop_duplicates(["point", "seed"], keep="last")
 
+    _check_complete(f, path, points, sc, sched, paired_vs, schedulers, per_seed)
     mine = per_seed(sched)
     if paired_vs:
         base = per_seed(paired_vs)

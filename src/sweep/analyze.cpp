@@ -44,6 +44,61 @@ std::size_t saltelli_block(const std::vector<double>& unit, std::size_t d, std::
   return 0;
 }
 
+/// Every result the indices need is there: the design matrix covers the sweep's points, no
+/// scenario of the analysed scheduler(s) failed, and (fixed seeds) every point has every seed.
+/// InputError saying what is missing and what to do, otherwise.
+void check_complete(const AnalyzeReport& r, const MetricByScenario& data, std::size_t points, std::uint32_t s_mine,
+                    std::uint32_t s_base) {
+  const std::string& path = r.options.file;
+  const DesignTable& design = data.design;
+  if (data.scenario_points != points)
+    throw InputError(path, 0, 0, "damaged result file: /design has " + std::to_string(points) + " rows but /scenarios has " +
+                                     std::to_string(data.scenario_points) + " points (expected one design row per point: "
+                                     "re-run the sweep into a new file, or use a copy)");
+  const bool paired = s_base != UINT32_MAX;
+  const std::string who = paired ? r.options.scheduler + " and " + r.options.paired_vs : r.options.scheduler;
+  std::size_t failed = 0;
+  const MetricByScenario::Failed* first = nullptr;
+  for (const auto& f : data.failed)
+    if (f.scheduler == s_mine || f.scheduler == s_base)
+      if (failed++ == 0) first = &f;
+  if (failed > 0)
+    throw InputError(path, 0, 0,
+                     std::to_string(failed) + " scenario" + (failed == 1 ? "" : "s") + " of " + who +
+                         " failed (rows in /errors; the first: point " + std::to_string(first->point) + ", seed " +
+                         std::to_string(first->seed) + ", " + design.schedulers[first->scheduler] + ": " +
+                         util::shortened_text(first->message, 300) +
+                         "): the indices need every scenario's result, and a failed scenario fails again when rerun "
+                         "(expected a sweep whose scenarios all ran: remove the cause of the failure)");
+  const std::uint64_t cells = static_cast<std::uint64_t>(points) * design.schedulers.size();
+  if (design.replication || cells == 0 || design.total_scenarios % cells != 0) return;  // seeds vary by design
+  const std::uint64_t seeds = design.total_scenarios / cells;
+  std::vector<std::uint64_t> have_mine(points, 0), have_base(points, 0);
+  for (std::size_t i = 0; i < data.point.size(); ++i) {
+    const std::int64_t p = data.point[i];
+    if (p < 0 || static_cast<std::uint64_t>(p) >= points) continue;
+    if (data.scheduler[i] == s_mine) ++have_mine[static_cast<std::size_t>(p)];
+    if (data.scheduler[i] == s_base) ++have_base[static_cast<std::size_t>(p)];
+  }
+  std::uint64_t missing = 0;
+  std::size_t first_point = 0;
+  for (std::size_t p = 0; p < points; ++p) {
+    const std::uint64_t m = (have_mine[p] < seeds ? seeds - have_mine[p] : 0) + (paired && have_base[p] < seeds ? seeds - have_base[p] : 0);
+    if (m > 0 && missing == 0) first_point = p;
+    missing += m;
+  }
+  if (missing == 0) return;
+  throw InputError(path, 0, 0,
+                   std::to_string(missing) + (missing == 1 ? " scenario of " : " scenarios of ") + who +
+                       (missing == 1 ? " has" : " have") + " no result (the first at point " + std::to_string(first_point) +
+                       "; the file holds results of " + std::to_string(data.point.size() + data.failed.size()) + " of " +
+                       std::to_string(design.total_scenarios) + " scenarios" +
+                       (!design.shard.empty() ? ": it is shard " + design.shard + " of the sweep: geopipe merge the shards first"
+                        : design.complete ? std::string()
+                                          : std::string(": finish it with geopipe sweep --resume")) +
+                       "): the indices need every seed of every point");
+}
+
 }  // namespace
 
 AnalyzeReport analyze(const AnalyzeOptions& options) {
@@ -122,6 +177,7 @@ AnalyzeReport analyze(const AnalyzeOptions& options) {
     std::sort(mine[p].begin(), mine[p].end());
     std::sort(base[p].begin(), base[p].end());
   }
+  check_complete(r, data, points, s_mine, s_base);
   std::vector<double> y(points);
   std::size_t missing = 0, first_missing = 0;
   double se2_sum = 0;

@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "config/sweep_loader.h"
 #include "util/input_error.h"
 
 #include "sweep/h5_file.h"
@@ -78,6 +79,7 @@ DesignTable design_of(Input& in, const std::string& path) {
   d.num_scenarios = in.meta.num_scenarios;
   d.complete = in.meta.complete;
   d.collection = in.meta.collection;
+  d.shard = in.meta.shard;
   if (!in.design.valid())
     throw InputError(path, 0, 0,
                      in.meta.collection ? std::string("is a collection of several sweeps: it has no design matrix to analyse")
@@ -110,6 +112,7 @@ MetricByScenario read_metric_by_scenario(const std::string& path, const std::str
   Input in = open_input(path);  // checked once: ids, one row per id, sizes
   MetricByScenario out;
   out.design = design_of(in, path);
+  out.design.replication = config::replication_rule_of(in.meta.sweep_toml, in.meta.schedulers).has_value();
   const Layout ml = layout_of(in.metrics.get(), path, "metrics");
   const Field* m_id = ml.find("id");
   const Field* m_status = ml.find("status");
@@ -131,6 +134,19 @@ MetricByScenario read_metric_by_scenario(const std::string& path, const std::str
   });
   std::sort(values.begin(), values.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::sort(unfinished_ids.begin(), unfinished_ids.end());
+  // The failed scenarios (/errors rows): (id, message), sorted by id.
+  std::vector<std::pair<std::int64_t, std::string>> errors;
+  if (in.errors.valid() && in.n_errors > 0) {
+    const Layout& el = errors_layout();
+    const Field& e_id = el.at("id");
+    const Field& e_msg = el.at("message");
+    Hid et = make_type(el, path);
+    each_row(in.errors.get(), et.get(), el.size, in.n_errors, path, "errors", [&](const unsigned char* row) {
+      const std::int64_t id = get_i64(row, e_id);
+      if (id >= 0) errors.emplace_back(id, get_str(row, e_msg));
+    });
+    std::sort(errors.begin(), errors.end());
+  }
   const Layout& sl = in.scen_layout;
   const Field& s_id = sl.at("id");
   const Field& s_point = sl.at("point");
@@ -142,11 +158,17 @@ MetricByScenario read_metric_by_scenario(const std::string& path, const std::str
   Hid st = make_type(sl, path);
   each_row(in.scen.get(), st.get(), sl.size, in.n_scen, path, "scenarios", [&](const unsigned char* row) {
     const std::int64_t id = get_i64(row, s_id);
+    const std::int64_t pt = get_i64(row, s_point);
+    if (pt >= 0) out.scenario_points = std::max(out.scenario_points, static_cast<std::uint64_t>(pt) + 1);
+    const auto s = sched_index.find(get_str(row, s_sched));
+    if (s == sched_index.end()) return;  // validation guarantees it is one of the file's
+    const auto e = std::lower_bound(errors.begin(), errors.end(), id,
+                                    [](const auto& v, std::int64_t x) { return v.first < x; });
+    if (e != errors.end() && e->first == id)
+      out.failed.push_back({pt, static_cast<std::uint64_t>(get_i64(row, s_seed)), s->second, e->second});
     const auto it = std::lower_bound(values.begin(), values.end(), id,
                                      [](const auto& v, std::int64_t x) { return v.first < x; });
     if (it == values.end() || it->first != id) return;
-    const auto s = sched_index.find(get_str(row, s_sched));
-    if (s == sched_index.end()) return;  // validation guarantees it is one of the file's
     out.point.push_back(get_i64(row, s_point));
     out.seed.push_back(static_cast<std::uint64_t>(get_i64(row, s_seed)));
     out.scheduler.push_back(s->second);

@@ -28,6 +28,8 @@ struct DesignTable {
   std::uint64_t num_scenarios = 0;   ///< with a result row in the file
   bool complete = false;
   bool collection = false;
+  bool replication = false;          ///< seeds = { min, max, rel_ci }: points have different seed counts by design
+  std::string shard;                 ///< "K/N" for one shard of a sweep, else 
 };
 
 /// One metric of every scenario with a result, with its design: what `geopipe analyze` reads
@@ -39,6 +41,15 @@ struct MetricByScenario {
   std::vector<std::uint32_t> scheduler;  ///< index into design.schedulers
   std::vector<double> value;             ///< the metric
   std::vector<std::uint8_t> unfinished;  ///< 1 if the scenario left jobs unfinished (jobs_unfinished > 0)
+  /// The failed scenarios (an /errors row), of every scheduler of the file.
+  struct Failed {
+    std::int64_t point;
+    std::uint64_t seed;
+    std::uint32_t scheduler;
+    std::string message;
+  };
+  std::vector<Failed> failed;
+  std::uint64_t scenario_points = 0;     ///< 1 + the largest point of /scenarios: the sweep's points
 };
 
 }  // namespace geopipe::sweep

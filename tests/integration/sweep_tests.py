@@ -565,8 +565,32 @@ def test_hostile_study(c):
             in text, text
         assert "nan" not in p.stdout.lower() and "inf" not in p.stdout.lower(), p.stdout
     assert json.loads(p.stdout)["constant"] is True
+    # analyze refuses what would leave results out, saying what is missing and what to do
+    py = ("import sys; sys.path.insert(0, sys.argv[1]); import geopipe\n"
+          "try:\n    geopipe.sobol_indices(sys.argv[2], resamples=10); print('analysed')\n"
+          "except ValueError as e:\n    print('refused:', e)\n")
+    def refused(path, want):
+        p = c.run([c.bin, "analyze", "sobol", path, "--resamples", "10"], expect=2)
+        assert want in p.stderr, p.stderr
+        q = c.run(["/usr/bin/python3", "-c", py, os.path.join(c.src, "python"), path])
+        assert "refused:" in q.stdout and want in q.stdout, q.stdout
+    cut = c.path("sob-cut.h5")  # a /design cut short
+    shutil.copy(sh, cut)
+    with h5py.File(cut, "r+") as f:
+        d = f["design"][:12]
+        del f["design"]
+        f.create_dataset("design", data=d)
+    refused(cut, "damaged result file: /design has 12 rows but /scenarios has 16 points")
+    failed = c.path("sob-failed.h5")  # a failed scenario
+    c.run(c.sweep_cmd(sob, failed, "--no-mpi"), expect=3, env={"GEOPIPE_FAIL_IDS": "5"})
+    refused(failed, "1 scenario of bace-pipe failed (rows in /errors; the first: point 2, seed 2, bace-pipe: injected failure")
+    shard = c.path("sob-shard.h5")  # one shard of two
+    c.run(c.sweep_cmd(sob, shard, "--no-mpi", "--shard", "0/2"))
+    refused(shard, "16 scenarios of bace-pipe have no result (the first at point 0; the file holds results of 16 of 32 "
+                   "scenarios: it is shard 0/2 of the sweep: geopipe merge the shards first)")
     print("  test-function values shown unscaled (no [h], no cost column); a constant metric reported as such "
-          "in table, CSV and JSON, with no NaN")
+          "in table, CSV and JSON, with no NaN; a /design cut short, a failed scenario and a shard refused by "
+          "analyze and by the Python functions, with what is missing")
 
 
 def test_jobs_rows(c):
