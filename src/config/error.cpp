@@ -141,13 +141,34 @@ std::string type_phrase(toml::node_type t) {
   return "nothing";
 }
 
+void refuse_nul(const toml::node& n, const std::string& file, const std::string& where) {
+  if (const toml::table* t = n.as_table()) {
+    for (const auto& [k, v] : *t) {
+      const std::string key(k.str());
+      const std::string path = where.empty() ? key : where + "." + key;
+      if (key.find('\0') != std::string::npos)
+        throw error_at(k.source(), file, "the key '" + path + "' contains U+0000 (NUL), which no name may (expected printable text)");
+      refuse_nul(v, file, path);
+    }
+  } else if (const toml::array* a = n.as_array()) {
+    for (std::size_t i = 0; i < a->size(); ++i) refuse_nul(*a->get(i), file, where + "[" + std::to_string(i) + "]");
+  } else if (const auto* s = n.as_string()) {
+    if (s->get().find('\0') != std::string::npos)
+      throw error_at(n.source(), file, (where.empty() ? std::string("a string") : where) +
+                                           " contains U+0000 (NUL), which no text value may (expected printable text)");
+  }
+}
+
 toml::table parse_toml(std::string_view text, const std::string& file) {
   check_toml_limits(text, file);  // before toml++: a key nested too deep would crash it
+  toml::table t;
   try {
-    return toml::parse(text, file);
+    t = toml::parse(text, file);
   } catch (const toml::parse_error& e) {
     throw from_parse_error(e, file);
   }
+  refuse_nul(t, file, "");
+  return t;
 }
 
 }  // namespace geopipe::config

@@ -162,12 +162,15 @@ bool parse_value(const Override& o, const std::string& value_text, toml::table& 
     if (why) *why = v->message;
     return false;
   }
+  const std::string shown = o.origin.empty() ? std::string("--set") : o.origin;
   try {
-    holder = toml::parse(text, placed_source_path(o.origin.empty() ? std::string("--set") : o.origin, o.line, o.column));
+    holder = toml::parse(text, placed_source_path(shown, o.line, o.column));
   } catch (const toml::parse_error&) {
     return false;
   }
-  return holder.size() == 1 && holder.get("x") != nullptr;
+  if (holder.size() != 1 || holder.get("x") == nullptr) return false;
+  refuse_nul(*holder.get("x"), shown, o.path);
+  return true;
 }
 
 /// Applies one override: walks its path token by token through the schema and the document,

@@ -472,6 +472,12 @@ void Builder::check_mix_fits(const Scenario& sc) {
                          (e.gpus_per_stage == 1 ? " GPU" : " GPUs") + ", the largest GPU has " + gb(max_mem) +
                          "; expected fewer micro_batches, a smaller micro_batch_size or more gpus_per_stage)");
     }
+    if (static_cast<std::int64_t>(j.stages) * j.micro_batches > kMaxPipelineCells)
+      fail(*list[i], p + ": a job of model '" + llm.name + "' has " + std::to_string(j.stages) + " stages x " +
+                         std::to_string(j.micro_batches) + " micro-batches = " +
+                         std::to_string(static_cast<std::int64_t>(j.stages) * j.micro_batches) +
+                         " pipeline cells per iteration (expected at most " + std::to_string(kMaxPipelineCells) +
+                         ", whose exact timing takes about 25 ms: fewer micro_batches or a smaller stage_multiplier)");
     const JobProfile prof = make_profile(j, llm);
     if (!fits_empty_cluster(prof, sc.topology)) {
       fail(*list[i], p + ": job of model '" + llm.name + "' needs " + std::to_string(j.stages) + " stages x " +

@@ -7,9 +7,10 @@
 //   [points_file]
 //   path = "points.csv"     # relative to the sweep file's directory
 //
-// The CSV (RFC 4180: comma-separated, "..." quoting with "" for a quote, CRLF or LF) has a header
-// of parameter paths and one point per row; a cell is a number, true/false, a TOML value
-// ([1, 2], "quoted"), or else a string. Every error points into the CSV (file:line:col).
+// The CSV (the syntax of util/csv_read.h, shared with workload traces: RFC 4180, a BOM skipped,
+// # comment lines) has a header of parameter paths and one point per row; a cell is a number
+// (util::parse_decimal), true/false, a TOML value ([1, 2]), a quoted cell a string, or else a
+// string. Every error points into the CSV (file:line:col).
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -21,6 +22,7 @@
 #include "config/input_file.h"
 #include "config/sweep_design.h"
 #include "config/toml_text.h"
+#include "util/csv_read.h"
 
 namespace geopipe::config::sweep_internal {
 namespace {
@@ -34,67 +36,13 @@ struct Cell {
   Pos pos;
 };
 
-/// Splits RFC 4180 text into records of cells. Throws InputError(path, ...) for an unclosed
-/// quote or text after a closing quote. Blank lines are skipped.
+/// The records of the CSV in the one syntax of geopipe's CSV readers (util/csv_read.h).
 std::vector<std::vector<Cell>> parse_csv(const std::string& text, const std::string& path) {
   std::vector<std::vector<Cell>> rows;
-  std::vector<Cell> row;
-  int line = 1, col = 1;
-  std::size_t i = 0;
-  const std::size_t n = text.size();
-  auto advance = [&](char c) {
-    if (c == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  };
-  while (i < n) {
-    Cell cell;
-    cell.pos = Pos{line, col};
-    if (text[i] == '"') {
-      cell.quoted = true;
-      advance(text[i++]);
-      for (;;) {
-        if (i >= n) throw InputError(path, cell.pos.line, cell.pos.column, "unclosed quote (expected a closing \")");
-        if (text[i] == '"') {
-          if (i + 1 < n && text[i + 1] == '"') {
-            cell.text += '"';
-            advance(text[i++]);
-            advance(text[i++]);
-            continue;
-          }
-          advance(text[i++]);
-          break;
-        }
-        cell.text += text[i];
-        advance(text[i++]);
-      }
-      if (i < n && text[i] != ',' && text[i] != '\n' && text[i] != '\r')
-        throw InputError(path, line, col, "text after a closing quote (expected , or the end of the line)");
-    } else {
-      while (i < n && text[i] != ',' && text[i] != '\n' && text[i] != '\r') {
-        cell.text += text[i];
-        advance(text[i++]);
-      }
-      while (!cell.text.empty() && (cell.text.back() == ' ' || cell.text.back() == '\t')) cell.text.pop_back();
-      std::size_t lead = 0;
-      while (lead < cell.text.size() && (cell.text[lead] == ' ' || cell.text[lead] == '\t')) ++lead;
-      cell.text.erase(0, lead);
-      cell.pos.column += static_cast<int>(lead);
-    }
-    row.push_back(std::move(cell));
-    if (i < n && text[i] == ',') {
-      advance(text[i++]);
-      if (i >= n || text[i] == '\n' || text[i] == '\r') row.push_back(Cell{"", false, Pos{line, col}});
-      else continue;
-    }
-    if (i < n && text[i] == '\r') advance(text[i++]);
-    if (i < n && text[i] == '\n') advance(text[i++]);
-    const bool blank = row.size() == 1 && row[0].text.empty() && !row[0].quoted;
-    if (!blank) rows.push_back(std::move(row));
-    row.clear();
+  for (util::CsvRecord& rec : util::read_csv(text, path)) {
+    std::vector<Cell> row;
+    for (util::CsvCell& c : rec.cells) row.push_back(Cell{std::move(c.text), c.quoted, Pos{c.line, c.column}});
+    rows.push_back(std::move(row));
   }
   return rows;
 }
@@ -107,12 +55,12 @@ Value value_of(const Cell& c, const std::string& path) {
   v.origin = path;
   if (!c.quoted) {
     const std::string& t = c.text;
-    char* end = nullptr;
-    const double d = t.empty() ? 0 : std::strtod(t.c_str(), &end);
-    if (!t.empty() && end == t.c_str() + t.size() && std::isfinite(d)) {
+    if (const std::optional<double> d = util::parse_decimal(t)) {  // the one number syntax (util/csv_read.h)
       const bool integer = t.find_first_not_of("+-0123456789") == std::string::npos;
-      v.text = integer ? std::to_string(std::strtoll(t.c_str(), nullptr, 10)) : float_text(d);
-      v.number = d;
+      if (integer && std::fabs(*d) >= 9.2e18)
+        throw InputError(path, c.pos.line, c.pos.column, "'" + t + "' is too large for an integer (expected at most 2^63 - 1)");
+      v.text = integer ? std::to_string(std::strtoll(t.c_str(), nullptr, 10)) : float_text(*d);
+      v.number = *d;
       v.numeric = true;
       return v;
     }

@@ -38,6 +38,12 @@ SourceLoc location_of(const toml::source_region& r, const std::string& fallback_
 /// InputError located at a toml++ source region.
 InputError error_at(const toml::source_region& r, const std::string& fallback_file, const std::string& msg);
 
+/// Strings and keys never hold U+0000: every text geopipe writes (HDF5 columns are NUL-padded
+/// fixed-length strings, sweep/h5_validate.cpp) must read back as written, so the writer and
+/// every reader agree on what text is. parse_toml() checks every document with it; `where`
+/// prefixes the paths in messages ("" at the top).
+void refuse_nul(const toml::node& n, const std::string& file, const std::string& where);
+
 /// InputError for a toml++ syntax error.
 InputError from_parse_error(const toml::parse_error& e, const std::string& fallback_file);
 

@@ -23,6 +23,11 @@ struct ComputeOptions {
 inline constexpr double kMaxJobIterations = 1e15;
 /// Latest arrival of a job (a trace's `arrival_s`; the span of generated arrivals), s.
 inline constexpr double kMaxArrivalSpanS = 1e12;
+/// Most pipeline cells S·m of one job (stages × micro-batches): the exact iteration time
+/// (sim/pipeline.h) costs about 6 ns per cell and is evaluated at every start and every change
+/// of the job's bandwidth, so a job beyond this would make a run take minutes per event
+/// (docs/limits.md). The config loader refuses larger jobs.
+inline constexpr std::int64_t kMaxPipelineCells = std::int64_t{1} << 22;
 
 /// One GPipe training job. Immutable once generated.
 struct Job {

@@ -6,32 +6,12 @@
 #include <cstdio>
 #include <sstream>
 
+#include "util/csv_read.h"
 #include "util/input_error.h"
 #include "model/workload.h"
 
 namespace geopipe {
 namespace {
-
-struct Field {
-  std::string text;
-  int column;  // 1-based column where the field starts
-};
-
-std::vector<Field> split_csv(const std::string& line) {
-  std::vector<Field> out;
-  size_t start = 0;
-  while (true) {
-    size_t comma = line.find(',', start);
-    std::string f = line.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    // trim
-    size_t a = f.find_first_not_of(" \t\r"), b = f.find_last_not_of(" \t\r");
-    int col = static_cast<int>(start) + 1 + (a == std::string::npos ? 0 : static_cast<int>(a));
-    out.push_back({a == std::string::npos ? "" : f.substr(a, b - a + 1), col});
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
 
 /// A bound as it reads in a message ("0", "1e+15").
 std::string shown(double v) {
@@ -46,19 +26,13 @@ std::vector<Job> parse_trace_csv(const std::string& text, const std::string& fil
                                  const std::vector<LlmSpec>& llms, const Topology& topo) {
   static const std::array<const char*, 7> kCols = {"arrival_s", "model", "stages", "gpus_per_stage",
                                                    "micro_batch_size", "micro_batches", "iterations"};
-  std::istringstream in(text);
-  std::string line;
-  int lineno = 0;
   std::array<int, 7> pos{};
   pos.fill(-1);
   bool have_header = false;
   std::vector<Job> jobs;
-  while (std::getline(in, line)) {
-    ++lineno;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    const auto first = line.find_first_not_of(" \t");
-    if (first == std::string::npos || line[first] == '#') continue;
-    auto fields = split_csv(line);
+  for (const util::CsvRecord& rec : util::read_csv(text, file)) {  // the one CSV syntax (util/csv_read.h)
+    const int lineno = rec.line;
+    const std::vector<util::CsvCell>& fields = rec.cells;
     if (!have_header) {
       for (size_t c = 0; c < fields.size(); ++c) {
         auto it = std::find(kCols.begin(), kCols.end(), fields[c].text);
@@ -82,11 +56,11 @@ std::vector<Job> parse_trace_csv(const std::string& text, const std::string& fil
       throw InputError(file, lineno, 1, "expected " + std::to_string(kCols.size()) + " fields, found " +
                                            std::to_string(fields.size()));
     auto num = [&](size_t k, double lo, double hi) {
-      const Field& f = fields[static_cast<size_t>(pos[k])];
-      double v = 0;
-      auto [p, ec] = std::from_chars(f.text.data(), f.text.data() + f.text.size(), v);
-      if (ec != std::errc() || p != f.text.data() + f.text.size())
-        throw InputError(file, lineno, f.column, std::string(kCols[k]) + ": '" + f.text + "' is not a number");
+      const util::CsvCell& f = fields[static_cast<size_t>(pos[k])];
+      const std::optional<double> parsed = util::parse_decimal(f.text);
+      if (!parsed)
+        throw InputError(file, lineno, f.column, std::string(kCols[k]) + ": '" + f.text + "' is not a number (expected decimal digits, e.g. 12, 0.5 or 1e3)");
+      const double v = *parsed;
       if (!(v >= lo && v <= hi))
         throw InputError(file, lineno, f.column,
                          std::string(kCols[k]) + " = " + f.text + " is out of range (expected " + shown(lo) +
@@ -96,14 +70,14 @@ std::vector<Job> parse_trace_csv(const std::string& text, const std::string& fil
     auto integer = [&](size_t k, double lo, double hi) {
       const double v = num(k, lo, hi);
       if (v != static_cast<double>(static_cast<long long>(v))) {
-        const Field& f = fields[static_cast<size_t>(pos[k])];
+        const util::CsvCell& f = fields[static_cast<size_t>(pos[k])];
         throw InputError(file, lineno, f.column, std::string(kCols[k]) + ": '" + f.text + "' is not an integer");
       }
       return static_cast<long long>(v);
     };
     Job j;
     j.arrival_s = num(0, 0, kMaxArrivalSpanS);
-    const Field& mf = fields[static_cast<size_t>(pos[1])];
+    const util::CsvCell& mf = fields[static_cast<size_t>(pos[1])];
     auto it = std::find_if(llms.begin(), llms.end(), [&](const LlmSpec& m) { return m.name == mf.text; });
     if (it == llms.end()) throw InputError(file, lineno, mf.column, "unknown model '" + mf.text + "'");
     j.model = static_cast<int>(it - llms.begin());
@@ -124,9 +98,14 @@ std::vector<Job> parse_trace_csv(const std::string& text, const std::string& fil
     } else {
       j.stages = static_cast<int>(stages);
     }
+    if (static_cast<std::int64_t>(j.stages) * j.micro_batches > kMaxPipelineCells)
+      throw InputError(file, lineno, fields[static_cast<size_t>(pos[5])].column,
+                       "micro_batches: " + std::to_string(j.stages) + " stages x " + std::to_string(j.micro_batches) +
+                           " micro-batches = " + std::to_string(static_cast<std::int64_t>(j.stages) * j.micro_batches) +
+                           " pipeline cells per iteration (expected at most " + std::to_string(kMaxPipelineCells) + ")");
     jobs.push_back(j);
   }
-  if (!have_header) throw InputError(file, lineno, 0, "empty trace (expected a header line and jobs)");
+  if (!have_header) throw InputError(file, 0, 0, "empty trace (expected a header line and jobs)");
   std::stable_sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.arrival_s < b.arrival_s; });
   for (size_t i = 0; i < jobs.size(); ++i) jobs[i].id = static_cast<int>(i);
   return jobs;

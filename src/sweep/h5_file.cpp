@@ -265,10 +265,11 @@ void Writer::close(const std::string& path) {
 
 /// Creates `fpath` (truncating the placeholder) with empty tables. `shown` names it in messages.
 Writer open_new(const std::string& fpath, const std::string& shown, const Layout& scen_layout,
-                std::uint64_t scen_rows, const std::optional<JobTextBytes>& jobs) {
+                std::uint64_t scen_rows, const std::optional<JobTextBytes>& jobs, bool in_memory) {
   Writer w;
   Hid fapl = w_hid(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, shown, "creating the file");
   w_check(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_LATEST, H5F_LIBVER_LATEST), shown, "creating the file");
+  if (in_memory) w_check(H5Pset_fapl_core(fapl.get(), 1 << 20, /*backing_store=*/0), shown, "creating the file in memory");
   w.file = w_hid(H5Fcreate(fpath.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), H5Fclose, shown,
                  "creating the file '" + fpath + "'");
   w.stype = make_type(scen_layout, shown);

@@ -74,9 +74,11 @@ struct Writer {
 };
 
 /// Creates `fpath` (truncating the placeholder) with empty tables, /jobs only if `jobs` gives
-/// its text widths. `shown` names it in messages.
+/// its text widths. `shown` names it in messages. With `in_memory` the file lives in memory only
+/// (HDF5's core driver, nothing written to disk): ResultStore::check_fits() builds the same
+/// structure there to learn whether HDF5 can hold it.
 Writer open_new(const std::string& fpath, const std::string& shown, const Layout& scen_layout,
-                std::uint64_t scen_rows, const std::optional<JobTextBytes>& jobs);
+                std::uint64_t scen_rows, const std::optional<JobTextBytes>& jobs, bool in_memory = false);
 
 /// Writes the root attributes; with `swmr`, switches to SWMR-write mode (nothing can be created
 /// or changed in the file's structure afterwards). Flushes.

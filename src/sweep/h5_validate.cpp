@@ -19,33 +19,7 @@ namespace fs = std::filesystem;
   throw InputError(path, 0, 0, "damaged result file: " + what + kDamagedAdvice);
 }
 
-/// Valid UTF-8 of `n` bytes (no overlong forms, no surrogates, at most U+10FFFF).
-bool valid_utf8(const char* s, std::size_t n) {
-  std::size_t i = 0;
-  const auto* u = reinterpret_cast<const unsigned char*>(s);
-  while (i < n) {
-    const unsigned c = u[i];
-    std::size_t len = 0;
-    unsigned cp = 0;
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    if (c >= 0xC2 && c <= 0xDF) len = 2, cp = c & 0x1F;
-    else if (c >= 0xE0 && c <= 0xEF) len = 3, cp = c & 0x0F;
-    else if (c >= 0xF0 && c <= 0xF4) len = 4, cp = c & 0x07;
-    else return false;
-    if (i + len > n) return false;
-    for (std::size_t k = 1; k < len; ++k) {
-      if ((u[i + k] & 0xC0) != 0x80) return false;
-      cp = (cp << 6) | (u[i + k] & 0x3F);
-    }
-    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
-      return false;
-    i += len;
-  }
-  return true;
-}
+bool valid_utf8(const char* s, std::size_t n) { return util::valid_utf8(std::string_view(s, n)); }
 
 /// A fixed-length text field is sane: UTF-8, and only NUL bytes after its first NUL.
 bool sane_text(const unsigned char* row, const Field& f) {

@@ -284,6 +284,31 @@ std::unique_ptr<ResultStore> ResultStore::create(const std::string& path, const 
   return std::unique_ptr<ResultStore>(new ResultStore(Impl::make(path, std::move(w), 0)));
 }
 
+void ResultStore::check_fits(const StoreMeta& meta, const config::SweepSpec& spec, const Plan& plan, bool save_jobs) {
+  Lock lock;
+  const std::string shown = "the sweep '" + spec.name + "'";
+  try {
+    StoreMeta m = new_file_meta(meta, spec, plan);
+    const Layout sl = scenario_layout(spec);
+    Writer nw = open_new("geopipe-check-fits.h5", shown, sl, plan.shard_total(),
+                         save_jobs ? std::optional<JobTextBytes>(spec.job_text) : std::nullopt, /*in_memory=*/true);
+    write_parameters(nw, parameter_rows(spec), shown);
+    const std::size_t d = spec.unit_factors.size();  // one design row is enough: the structure is what may not fit
+    if (d > 0) write_design(nw, spec.unit_factors, std::vector<double>(spec.unit.begin(), spec.unit.begin() + static_cast<std::ptrdiff_t>(std::min(d, spec.unit.size()))), shown);
+    finish_new(nw, m, /*swmr=*/false, shown);
+    nw.close(shown);
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::exception& e) {
+    std::size_t name_bytes = 0;
+    for (const auto& c : spec.columns) name_bytes += c.param.size();
+    throw InputError(spec.path, 0, 0,
+                     "one HDF5 result file cannot hold this sweep (" + std::to_string(spec.columns.size()) +
+                         " parameter columns whose names take " + std::to_string(name_bytes) + " bytes; HDF5: " + e.what() +
+                         "): fewer factors, axes or points-file columns (docs/limits.md, \"Documented maxima\")");
+  }
+}
+
 StoreContents ResultStore::read(const std::string& path) {
   Lock lock;
   Input in = open_input(path);

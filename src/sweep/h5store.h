@@ -87,6 +87,13 @@ class ResultStore final : public ResultSink {
   static std::unique_ptr<ResultStore> create(const std::string& path, const StoreMeta& meta,
                                              const config::SweepSpec& spec, const Plan& plan, bool save_jobs);
 
+  /// Can one HDF5 file hold this sweep's tables and metadata? Builds what create() would (the
+  /// tables, /design, /parameters, the root attributes; no /scenarios rows) in a file that lives
+  /// in memory only, so that a sweep the writer could not store is refused when it is loaded
+  /// (InputError, exit 2: e.g. too many parameter columns for one table's column list, HDF5's
+  /// 64 KiB object header message) instead of failing when the output is created.
+  static void check_fits(const StoreMeta& meta, const config::SweepSpec& spec, const Plan& plan, bool save_jobs);
+
   /// Reads an existing file, possibly left by a killed writer. Throws InputError(path, ...) if it
   /// is not a readable geopipe result file.
   static StoreContents read(const std::string& path);

@@ -27,6 +27,30 @@ class LockedStore final : public ResultSink {
   std::unique_ptr<ResultStore> store_;
 };
 
+/// The root attributes of the output of `spec` (this shard of `plan`).
+StoreMeta meta_of(const OutputRequest& rq, const config::SweepSpec& spec, const Plan& plan) {
+  const std::string shard =
+      plan.shards() > 1 ? std::to_string(plan.shard()) + "/" + std::to_string(plan.shards()) : "";
+  StoreMeta meta;
+  meta.geopipe_version = rq.version;
+  meta.created_utc = util::utc_now_iso8601();
+  meta.sweep_name = spec.name;
+  meta.sweep_toml = spec.text;
+  meta.base_toml = spec.base_text;
+  meta.sweep_hash = util::hex16(spec.hash);
+  meta.layout = rq.layout;
+  meta.num_scenarios = plan.shard_total();
+  meta.total_scenarios = plan.total();
+  meta.shard = shard;
+  meta.schedulers = spec.schedulers;
+  for (const auto& c : spec.columns) meta.axes.push_back(c.param);
+  return meta;
+}
+
+void check_hdf5(const OutputRequest& rq, const config::SweepSpec& spec, const Plan& plan) {
+  ResultStore::check_fits(meta_of(rq, spec, plan), spec, plan, rq.save_jobs);
+}
+
 OpenedOutput open_hdf5(const OutputRequest& rq, const config::SweepSpec& spec, const Plan& plan) {
   OpenedOutput out;
   if (auto why = util::not_a_regular_file(rq.path))  // --force must never remove a device or FIFO
@@ -37,22 +61,8 @@ OpenedOutput open_hdf5(const OutputRequest& rq, const config::SweepSpec& spec, c
     store->set_durable(rq.durable);
     return std::make_unique<LockedStore>(std::move(lock), std::move(store));
   };
-  const std::string hash = util::hex16(spec.hash);
-  const std::string shard =
-      plan.shards() > 1 ? std::to_string(plan.shard()) + "/" + std::to_string(plan.shards()) : "";
-  StoreMeta meta;
-  meta.geopipe_version = rq.version;
-  meta.created_utc = util::utc_now_iso8601();
-  meta.sweep_name = spec.name;
-  meta.sweep_toml = spec.text;
-  meta.base_toml = spec.base_text;
-  meta.sweep_hash = hash;
-  meta.layout = rq.layout;
-  meta.num_scenarios = plan.shard_total();
-  meta.total_scenarios = plan.total();
-  meta.shard = shard;
-  meta.schedulers = spec.schedulers;
-  for (const auto& c : spec.columns) meta.axes.push_back(c.param);
+  const StoreMeta meta = meta_of(rq, spec, plan);
+  const std::string& shard = meta.shard;
   if (util::path_exists(rq.path) && rq.resume) {
     StoreContents c = ResultStore::read(rq.path);
     if (c.meta.shard != shard)
@@ -89,13 +99,14 @@ struct OutputFormat {
   /// default for every other path).
   std::vector<std::string_view> endings;
   OpenedOutput (*open)(const OutputRequest&, const config::SweepSpec&, const Plan&);
+  void (*check)(const OutputRequest&, const config::SweepSpec&, const Plan&);
   Table (*read)(const std::string& path);
   MergeSummary (*merge)(const std::vector<std::string>& inputs, const std::string& output);
 };
 
 const std::vector<OutputFormat>& formats() {
   static const std::vector<OutputFormat> all = {
-      {"hdf5", {".h5", ".hdf5"}, open_hdf5, read_joined, merge_stores},
+      {"hdf5", {".h5", ".hdf5"}, open_hdf5, check_hdf5, read_joined, merge_stores},
   };
   return all;
 }
@@ -111,6 +122,10 @@ const OutputFormat& format_for(const std::string& path) {
 
 OpenedOutput open_output(const OutputRequest& request, const config::SweepSpec& spec, const Plan& plan) {
   return format_for(request.path).open(request, spec, plan);
+}
+
+void check_output(const OutputRequest& request, const config::SweepSpec& spec, const Plan& plan) {
+  format_for(request.path).check(request, spec, plan);
 }
 
 Table read_results(const std::string& path) { return format_for(path).read(path); }

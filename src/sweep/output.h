@@ -47,6 +47,10 @@ struct OpenedOutput {
 /// holder (docs/hdf5-format.md, "One writer per file").
 OpenedOutput open_output(const OutputRequest& request, const config::SweepSpec& spec, const Plan& plan);
 
+/// Can the output format of `request.path` hold this sweep? InputError if not (exit 2), before
+/// anything runs or is written; called when the sweep is loaded, --dry-run included.
+void check_output(const OutputRequest& request, const config::SweepSpec& spec, const Plan& plan);
+
 /// A result file as columns (for `geopipe summarize`). Throws InputError if unreadable.
 Table read_results(const std::string& path);
 

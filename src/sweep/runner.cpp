@@ -57,7 +57,12 @@ void print_dry_run(const config::SweepSpec& spec, const Plan& plan, const std::s
   if (spec.test_function) {
     std::printf("\ntest function:");
     for (const auto& prm : spec.parameters)
-      if (prm.column < 0) std::printf(" %s = %s", prm.path.c_str(), prm.value.c_str());
+      if (prm.column < 0) {  // a G-function's coefficient list can be thousands of values long
+        const std::string shown = prm.value.size() <= 200 ? prm.value
+                                                          : prm.value.substr(0, 200) + " ... (" +
+                                                                std::to_string(prm.value.size()) + " characters)";
+        std::printf(" %s = %s", prm.path.c_str(), shown.c_str());
+      }
     std::printf(" (its value is stored as avg_jct_s)\nschedulers:");
   } else {
     std::printf("\nbase: %s\nschedulers:", spec.base_path.c_str());
@@ -304,6 +309,18 @@ int run_sweep(const SweepOptions& opt) {
       {report, ""});
   if (code != util::kExitOk) return code;
   const Plan plan(spec->num_points(), spec->seeds.size(), spec->schedulers.size(), opt.shard, opt.shards);
+  // A sweep the output cannot hold is refused now, like any other bad input (--dry-run too).
+  code = util::guarded(
+      [&] {
+        OutputRequest rq;
+        rq.path = opt.output.empty() ? std::string("out.h5") : opt.output;
+        rq.save_jobs = opt.save_jobs;
+        rq.version = opt.version;
+        check_output(rq, *spec, plan);
+        return util::kExitOk;
+      },
+      {report, ""});
+  if (code != util::kExitOk) return code;
   if (opt.dry_run) {
     if (report) {
       print_dry_run(*spec, plan, opt.output);

@@ -17,7 +17,8 @@ void code_point(std::string& out, unsigned cp) {
   for (int shift = 12; shift >= 0; shift -= 4) out += kHex[(cp >> shift) & 15];
 }
 
-/// Length of the valid UTF-8 sequence at s[i] (2..4), or 0 if there is none.
+}  // namespace
+
 std::size_t utf8_length(std::string_view s, std::size_t i, unsigned& cp) {
   const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
   const unsigned char c = b(0);
@@ -43,6 +44,22 @@ std::size_t utf8_length(std::string_view s, std::size_t i, unsigned& cp) {
   if (overlong || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
   return n;
 }
+
+bool valid_utf8(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    unsigned cp = 0;
+    if (static_cast<unsigned char>(s[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    const std::size_t n = utf8_length(s, i, cp);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
+namespace {
 
 }  // namespace
 

@@ -26,6 +26,12 @@ inline constexpr std::size_t kMaxShownBytes = 4096;
 /// included, is unchanged (a backslash too).
 std::string printable_text(std::string_view s);
 
+/// Length (2..4) of the valid multi-byte UTF-8 sequence at s[i] with its code point in `cp`, or 0
+/// if there is none there (no overlong forms, no surrogates, at most U+10FFFF).
+std::size_t utf8_length(std::string_view s, std::size_t i, unsigned& cp);
+/// Is all of `s` valid UTF-8?
+bool valid_utf8(std::string_view s);
+
 /// `s` if it has at most `max_bytes` bytes, else its start and end around
 /// " ... (N bytes omitted) ... ", cut between UTF-8 characters.
 std::string shortened_text(std::string_view s, std::size_t max_bytes);

@@ -172,7 +172,7 @@ hostile "huge file" "it is 1073741824 bytes (expected at most 16 MiB)" -- "$BIN"
 # NUL in a path, control characters in echoed names, exact integers, a duplicated CSV column.
 printf 'arrival_s,model,stages,gpus_per_stage,micro_batch_size,micro_batches,iterations\n0,llama2-7b,0,1,1,16,10\n' >"$h/trace.csv"
 sed 's/^\[workload\]$/[workload]\ntrace = "trace.csv\\u0000x"/' "$BASE" >"$h/nul.toml"
-hostile "NUL in a trace path" "the path contains a control character" -- "$BIN" validate "$h/nul.toml"
+hostile "NUL in a trace path" "workload.trace contains U+0000 (NUL), which no text value may" -- "$BIN" validate "$h/nul.toml"
 hostile "newline in a name" "unknown preset 'a\\nb'" -- "$BIN" validate "$BASE" --set 'scheduler.preset="a\nb"'
 hostile "exact integer" "(got 9223372036854775807)" -- "$BIN" validate "$BASE" --set cluster.region.us-east.gpus=9223372036854775807
 printf 'arrival_s,model,stages,gpus_per_stage,micro_batch_size,micro_batches,iterations,model\n0,llama2-7b,0,1,1,16,10,x\n' \

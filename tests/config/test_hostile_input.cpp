@@ -296,6 +296,51 @@ TEST(HostileFiles, ReaderReadsRegularFilesAndSymlinksWithinTheLimit) {
             "the path contains a control character (expected a file name)");
 }
 
+// The two CSV readers (workload traces, points files) share one syntax (util/csv_read.h): the
+// same decorations are accepted by both, the same damage refused by both with the same words.
+TEST(HostileCsv, TracesAndPointsFilesReadOneSyntax) {
+  TempDir tmp;
+  const std::string scen = tmp.write("base.toml", std::string(kTraceScenario) + "[[workload.mix]]\nmodel = \"tiny\"\n");
+  auto trace_error = [&](const std::string& body) {
+    tmp.write("tr.csv", body);
+    const std::string sc = tmp.write("tr.toml", std::string(kTraceScenario) + "trace = \"tr.csv\"\n");
+    return input_error_of([&] { (void)load_scenario_file(sc); });
+  };
+  auto points_error = [&](const std::string& body) {
+    tmp.write("pts.csv", body);
+    const std::string sw = tmp.write("pts.toml", sweep_text(scen, "design = \"points_file\"\n[points_file]\npath = \"pts.csv\"\n"));
+    return input_error_of([&] { (void)load_sweep_file(sw); });
+  };
+  const std::string row = "0,tiny,0,1,1,4,10";
+  // accepted by both: a BOM, CRLF line ends, comment and blank lines, quoted cells
+  tmp.write("tr.csv", "\xEF\xBB\xBF# jobs\r\n" + std::string(kTraceHeader) + "\r\n" + "0,\"tiny\",0,1,1,4,10\r\n");
+  const std::string ok = tmp.write("ok.toml", std::string(kTraceScenario) + "trace = \"tr.csv\"\n");
+  EXPECT_EQ(load_scenario_file(ok).trace_jobs.size(), 1u);
+  tmp.write("pts.csv", "\xEF\xBB\xBF# points\r\nsim.mfu,scenario.name\r\n\r\n0.3,\"a, b\"\r\n");
+  const std::string sw = tmp.write("ok-pts.toml", sweep_text(scen, "design = \"points_file\"\n[points_file]\npath = \"pts.csv\"\n"));
+  EXPECT_EQ(load_sweep_file(sw).num_points(), 1u);
+  // refused by both, in the same words
+  const std::vector<std::pair<std::string, std::string>> damage = {
+      {std::string("x\0y", 3), "a control character (byte 0x00)"},
+      {"\xff", "byte 0xff is not UTF-8"},
+      {"a\rb", "a carriage return without a line feed"},
+      {"\"open", "unclosed quote"},
+  };
+  for (const auto& [bad, words] : damage) {
+    SCOPED_TRACE(words);
+    const std::string t = trace_error(std::string(kTraceHeader) + row + "\n" + bad + "\n");
+    const std::string p = points_error("sim.mfu\n0.3\n" + bad + "\n");
+    EXPECT_TRUE(has(t, "tr.csv:3:") && has(t, words)) << t;
+    EXPECT_TRUE(has(p, "pts.csv:3:") && has(p, words)) << p;
+  }
+  // one number syntax: hexadecimal, inf and digit separators are not numbers in either
+  for (const char* v : {"0x10", "inf", "1_000"}) {
+    SCOPED_TRACE(v);
+    EXPECT_TRUE(has(trace_error(std::string(kTraceHeader) + "0,tiny,0,1,1," + v + ",10\n"), "is not a number")) << v;
+    EXPECT_TRUE(has(points_error(std::string("sim.mfu\n") + v + "\n"), "sim.mfu")) << points_error(std::string("sim.mfu\n") + v + "\n");
+  }
+}
+
 // ============================================================================================
 // 3. NUL and control characters in paths.
 // ============================================================================================
@@ -307,10 +352,14 @@ TEST(HostilePaths, NulInTracePathIsAnError) {
   EXPECT_EQ(load_scenario_file(ok).trace_jobs.size(), 1u);
   const std::string bad = tmp.write("bad.toml", std::string(kTraceScenario) + "trace = \"trace.csv\\u0000x\"\n");
   const std::string msg = input_error_of([&] { load_scenario_file(bad); });
-  EXPECT_TRUE(has(msg, ":15:9: workload.trace: cannot open trace file")) << msg;
-  EXPECT_TRUE(has(msg, "trace.csv\\0x': the path contains a control character")) << msg;
+  // No TOML string may hold U+0000 (config/toml_error.h refuse_nul): refused where it is written.
+  EXPECT_TRUE(has(msg, ":15:9: workload.trace contains U+0000 (NUL), which no text value may")) << msg;
   const std::string base = tmp.write("s.toml", sweep_text("ok.toml\\u0000x"));
-  EXPECT_TRUE(has(input_error_of([&] { load_sweep_file(base); }), "the path contains a control character"));
+  EXPECT_TRUE(has(input_error_of([&] { load_sweep_file(base); }), "sweep.base contains U+0000 (NUL)"));
+  // read_input_file still refuses a path with a control character from anywhere else
+  std::string out;
+  EXPECT_EQ(read_input_file(std::string("trace.csv\0x", 11), 5, out).value_or(""),
+            "the path contains a control character (expected a file name)");
 }
 
 // ============================================================================================

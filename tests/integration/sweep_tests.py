@@ -588,9 +588,33 @@ def test_hostile_study(c):
     c.run(c.sweep_cmd(sob, shard, "--no-mpi", "--shard", "0/2"))
     refused(shard, "16 scenarios of bace-pipe have no result (the first at point 0; the file holds results of 16 of 32 "
                    "scenarios: it is shard 0/2 of the sweep: geopipe merge the shards first)")
+    # accepted at load means it runs: a sweep one HDF5 file cannot hold is refused at load (exit
+    # 2, --dry-run too); the largest that fits runs
+    def g_sweep(n):
+        path = c.path(f"g{n}.toml")
+        with open(path, "w") as f:
+            f.write(f'[sweep]\nname = "g{n}"\ndesign = "lhs"\n[test_function]\nname = "sobol-g"\n'
+                    f'a = [{", ".join(["99"] * n)}]\n[lhs]\nsamples = 2\n')
+        return path
+    for args in (["--dry-run"], ["--quiet", "--no-mpi"]):
+        p = c.run([c.bin, "sweep", g_sweep(2500), "-o", c.path("g2500.h5"), *args], expect=2)
+        assert "one HDF5 result file cannot hold this sweep (2500 parameter columns" in p.stderr, p.stderr
+        assert not glob.glob(c.path("g2500.h5*")), glob.glob(c.path("g2500.h5*"))
+    c.run([c.bin, "sweep", g_sweep(2375), "-o", c.path("g2375.h5"), "--quiet", "--no-mpi"])
+    with h5py.File(c.path("g2375.h5"), "r") as f:
+        assert len(f["design"].dtype.names) == 2376 and len(f["metrics"]) == 2
+    # a text value with U+0000 is refused where it is written (readers would find it damaged)
+    nul = c.path("nul.toml")
+    with open(nul, "w") as f:
+        f.write(f'[sweep]\nname = "nul"\nbase = "{os.path.join(c.src, "sweeps/base/six-regions.toml")}"\n'
+                'schedulers = ["bace-pipe"]\nseeds = 1\n[[axis]]\nparam = "scenario.name"\nvalues = ["x", "a\\u0000b"]\n')
+    p = c.run([c.bin, "sweep", nul, "-o", c.path("nul.h5"), "--no-mpi"], expect=2)
+    assert "nul.toml:8:16: axis[0].values[1] contains U+0000 (NUL), which no text value may" in p.stderr, p.stderr
+    assert not os.path.exists(c.path("nul.h5"))
     print("  test-function values shown unscaled (no [h], no cost column); a constant metric reported as such "
           "in table, CSV and JSON, with no NaN; a /design cut short, a failed scenario and a shard refused by "
-          "analyze and by the Python functions, with what is missing")
+          "analyze and by the Python functions, with what is missing; a 2,500-column sweep refused at load, "
+          "2,375 columns run; NUL text refused at load")
 
 
 def test_jobs_rows(c):

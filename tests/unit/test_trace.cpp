@@ -33,7 +33,7 @@ TEST(Trace, ParsesAndReportsErrorsWithLocation) {
                     "t.csv", llms, topo);
     FAIL() << "expected InputError";
   } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "t.csv:2:12: micro_batch_size: 'x' is not a number");
+    EXPECT_STREQ(e.what(), "t.csv:2:12: micro_batch_size: 'x' is not a number (expected decimal digits, e.g. 12, 0.5 or 1e3)");
   }
   EXPECT_THROW(parse_trace_csv("arrival_s,model\n", "t.csv", llms, topo), InputError);
   EXPECT_THROW(parse_trace_csv("", "t.csv", llms, topo), InputError);

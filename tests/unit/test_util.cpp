@@ -9,6 +9,8 @@
 
 #include "model/rng.h"
 #include "util/csv.h"
+#include "util/csv_read.h"
+#include "util/input_error.h"
 #include "util/exit_codes.h"
 #include "util/hash.h"
 #include "util/system.h"
@@ -25,6 +27,60 @@ TEST(Csv, FieldsAreQuotedOnlyWhenNeeded) {
   EXPECT_EQ(util::csv_number(0.1), "0.1");
   EXPECT_EQ(util::csv_number(1e300), "1e+300");
   EXPECT_EQ(util::csv_number(std::nan("")), "");
+}
+
+// The one CSV syntax of the readers (util/csv_read.h): what it accepts, cell by cell.
+TEST(CsvRead, Rfc4180WithBomCommentsAndBothLineEnds) {
+  const std::string text =
+      "\xEF\xBB\xBF" "a, b ,c\r\n"  // a BOM, spaces trimmed, CRLF
+      "# a comment line\n"
+      "   \n"                          // a blank line
+      "1,\"x, \"\"y\"\"\" , \n"   // a quoted cell with a comma and quotes; an empty last cell
+      "\"two\r\nlines\",\u00e9t\u00e9,3";  // a quoted CRLF; UTF-8 counted as characters
+  const auto recs = util::read_csv(text, "t.csv");
+  ASSERT_EQ(recs.size(), 3u);
+  ASSERT_EQ(recs[0].cells.size(), 3u);
+  EXPECT_EQ(recs[0].cells[0].text, "a");
+  EXPECT_EQ(recs[0].cells[0].column, 1);  // after the BOM
+  EXPECT_EQ(recs[0].cells[1].text, "b");
+  EXPECT_EQ(recs[0].cells[1].column, 4);
+  EXPECT_EQ(recs[1].line, 4);
+  ASSERT_EQ(recs[1].cells.size(), 3u);
+  EXPECT_EQ(recs[1].cells[1].text, "x, \"y\"");
+  EXPECT_TRUE(recs[1].cells[1].quoted);
+  EXPECT_EQ(recs[1].cells[2].text, "");
+  EXPECT_EQ(recs[2].cells[0].text, "two\nlines");
+  EXPECT_EQ(recs[2].cells[1].text, "\u00e9t\u00e9");
+  EXPECT_EQ(recs[2].cells[2].column, 12);  // "two / lines", then 'été,' : characters, not bytes
+  EXPECT_EQ(recs[2].line, 5);
+}
+
+TEST(CsvRead, WhatIsNotTextIsAnErrorAtItsPosition) {
+  auto error_of = [](const std::string& text) {
+    try {
+      (void)util::read_csv(text, "t.csv");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(error_of(std::string("a,b\n1,x\0y\n", 11)),
+            "t.csv:2:4: a control character (byte 0x00) (expected text: a CSV file holds no NUL or other control characters but tab)");
+  EXPECT_EQ(error_of("a\n\xff\n"), "t.csv:2:1: byte 0xff is not UTF-8 (expected a UTF-8 text file: save it as \"CSV UTF-8\")");
+  EXPECT_EQ(error_of("a\rb\n"), "t.csv:1:2: a carriage return without a line feed (expected LF or CRLF line ends)");
+  EXPECT_EQ(error_of("a,\"b\n"), "t.csv:1:3: unclosed quote (expected a closing \")");
+  EXPECT_EQ(error_of("a,\"b\"c\n"), "t.csv:1:6: text after a closing quote (expected , or the end of the line)");
+  EXPECT_EQ(error_of("a, \"b\"\n"), "t.csv:1:4: a quote after spaces at the start of a cell (expected the quote as its first character)");
+  EXPECT_EQ(error_of("a\tb\n"), "accepted");  // tab is text
+}
+
+TEST(CsvRead, OneNumberSyntax) {
+  for (const char* ok : {"12", "-0.5", "+1e3", ".5", "5.", "1E-3", "0"}) EXPECT_TRUE(util::parse_decimal(ok).has_value()) << ok;
+  EXPECT_EQ(*util::parse_decimal("+1e3"), 1000.0);
+  EXPECT_EQ(*util::parse_decimal("-0.5"), -0.5);
+  for (const char* bad : {"", "+", "-", ".", "e3", "1e", "1e+", "0x10", "0x1p3", "inf", "-inf", "nan", "1_000", "1,5",
+                          " 1", "1 ", "1.2.3", "--1", "1e999", "\u0661"})
+    EXPECT_FALSE(util::parse_decimal(bad).has_value()) << bad;
 }
 
 TEST(Hash, Fnv1a64KnownAnswersAndChaining) {
