@@ -109,6 +109,28 @@ def _check_out(out) -> str:
     return ext
 
 
+def _save_atomically(fig, out: str, fmt: str, inputs) -> None:
+    """Writes the figure as geopipe writes every file (docs/design.md, "Outputs"): never over an
+    input (compared by identity: device and inode), to OUT.tmp.PID beside the target, renamed
+    over it once written whole; the temporary file is removed on any failure."""
+    for src in inputs:
+        if os.path.exists(out) and os.path.exists(src) and os.path.samefile(out, src):
+            raise ValueError(f"output '{out}' is an input ({src}); an input is never overwritten (expected a new path)")
+    if os.path.exists(out) and not os.path.isfile(out):
+        raise ValueError(f"output '{out}' exists and is not a regular file (expected a file path)")
+    tmp = f"{out}.tmp.{os.getpid()}"
+    try:
+        with open(tmp, "xb") as f:
+            fig.savefig(f, dpi=DPI, format=fmt)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, out)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
 def _schedulers(df: pd.DataFrame, schedulers) -> list:
     present = scheduler_order(df)
     if schedulers is None:
@@ -289,7 +311,10 @@ def plot(data, x: str, metric: str = "avg_jct_s", by=None, paired_vs=None, sched
             title += f", pooled over {', '.join(pooled)}"
         fig.suptitle(textwrap.fill(title, width=int(72 * len(groups))), fontsize=10)
     if out is not None:
-        fig.savefig(os.fspath(out), dpi=DPI, format=_check_out(out))
+        fmt = _check_out(out)
+        inputs = [data.attrs.get("path")] if isinstance(data, pd.DataFrame) else [os.fspath(data)]
+        inputs = [i for i in inputs if i]
+        _save_atomically(fig, os.fspath(out), fmt, inputs)
         if own:
             plt.close(fig)
     return fig

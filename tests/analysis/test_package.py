@@ -477,6 +477,19 @@ def plot_png_and_svg():
             assert all(w in str(e) for w in words), (kw, str(e))
         else:
             raise AssertionError(f"no ValueError for {kw}")
+    # the figure is written as every geopipe output: never over an input (a link to the result
+    # file named like a figure), atomically (no temporary file left behind)
+    link = os.path.join(TMP, "input-link.png")
+    os.symlink(state["grid"], link)
+    before = open(state["grid"], "rb").read()
+    try:
+        geopipe.plot(state["grid"], x=AX_BW, out=link)
+    except ValueError as e:
+        assert "is an input" in str(e), str(e)
+    else:
+        raise AssertionError("plotted over the input")
+    assert open(state["grid"], "rb").read() == before
+    assert not [f for f in os.listdir(TMP) if ".tmp." in f], os.listdir(TMP)
 
 
 @check
