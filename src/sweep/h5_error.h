@@ -103,6 +103,10 @@ class Hid {
     if (id_ >= 0 && close_) close_(id_);
     id_ = H5I_INVALID_HID;
   }
+  /// Forgets the handle without closing it: nothing more is written through it (an abandoned
+  /// file after a failed write, see ResultStore). HDF5 never closes it later either: the
+  /// library runs without its atexit handler (H5dont_atexit, h5_error.cpp).
+  void abandon() { id_ = H5I_INVALID_HID; }
   /// Closes now and reports the result (H5Fclose writes the last metadata).
   herr_t close() {
     herr_t r = 0;

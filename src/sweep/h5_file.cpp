@@ -263,6 +263,10 @@ void Writer::close(const std::string& path) {
   if (file.valid() && file.close() < 0) write_fail(path, "closing the file");
 }
 
+void Writer::abandon() {
+  for (Hid* h : {&scen, &metrics, &errors, &jobs, &stype, &mtype, &etype, &jtype, &file}) h->abandon();
+}
+
 /// Creates `fpath` (truncating the placeholder) with empty tables. `shown` names it in messages.
 Writer open_new(const std::string& fpath, const std::string& shown, const Layout& scen_layout,
                 std::uint64_t scen_rows, const std::optional<JobTextBytes>& jobs, bool in_memory) {

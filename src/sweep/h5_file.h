@@ -71,6 +71,10 @@ struct Writer {
 
   /// Closes the datasets, then the file, reporting a failure of the final write.
   void close(const std::string& path);
+  /// After a failed write (a full disk, a file-size limit): forgets every handle without closing
+  /// it, so that HDF5 writes nothing more to the file, which stays as its last complete flush
+  /// left it, as after a crash of the writer (SWMR: readable and resumable).
+  void abandon();
 };
 
 /// Creates `fpath` (truncating the placeholder) with empty tables, /jobs only if `jobs` gives

@@ -208,8 +208,24 @@ struct ResultStore::Impl {
   }
 
   /// Jobs rows first and flushed, then errors and metrics: a valid metrics row on disk implies
-  /// that every jobs row of its scenario is on disk too.
+  /// that every jobs row of its scenario is on disk too. A write that fails (a full disk, a
+  /// file-size limit) abandons the file (Writer::abandon): closing it would write metadata for
+  /// rows that never reached the disk and leave a file cut short that nothing can read.
   void flush() {
+    try {
+      flush_rows();
+    } catch (...) {
+      abandon();
+      throw;
+    }
+  }
+
+  void abandon() {
+    w.abandon();
+    open = false;
+  }
+
+  void flush_rows() {
     write_jobs();
     if (jobs_unflushed && (mbuf.n > 0 || ebuf.n > 0)) gflush();
     if (ebuf.n > 0) {
@@ -445,8 +461,16 @@ void ResultStore::append(const ScenarioResult& r) {
     put_str(row, el.fields[1], r.error.empty() ? std::string("unknown error") : r.error);
   }
   ++s.written;
-  if (s.mbuf.n >= kMetricsBatch || s.ebuf.n >= kErrorsBatch) s.flush();
-  else if (s.jbuf.n >= kJobsBatch) s.write_jobs();
+  if (s.mbuf.n >= kMetricsBatch || s.ebuf.n >= kErrorsBatch) {
+    s.flush();
+  } else if (s.jbuf.n >= kJobsBatch) {
+    try {
+      s.write_jobs();
+    } catch (...) {
+      s.abandon();
+      throw;
+    }
+  }
 }
 
 void ResultStore::flush() {

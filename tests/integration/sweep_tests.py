@@ -611,10 +611,34 @@ def test_hostile_study(c):
     p = c.run([c.bin, "sweep", nul, "-o", c.path("nul.h5"), "--no-mpi"], expect=2)
     assert "nul.toml:8:16: axis[0].values[1] contains U+0000 (NUL), which no text value may" in p.stderr, p.stderr
     assert not os.path.exists(c.path("nul.h5"))
+    # a file-size limit (a quota, a full scratch file system) mid-sweep: not a signal but an error,
+    # no stray files, and the result file resumes to the same results as a run without the limit
+    import resource
+    ref = c.path("lim-ref.h5")
+    c.run(c.sweep_cmd(c.tiny, ref, "--no-mpi", "--save-jobs", "--threads", "1", "--flush-interval", "0.05"))
+    size = os.path.getsize(ref)
+    for blocks in sorted({max(8, int(size * f) // 1024) for f in (0.2, 0.5, 0.8)}):  # KiB below the final size
+        out = c.path(f"lim{blocks}.h5")
+        def limit(b=blocks):
+            signal.signal(signal.SIGXFSZ, signal.SIG_DFL)  # geopipe itself must ignore it
+            resource.setrlimit(resource.RLIMIT_FSIZE, (b * 1024, b * 1024))
+        p = subprocess.run(c.sweep_cmd(c.tiny, out, "--no-mpi", "--save-jobs", "--threads", "1", "--flush-interval", "0.05"),
+                           capture_output=True, text=True, env=c.env(), preexec_fn=limit, timeout=600)
+        assert p.returncode == 1 and "File too large" in p.stderr, (blocks, p.returncode, p.stderr)
+        assert [l for l in p.stderr.splitlines() if l.startswith("geopipe: error: ")], p.stderr
+        left = sorted(os.path.basename(x) for x in glob.glob(out + "*"))
+        assert left in ([], [os.path.basename(out)]), left  # no .lock, .create-tmp or .tmp
+        c.run(c.sweep_cmd(c.tiny, out, "--no-mpi", "--save-jobs", "--resume"))
+        assert_same_metrics(ref, out, f"resumed after a {blocks} KiB file-size limit")
+        with h5py.File(ref, "r") as a, h5py.File(out, "r") as b:
+            ja = np.sort(a["jobs"][:], order=["scenario_id", "job_id"])
+            jb = np.sort(b["jobs"][:], order=["scenario_id", "job_id"])
+            assert ja.tobytes() == jb.tobytes(), f"/jobs after a {blocks} KiB limit"
     print("  test-function values shown unscaled (no [h], no cost column); a constant metric reported as such "
           "in table, CSV and JSON, with no NaN; a /design cut short, a failed scenario and a shard refused by "
           "analyze and by the Python functions, with what is missing; a 2,500-column sweep refused at load, "
-          "2,375 columns run; NUL text refused at load")
+          "2,375 columns run; NUL text refused at load; a file-size limit mid-sweep: exit 1, no stray file, "
+          "--resume gives the results of an unlimited run")
 
 
 def test_jobs_rows(c):
