@@ -296,7 +296,14 @@ int run_sweep(const SweepOptions& opt) {
           spec = config::load_sweep_file(opt.sweep_file, opt.sets, load);
         } catch (const InputError& e) {  // an error in the generated text is one of the flags'
           if (opt.generated_text.empty() || e.file() != opt.sweep_file) throw;
-          throw InputError(opt.generated_origin, 0, 0, e.message());
+          // Named by the flag that wrote the key: the user never saw the generated file.
+          const std::string& m = e.message();
+          std::string flag = opt.generated_origin;
+          if (m.rfind("sweep.seeds", 0) == 0) flag = "--seeds";
+          else if (m.rfind("sweep.schedulers", 0) == 0) flag = "--schedulers";
+          else if (m.rfind("sweep.name", 0) == 0) flag = "--name";
+          else if (m.rfind("[sweep.set]", 0) == 0 || m.rfind("sweep.set", 0) == 0) flag = "--set";
+          throw InputError(flag, 0, 0, m);
         }
         if (opt.shards == 0 || opt.shard >= opt.shards)
           throw InputError("--shard", 0, 0, "expected K/N with 0 <= K < N");

@@ -1,12 +1,16 @@
-// Fuzz target: the points-file design (config/sweep_points_file.cpp: an RFC 4180 CSV of points).
-// Each input is written to <tmp>/points.csv next to a fixed sweep file that reads it
-// (design = "points_file", base six-regions.toml), then the sweep is loaded; a sweep that loads
-// also builds its first point. Seeds: the CSV files the repository ships. The tree is removed at
-// exit.
+// Fuzz target: the points-file design (config/sweep_points_file.cpp over util/csv_read.h, the
+// one CSV syntax). Each input is written to <tmp>/points.csv next to a fixed sweep file that
+// reads it (design = "points_file", base six-regions.toml), then the sweep is loaded; a sweep
+// that loads also builds its first point. An input whose first byte is below 0x10 takes it as
+// mutation flags for the rest: 1 a UTF-8 byte-order mark first, 2 CRLF line ends, 4 the header's
+// region paths respelt by index (cluster.region.us-east. -> cluster.region[0].), 8 the header's
+// first column repeated in that other spelling (two spellings of one parameter). Seeds: the CSV
+// files the repository ships. The tree is removed at exit.
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
+#include <algorithm>
 #include <string>
 
 #include "config/sweep_loader.h"
@@ -33,13 +37,44 @@ const fs::path& sweep_path() {
   return sweep;
 }
 
+/// The CSV text of one input, with its mutations (see the header comment).
+std::string points_text(const std::uint8_t* data, std::size_t size) {
+  unsigned flags = 0;
+  if (size > 0 && data[0] < 0x10) {
+    flags = data[0];
+    ++data;
+    --size;
+  }
+  std::string text(reinterpret_cast<const char*>(data), size);
+  const std::size_t eol = std::min(text.find('\n'), text.size());
+  std::string header = text.substr(0, eol), rest = text.substr(eol);
+  if (flags & 4u)
+    for (std::size_t at; (at = header.find("cluster.region.us-east.")) != std::string::npos;)
+      header.replace(at, 23, "cluster.region[0].");
+  if (flags & 8u) {
+    std::string first = header.substr(0, std::min(header.find(','), header.size()));
+    const std::size_t at = first.find("cluster.region.");
+    if (at != std::string::npos) {
+      const std::size_t dot = first.find('.', at + 15);
+      if (dot != std::string::npos) first = first.substr(0, at) + "cluster.region[0]" + first.substr(dot);
+    }
+    header += "," + first;
+  }
+  text = header + rest;
+  if (flags & 2u)
+    for (std::size_t at = 0; (at = text.find('\n', at)) != std::string::npos; at += 2) text.insert(at, "\r");
+  if (flags & 1u) text = "\xEF\xBB\xBF" + text;
+  return text;
+}
+
 }  // namespace
 
 int fuzz_one(const std::uint8_t* data, std::size_t size) {
   const fs::path& sweep = sweep_path();
   {
+    const std::string text = points_text(data, size);
     std::ofstream out(geopipe::fuzz::temp_tree_path() / "points.csv", std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
     if (!out) throw std::runtime_error("fuzz_points: cannot write points.csv");
   }
   try {
