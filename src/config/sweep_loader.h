@@ -153,6 +153,7 @@ struct SweepSpec {
   std::vector<SweepPoint> listed;       ///< then these: explicit [[point]]s, a points_file's rows (all points of a spec made by hand)
   SweepSample sample;                   ///< then a sampling design's points, generated on demand from `unit`
   std::vector<std::string> trace_paths; ///< every distinct CSV trace the points read (outputs must not be one)
+  std::vector<std::string> design_paths; ///< files the design read (a points file; outputs must not be one)
   JobTextBytes job_text;                ///< widest job texts of the checked points (sim/job_row.h): /jobs column widths
   bool checked_all = true;              ///< every point's scenario was built at load time (else a sample, see SweepLoadOptions)
   std::uint64_t points_checked = 0;     ///< how many points were built at load time

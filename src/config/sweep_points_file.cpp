@@ -159,6 +159,7 @@ void PointsFileDesign::materialise(SweepSpec& spec) const {
   }
   const std::size_t ncol = spec.columns.size();
   spec.design_text = csv_text_;
+  spec.design_paths.push_back(csv_path_);
   spec.listed.reserve(spec.listed.size() + rows_.size());
   for (const auto& row : rows_) {
     SweepPoint p;

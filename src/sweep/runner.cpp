@@ -348,6 +348,7 @@ int run_sweep(const SweepOptions& opt) {
       if (opt.output.empty()) throw InputError("-o", 0, 0, "missing output file (expected -o OUT.h5)");
       std::vector<std::string> inputs = {spec->path, spec->base_path};
       inputs.insert(inputs.end(), spec->trace_paths.begin(), spec->trace_paths.end());
+      inputs.insert(inputs.end(), spec->design_paths.begin(), spec->design_paths.end());
       for (const std::string& in : inputs)
         if (util::same_file(opt.output, in))
           throw InputError("-o", 0, 0, "'" + opt.output + "' is an input of this sweep (" + in +

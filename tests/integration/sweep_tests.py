@@ -611,6 +611,17 @@ def test_hostile_study(c):
     p = c.run([c.bin, "sweep", nul, "-o", c.path("nul.h5"), "--no-mpi"], expect=2)
     assert "nul.toml:8:16: axis[0].values[1] contains U+0000 (NUL), which no text value may" in p.stderr, p.stderr
     assert not os.path.exists(c.path("nul.h5"))
+    # every file a sweep reads is an input, its points file too: never overwritten, not with --force
+    pts = c.path("pts.csv")
+    with open(pts, "w") as f:
+        f.write("network.bandwidth_scale\n0.5\n1\n")
+    ptoml = c.path("pts.toml")
+    with open(ptoml, "w") as f:
+        f.write(f'[sweep]\nname = "p"\nbase = "{os.path.join(c.src, "sweeps/base/six-regions.toml")}"\n'
+                'schedulers = ["bace-pipe"]\nseeds = 1\ndesign = "points_file"\n[points_file]\npath = "pts.csv"\n')
+    for extra in ([], ["--force"], ["--resume"]):
+        p = c.run([c.bin, "sweep", ptoml, "-o", pts, "--no-mpi", *extra], expect=2)
+        assert "is an input of this sweep" in p.stderr and open(pts).read() == "network.bandwidth_scale\n0.5\n1\n", p.stderr
     # a file-size limit (a quota, a full scratch file system) mid-sweep: not a signal but an error,
     # no stray files, and the result file resumes to the same results as a run without the limit
     import resource
