@@ -360,7 +360,9 @@ class Summary {
         const Cell& c = it->second[m];
         const double mean = shown(m, c.value.mean);
         const double half = shown(m, c.value.half_width);
-        fmt::print(os, "  {:>24}", fmt::format("{:.4g} {} {:.3g}", mean, pm(), half));
+        // One run has no spread: its CI is unknown, not zero.
+        fmt::print(os, "  {:>24}", c.value.n >= 2 ? fmt::format("{:.4g} {} {:.3g}", mean, pm(), half)
+                                                  : fmt::format("{:.4g} (no CI)", mean));
         if (s == base_) {
           fmt::print(os, " {:>17} {:>17}", "baseline", "baseline");
           continue;
