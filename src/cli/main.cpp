@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "sweep/runner.h"
 #include "config/error.h"
 #include "util/input_error.h"
 
@@ -68,6 +69,7 @@ int main(int argc, char** argv) {
   // normal error path (a message, the temporary file removed) instead of killing geopipe
   // silently with SIGXFSZ (docs/design.md, "Outputs").
   ::signal(SIGXFSZ, SIG_IGN);
+  if (argc >= 2 && std::strcmp(argv[1], "sweep") == 0) geopipe::sweep::install_sweep_stop_handlers();
   CLI::App app{"geopipe: simulate multi-tenant pipeline-parallel LLM training across geo-distributed GPU regions"};
   app.set_version_flag("--version", std::string("geopipe ") + GEOPIPE_VERSION);
   app.require_subcommand(1);

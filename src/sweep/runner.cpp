@@ -275,6 +275,8 @@ bool launched_by_mpi() {
   return false;
 }
 
+void install_sweep_stop_handlers() { install_stop_handlers(); }
+
 int run_sweep(const SweepOptions& opt) {
   // Handlers first: a signal that arrives during start-up (MPI_Init can take a second under
   // srun) must also end the run resumably instead of killing the process.

@@ -48,6 +48,11 @@ struct SweepOptions {
 /// Runs the sweep; returns the process exit code (util/exit_codes.h). Messages go to stderr.
 int run_sweep(const SweepOptions& opt);
 
+/// Installs the sweep's stop handlers now (SIGTERM, SIGUSR1, SIGINT: stop resumably, exit 75).
+/// run_sweep() installs them too; main() calls this first thing for `geopipe sweep`, so that a
+/// signal during start-up (argument parsing, loading a large sweep) already ends it resumably.
+void install_sweep_stop_handlers();
+
 /// True when the environment says we were launched by an MPI launcher (mpirun, srun --mpi=pmix).
 bool launched_by_mpi();
 
