@@ -173,7 +173,15 @@ struct PointKeyer::Impl {
   toml::table doc;                                    ///< base + fixed; point overrides land here too
   std::map<std::string, std::string> entries;         ///< canonical form of base + fixed
   std::map<std::string, std::string> texts;           ///< TOML text of each entry of base + fixed
-  ContentDigest base;                                 ///< digest of `entries`
+  ContentDigest base;                                 ///< digest of the keyed `entries`
+  /// Paths of leaves added later (Field::keyed_only_when_set) -> their default's canonical value:
+  /// an entry with that value is not part of the digest.
+  std::map<std::string, std::string> unkeyed_default;
+
+  bool keyed(const std::string& path, const std::string& value) const {
+    const auto it = unkeyed_default.find(path);
+    return it == unkeyed_default.end() || it->second != value;
+  }
   std::unordered_map<std::string, OverrideTarget> targets;         ///< by override path
   std::unordered_map<std::string, std::string> values;             ///< by canonical path '\0' value text
   std::unordered_map<std::string, std::string> traces;             ///< file -> "csv:<bytes>:<fnv>"
@@ -250,12 +258,15 @@ struct PointKeyer::Impl {
         if (const toml::array* a = n ? n->as_array() : nullptr)
           for (std::size_t i = 0; i < a->size(); ++i)
             flatten(*f.table, a->get(i)->as_table(), path + "[" + std::to_string(i) + "]");
-      } else if (n) {
-        entries[path] = value_of(f, path, *n);
-        texts[path] = sweep_internal::toml_text(*n);  // as a sweep point's value text (sweep_parse.h)
-      } else if (!f.default_text.empty()) {
-        entries[path] = default_of(f, path);
-        texts[path] = f.default_text;
+      } else {
+        if (n) {
+          entries[path] = value_of(f, path, *n);
+          texts[path] = sweep_internal::toml_text(*n);  // as a sweep point's value text (sweep_parse.h)
+        } else if (!f.default_text.empty()) {
+          entries[path] = default_of(f, path);
+          texts[path] = f.default_text;
+        }
+        if (f.keyed_only_when_set && !f.default_text.empty()) unkeyed_default[path] = default_of(f, path);
       }
     }
   }
@@ -288,7 +299,8 @@ PointKeyer::PointKeyer(const std::string& base_text, const std::string& base_pat
   impl_->doc = parse_toml(base_text, base_path);
   apply_overrides(impl_->doc, fixed);
   impl_->flatten(schema::scenario_root(), &impl_->doc, "");
-  for (const auto& [path, value] : impl_->entries) add(impl_->base, entry_digest(path, value));
+  for (const auto& [path, value] : impl_->entries)
+    if (impl_->keyed(path, value)) add(impl_->base, entry_digest(path, value));
 }
 
 PointKeyer::~PointKeyer() = default;
@@ -303,8 +315,9 @@ ContentDigest PointKeyer::digest(const std::vector<Override>& overrides) {
   }
   for (const auto& [path, value] : set) {
     const std::string p(path);
-    if (auto it = impl_->entries.find(p); it != impl_->entries.end()) sub(d, entry_digest(p, it->second));
-    add(d, entry_digest(p, value));
+    if (auto it = impl_->entries.find(p); it != impl_->entries.end() && impl_->keyed(p, it->second))
+      sub(d, entry_digest(p, it->second));
+    if (impl_->keyed(p, value)) add(d, entry_digest(p, value));
   }
   return d;
 }
@@ -325,7 +338,8 @@ std::vector<std::string> PointKeyer::canonical(const std::vector<Override>& over
     e[*path] = value;
   }
   std::vector<std::string> out;
-  for (const auto& [path, value] : e) out.push_back(path + " = " + value);
+  for (const auto& [path, value] : e)
+    if (impl_->keyed(path, value)) out.push_back(path + " = " + value);
   return out;
 }
 

@@ -3,7 +3,9 @@
 //
 // A point's content is its resolved scenario document in canonical form: every leaf of the
 // scenario schema (config/schema.h) of the base after the fixed overrides and the point's own,
-// with every default filled in, as `path = value` entries — paths with array entries by index
+// with every default filled in (except the defaults of parameters added after format 4,
+// schema::Field::keyed_only_when_set, which are left out so that adding them keeps every key), as
+// `path = value` entries — paths with array entries by index
 // ("cluster.region[0].gpus"), numbers by the value they denote (shortest round-trip text of
 // the double for a float key, so `2`, `2.0` and `2e0` are one value), strings quoted, arrays
 // element by element, and `workload.trace` replaced by the size and FNV-1a 64 digest of the

@@ -460,10 +460,10 @@ void Builder::check_mix_fits(const Scenario& sc) {
     j.gpus_per_stage = e.gpus_per_stage;
     j.micro_batch_size = e.micro_batch_size;
     j.micro_batches = e.micro_batches;
-    j.stages = generated_stages(e, llm, sc.topology);
+    j.stages = generated_stages(e, llm, sc.topology, sc.compute);
     if (j.stages <= 0) {
       j.stages = llm.layers;
-      const JobProfile finest = make_profile(j, llm);
+      const JobProfile finest = make_profile(j, llm, sc.compute);
       double need = 0;
       for (double m : finest.memory_bytes) need = std::max(need, m);
       fail(*list[i], p + ": model '" + llm.name +
@@ -478,7 +478,7 @@ void Builder::check_mix_fits(const Scenario& sc) {
                          std::to_string(static_cast<std::int64_t>(j.stages) * j.micro_batches) +
                          " pipeline cells per iteration (expected at most " + std::to_string(kMaxPipelineCells) +
                          ", whose exact timing takes about 25 ms: fewer micro_batches or a smaller stage_multiplier)");
-    const JobProfile prof = make_profile(j, llm);
+    const JobProfile prof = make_profile(j, llm, sc.compute);
     if (!fits_empty_cluster(prof, sc.topology)) {
       fail(*list[i], p + ": job of model '" + llm.name + "' needs " + std::to_string(j.stages) + " stages x " +
                          std::to_string(j.gpus_per_stage) + " GPUs = " + std::to_string(j.total_gpus()) +
@@ -509,7 +509,8 @@ void Builder::check_iterations(const Scenario& sc, const JobProfile& prof, std::
 
 /// Line (1-based) of the trace row that produced `job`, or 0. parse_trace_csv sorts jobs by
 /// arrival, so we re-parse row by row to find it.
-int find_trace_line(const std::string& text, const Job& job, const std::vector<LlmSpec>& llms, const Topology& topo) {
+int find_trace_line(const std::string& text, const Job& job, const std::vector<LlmSpec>& llms, const Topology& topo,
+                    const ComputeOptions& compute) {
   std::istringstream in(text);
   std::string line, header;
   int lineno = 0;
@@ -523,7 +524,7 @@ int find_trace_line(const std::string& text, const Job& job, const std::vector<L
       continue;
     }
     try {
-      const auto jobs = parse_trace_csv(header + "\n" + line + "\n", "", llms, topo);
+      const auto jobs = parse_trace_csv(header + "\n" + line + "\n", "", llms, topo, compute);
       if (jobs.size() != 1) continue;
       const Job& j = jobs[0];
       if (j.arrival_s == job.arrival_s && j.model == job.model && j.stages == job.stages &&
@@ -554,7 +555,7 @@ void Builder::load_trace(Scenario& sc) {
                        ? ""
                        : " (relative paths are resolved against the scenario file's directory)"));
   try {
-    sc.trace_jobs = parse_trace_csv(text, shown, sc.llms, sc.topology);
+    sc.trace_jobs = parse_trace_csv(text, shown, sc.llms, sc.topology, sc.compute);
     sc.trace_path = shown;
   } catch (const InputError& e) {
     fail(*tn, "workload.trace: " + std::string(e.what()));
@@ -570,11 +571,11 @@ void Builder::load_trace(Scenario& sc) {
     const std::array<int, 5> shape = {j.model, j.stages, j.gpus_per_stage, j.micro_batch_size, j.micro_batches};
     if (auto it = shape_fits.find(shape); it != shape_fits.end() && it->second) continue;
     const LlmSpec& llm = sc.llms[static_cast<std::size_t>(j.model)];
-    const JobProfile prof = make_profile(j, llm);
+    const JobProfile prof = make_profile(j, llm, sc.compute);
     const bool fits = fits_empty_cluster(prof, sc.topology);
     shape_fits[shape] = fits;
     if (fits) continue;
-    const int line = find_trace_line(text, j, sc.llms, sc.topology);
+    const int line = find_trace_line(text, j, sc.llms, sc.topology, sc.compute);
     fail(*tn, "workload.trace: " + shown + (line > 0 ? ":" + std::to_string(line) : std::string()) +
                   ": job (arrival " + format_number(j.arrival_s) + " s, model '" + llm.name + "') needs " +
                   std::to_string(j.stages) + " stages x " + std::to_string(j.gpus_per_stage) + " GPUs = " +
@@ -599,6 +600,17 @@ Scenario Builder::build() {
     read(*sim, "mfu", sc.compute.mfu);
     read(*sim, "tp_efficiency", sc.compute.tp_efficiency);
     read(*sim, "optimizer_step_s", sc.compute.optimizer_step_s);
+    if (const toml::node* n = get(*sim, "pipeline_schedule")) {
+      std::string name;
+      read(*sim, "pipeline_schedule", name);
+      const PipelineSchedule* s = find_pipeline_schedule(name);
+      if (!s) {
+        const std::vector<std::string> names = pipeline_schedule_names();
+        fail(*n, "sim.pipeline_schedule: unknown pipeline schedule '" + name + "'" + suggestion_suffix(name, names) +
+                     " (expected one of " + quoted_list(names) + ")");
+      }
+      sc.compute.pipeline_schedule = s->kind();
+    }
   }
   build_gpus(sc);
   build_models(sc);

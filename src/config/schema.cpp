@@ -63,6 +63,8 @@ const TableSpec& sim_spec() {
           .says("speed factor of a tensor-parallel stage with gpus_per_stage > 1"),
       F("optimizer_step_s", K::kFloat).ge(0).le(kMaxSeconds).def(ComputeOptions{}.optimizer_step_s).in("s")
           .says("constant added to every iteration"),
+      F("pipeline_schedule", K::kString).def(toml_quote(std::string(ComputeOptions{}.schedule().name()))).added_later()
+          .says("order of each stage's forwards and backwards: \"gpipe\" or \"1f1b\" (docs/model.md)"),
   }};
   return t;
 }

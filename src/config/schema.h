@@ -54,6 +54,9 @@ struct Field {
   std::string doc;
   const TableSpec* table = nullptr;  ///< kTable / kTableArray: the nested schema
   std::string address_key;        ///< kTableArray: key naming an entry in override paths
+  /// Leaves added after HDF5 format 4: at their default they are left out of a scenario's content
+  /// key (docs/hdf5-format.md, "Scenario keys"), so adding them keeps the keys of earlier files.
+  bool keyed_only_when_set = false;
 
   bool is_leaf() const { return kind != Kind::kTable && kind != Kind::kTableArray; }
   bool is_integer() const { return kind == Kind::kInt; }
@@ -75,6 +78,7 @@ struct Field {
   Field def(T v) const { return def(format_number(static_cast<double>(v))); }
   Field in(std::string u) const { Field f = *this; f.unit = std::move(u); return f; }
   Field says(std::string d) const { Field f = *this; f.doc = std::move(d); return f; }
+  Field added_later() const { Field f = *this; f.keyed_only_when_set = true; return f; }
 };
 
 struct TableSpec {

@@ -7,7 +7,7 @@
 
 namespace geopipe {
 
-JobProfile make_profile(const Job& job, const LlmSpec& llm) {
+JobProfile make_profile(const Job& job, const LlmSpec& llm, const ComputeOptions& opt) {
   assert(job.stages >= 1 && job.stages <= llm.layers);
   JobProfile p;
   const int S = job.stages;
@@ -17,7 +17,7 @@ JobProfile make_profile(const Job& job, const LlmSpec& llm) {
   p.iterations = static_cast<double>(job.iterations);
   const double b = job.micro_batch_size, s = llm.seq_len, h = llm.hidden, V = llm.vocab;
   const double bytes = llm.bytes_per_elem;
-  const double m = job.micro_batches;
+  const PipelineSchedule& schedule = opt.schedule();
   p.activation_bytes = b * s * h * bytes;
   const double flops_per_layer = 24.0 * b * s * h * h * (1.0 + s / (6.0 * h));
   const double head_flops = 2.0 * b * s * h * V;
@@ -33,7 +33,8 @@ JobProfile make_profile(const Job& job, const LlmSpec& llm) {
     p.fwd_flops[k] = l * flops_per_layer + (i == S - 1 ? head_flops : 0.0);
     p.params[k] = l * llm.params_per_layer() + (i == 0 ? llm.embedding_params() : 0.0) +
                   (i == S - 1 ? llm.embedding_params() : 0.0);
-    p.memory_bytes[k] = 16.0 * p.params[k] + m * b * s * h * l * bytes;
+    const double stashed = schedule.stashed_micro_batches(i, S, job.micro_batches);
+    p.memory_bytes[k] = 16.0 * p.params[k] + stashed * b * s * h * l * bytes;
   }
   return p;
 }
@@ -44,7 +45,7 @@ double stage_speed(const GpuType& gpu, int gpus_per_stage, const ComputeOptions&
 }
 
 int min_feasible_stages(const LlmSpec& llm, int micro_batch_size, int micro_batches,
-                        int gpus_per_stage, double gpu_memory_bytes) {
+                        int gpus_per_stage, double gpu_memory_bytes, const ComputeOptions& opt) {
   GpuType g;
   g.memory_bytes = gpu_memory_bytes;
   for (int S = 1; S <= llm.layers; ++S) {
@@ -53,7 +54,7 @@ int min_feasible_stages(const LlmSpec& llm, int micro_batch_size, int micro_batc
     j.micro_batch_size = micro_batch_size;
     j.micro_batches = micro_batches;
     j.gpus_per_stage = gpus_per_stage;
-    const JobProfile p = make_profile(j, llm);
+    const JobProfile p = make_profile(j, llm, opt);
     bool ok = true;
     for (int i = 0; i < S && ok; ++i) ok = p.stage_fits(i, g);
     if (ok) return S;
@@ -62,13 +63,10 @@ int min_feasible_stages(const LlmSpec& llm, int micro_batch_size, int micro_batc
 }
 
 double ideal_iteration_time(const JobProfile& p, const GpuType& gpu, const ComputeOptions& opt) {
-  double sum = 0, mx = 0;
-  for (int i = 0; i < p.stages; ++i) {
-    const double u = compute_time(forward_time(p, i, gpu, opt));
-    sum += u;
-    mx = std::max(mx, u);
-  }
-  return (p.micro_batches - 1) * mx + sum + opt.optimizer_step_s;
+  std::vector<double> fwd(static_cast<size_t>(p.stages));
+  for (int i = 0; i < p.stages; ++i) fwd[static_cast<size_t>(i)] = forward_time(p, i, gpu, opt);
+  PipelineScratch scratch;
+  return opt.schedule().compute_only_time(fwd, p.micro_batches, opt.optimizer_step_s, scratch);
 }
 
 std::vector<int> job_shapes(const std::vector<Job>& jobs, int& count) {

@@ -8,6 +8,7 @@
 
 #include "model/gpu.h"
 #include "model/llm.h"
+#include "model/pipeline_schedule.h"
 
 namespace geopipe {
 
@@ -16,6 +17,11 @@ struct ComputeOptions {
   double mfu = 0.4;               ///< achieved / peak FLOP/s, in (0, 1]
   double tp_efficiency = 0.9;     ///< speed factor of a g-GPU tensor-parallel stage when g > 1
   double optimizer_step_s = 0.0;  ///< constant added to every iteration (optimizer step), s
+  /// Order of each stage's forwards and backwards (`sim.pipeline_schedule`): timing, memory,
+  /// estimates (model/pipeline_schedule.h).
+  PipelineScheduleKind pipeline_schedule = PipelineScheduleKind::kGPipe;
+
+  const PipelineSchedule& schedule() const { return geopipe::pipeline_schedule(pipeline_schedule); }
 };
 
 /// Most iterations a job may have (a trace's `iterations`, the generator's longest job): keeps a
@@ -24,12 +30,12 @@ inline constexpr double kMaxJobIterations = 1e15;
 /// Latest arrival of a job (a trace's `arrival_s`; the span of generated arrivals), s.
 inline constexpr double kMaxArrivalSpanS = 1e12;
 /// Most pipeline cells S·m of one job (stages × micro-batches): the exact iteration time
-/// (sim/pipeline.h) costs about 6 ns per cell and is evaluated at every start and every change
+/// (model/pipeline_schedule.h) costs about 6 ns per cell and is evaluated at every start and every change
 /// of the job's bandwidth, so a job beyond this would make a run take minutes per event
 /// (docs/limits.md). The config loader refuses larger jobs.
 inline constexpr std::int64_t kMaxPipelineCells = std::int64_t{1} << 22;
 
-/// One GPipe training job. Immutable once generated.
+/// One pipeline-parallel training job. Immutable once generated.
 struct Job {
   int id = 0;                   ///< 0..n-1, index in the scenario's job list (ties broken by id)
   double arrival_s = 0;         ///< submission time
@@ -53,7 +59,7 @@ struct JobProfile {
   std::vector<int> layers;           ///< l_i, layers split as evenly as possible (earlier stages get the extra)
   std::vector<double> fwd_flops;     ///< forward FLOP per micro-batch on stage i (LM head on the last)
   std::vector<double> params;        ///< parameters held by stage i (embedding on first, LM head on last)
-  std::vector<double> memory_bytes;  ///< 16·params_i + m·b·s·h·l_i·bytes (whole stage, all g GPUs)
+  std::vector<double> memory_bytes;  ///< 16·params_i + k_i·b·s·h·l_i·bytes (whole stage, all g GPUs), k_i = the schedule's stashed micro-batches
   double activation_bytes = 0;       ///< A = b·s·h·bytes, per micro-batch per hop, each direction
 
   /// Does stage i fit on g GPUs of this type?
@@ -67,8 +73,8 @@ struct JobProfile {
 /// differ only in `iterations`. Writes the number of shapes to `count`.
 std::vector<int> job_shapes(const std::vector<Job>& jobs, int& count);
 
-/// Builds the profile. Requires 1 <= job.stages <= llm.layers.
-JobProfile make_profile(const Job& job, const LlmSpec& llm);
+/// Builds the profile; memory follows `opt`'s pipeline schedule. Requires 1 <= job.stages <= llm.layers.
+JobProfile make_profile(const Job& job, const LlmSpec& llm, const ComputeOptions& opt);
 
 /// Achieved FLOP/s of one stage on g GPUs: g · peak · mfu · (g > 1 ? tp_efficiency : 1).
 double stage_speed(const GpuType& gpu, int gpus_per_stage, const ComputeOptions& opt);
@@ -99,14 +105,15 @@ constexpr double stall_free_demand_bytes_per_s(double activation_bytes, double f
   return activation_bytes / std::min(fwd_a_s, fwd_b_s);
 }
 
-/// Smallest S (1..L) such that every stage fits in g GPUs of `memory_bytes` each, or 0 if
-/// none does.
+/// Smallest S (1..L) such that every stage fits in g GPUs of `memory_bytes` each under `opt`'s
+/// pipeline schedule, or 0 if none does.
 int min_feasible_stages(const LlmSpec& llm, int micro_batch_size, int micro_batches,
-                        int gpus_per_stage, double gpu_memory_bytes);
+                        int gpus_per_stage, double gpu_memory_bytes, const ComputeOptions& opt);
 
-/// Compute-only GPipe iteration time (infinite bandwidth, zero latency) with every stage on
-/// the same GPU type: (m−1)·max_i u_i + Σ_i u_i with u_i = compute_time(f_i) (exact for the
-/// recurrence in that case), plus the optimizer step.
+/// Compute-only iteration time (infinite bandwidth, zero latency) with every stage on the same
+/// GPU type, under `opt`'s pipeline schedule (PipelineSchedule::compute_only_time; for GPipe
+/// the closed form (m−1)·max_i u_i + Σ_i u_i with u_i = compute_time(f_i)), plus the optimizer
+/// step.
 double ideal_iteration_time(const JobProfile& p, const GpuType& gpu, const ComputeOptions& opt);
 
 }  // namespace geopipe

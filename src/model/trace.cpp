@@ -23,7 +23,8 @@ std::string shown(double v) {
 }  // namespace
 
 std::vector<Job> parse_trace_csv(const std::string& text, const std::string& file,
-                                 const std::vector<LlmSpec>& llms, const Topology& topo) {
+                                 const std::vector<LlmSpec>& llms, const Topology& topo,
+                                 const ComputeOptions& compute) {
   static const std::array<const char*, 7> kCols = {"arrival_s", "model", "stages", "gpus_per_stage",
                                                    "micro_batch_size", "micro_batches", "iterations"};
   std::array<int, 7> pos{};
@@ -91,7 +92,7 @@ std::vector<Job> parse_trace_csv(const std::string& text, const std::string& fil
       e.gpus_per_stage = j.gpus_per_stage;
       e.micro_batch_size = j.micro_batch_size;
       e.micro_batches = j.micro_batches;
-      j.stages = generated_stages(e, *it, topo);
+      j.stages = generated_stages(e, *it, topo, compute);
       if (j.stages == 0)
         throw InputError(file, lineno, fields[static_cast<size_t>(pos[2])].column,
                          "model '" + it->name + "' does not fit any GPU of the cluster at any stage count");

@@ -17,8 +17,9 @@
 namespace geopipe {
 
 /// Parses `text` (named `file` in messages). Throws InputError "file:line:col: ..." on any
-/// malformed field, unknown model or out-of-range value.
+/// malformed field, unknown model or out-of-range value. `compute` decides the stage count of
+/// rows with `stages = 0` (its pipeline schedule's memory).
 std::vector<Job> parse_trace_csv(const std::string& text, const std::string& file,
-                                 const std::vector<LlmSpec>& llms, const Topology& topo);
+                                 const std::vector<LlmSpec>& llms, const Topology& topo, const ComputeOptions& compute);
 
 }  // namespace geopipe

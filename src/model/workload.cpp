@@ -8,11 +8,11 @@
 
 namespace geopipe {
 
-int generated_stages(const ModelMixEntry& e, const LlmSpec& llm, const Topology& topo) {
+int generated_stages(const ModelMixEntry& e, const LlmSpec& llm, const Topology& topo, const ComputeOptions& compute) {
   double max_mem = 0;
   for (const auto& r : topo.regions)
     if (r.gpu_count > 0) max_mem = std::max(max_mem, topo.gpu_types[static_cast<size_t>(r.gpu_type)].memory_bytes);
-  const int s0 = min_feasible_stages(llm, e.micro_batch_size, e.micro_batches, e.gpus_per_stage, max_mem);
+  const int s0 = min_feasible_stages(llm, e.micro_batch_size, e.micro_batches, e.gpus_per_stage, max_mem, compute);
   if (s0 == 0) return 0;
   const int s = static_cast<int>(std::ceil(s0 * e.stage_multiplier - 1e-9));
   return std::clamp(s, s0, llm.layers);
@@ -45,12 +45,12 @@ std::vector<Job> generate_workload(const WorkloadOptions& opt, const std::vector
     j.id = n;
     j.arrival_s = t;
     j.model = e.model;
-    j.stages = generated_stages(e, llm, topo);
+    j.stages = generated_stages(e, llm, topo, compute);
     j.micro_batch_size = e.micro_batch_size;
     j.micro_batches = e.micro_batches;
     j.gpus_per_stage = e.gpus_per_stage;
     j.iterations = 1;
-    const JobProfile p = make_profile(j, llm);
+    const JobProfile p = make_profile(j, llm, compute);
     const double t_ref = ideal_iteration_time(p, reference, compute);
     j.iterations = std::max<std::int64_t>(1, std::llround(units::hours_to_s(dur_h) / t_ref));
     jobs.push_back(j);

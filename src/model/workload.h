@@ -42,7 +42,8 @@ std::vector<Job> generate_workload(const WorkloadOptions& opt, const std::vector
                                    const Topology& topo, const GpuType& reference,
                                    const ComputeOptions& compute, std::uint64_t seed);
 
-/// Stage count the generator uses for a mix entry on this topology (0 if the model fits no GPU).
-int generated_stages(const ModelMixEntry& e, const LlmSpec& llm, const Topology& topo);
+/// Stage count the generator uses for a mix entry on this topology under `compute`'s pipeline
+/// schedule (0 if the model fits no GPU).
+int generated_stages(const ModelMixEntry& e, const LlmSpec& llm, const Topology& topo, const ComputeOptions& compute);
 
 }  // namespace geopipe

@@ -32,7 +32,7 @@ double estimate_iteration_s(const JobProfile& p, const Placement& pl, const Clus
       mx = std::max(mx, c);
     }
   }
-  return (p.micro_batches - 1) * mx + sum + view.compute->optimizer_step_s;
+  return view.compute->schedule().bottleneck_weight(p.micro_batches) * mx + sum + view.compute->optimizer_step_s;
 }
 
 double estimate_cost_usd(const JobProfile& p, const Placement& pl, double iter_s, const ClusterView& view) {

@@ -20,6 +20,7 @@ SearchResult Pathfinder::search(const JobProfile& p, const ClusterView& view, co
   S_ = p.stages;
   R_ = view.regions();
   m_ = p.micro_batches;
+  mm1_ = view.compute->schedule().bottleneck_weight(m_);
   const Topology& topo = *view.topo;
   const ComputeOptions& opt = *view.compute;
   const int g = p.gpus_per_stage;
@@ -361,7 +362,7 @@ void Pathfinder::first_incumbent(int cap_total) {
 void Pathfinder::enumerate_sets() {
   const int K = std::min(spec_.max_blocks, R_);
   const bool cost = spec_.objective == SearchSpec::Objective::kMinCost;
-  const double mm1 = m_ - 1;
+  const double mm1 = mm1_;
   // Per-region figures over all stages: the cheapest stage's unit time and cost coefficient.
   set_rank_.clear();
   for (int r = 0; r < R_; ++r)
@@ -430,7 +431,7 @@ bool Pathfinder::some_order_within(const RegionSet& st, double thr) const {
   // least communication time and stall-freedom, hop_lb_/hopc_lb_, in the sum and max terms)
   // keep the bound within `thr` (the cap for cost, the incumbent for time, minus the set's
   // other terms)?
-  const double mm1 = m_ - 1;
+  const double mm1 = mm1_;
   int regs[6], k = 0;
   for (std::uint64_t b = st.mask; b; b &= b - 1) regs[k++] = std::countr_zero(b);
   do {
@@ -547,7 +548,7 @@ void Pathfinder::dfs(int i, int last, int blocks, std::uint64_t mask, int cap_un
     return;
   }
   const bool cost = spec_.objective == SearchSpec::Objective::kMinCost;
-  const double mm1 = m_ - 1;
+  const double mm1 = mm1_;
   if (i == S_) {
     const double T = mm1 * mx + sum + opt_step_;
     const double o = cost ? obj : T;

@@ -122,6 +122,7 @@ class Pathfinder {
   const ClusterView* view_ = nullptr;
   SearchSpec spec_;
   int S_ = 0, R_ = 0, m_ = 0;
+  double mm1_ = 0;  ///< the schedule's bottleneck weight (m − 1 for GPipe and 1F1B)
   double intra_c_ = 0, intra_lat_ = 0, opt_step_ = 0;
   std::vector<double> unit_, fwd_, coef_;     // R×S: 3f, f, cost coefficient (inf: stage does not fit)
   std::vector<double> unit_prefix_, coef_prefix_;  // R×(S+1)

@@ -15,7 +15,7 @@
 #include "sim/energy.h"
 #include "sim/metrics_accumulator.h"
 #include "sim/network.h"
-#include "sim/pipeline.h"
+#include "model/pipeline_schedule.h"
 #include "util/input_error.h"
 
 namespace geopipe {
@@ -63,7 +63,7 @@ class Engine {
         monitor_(sc.scheduler, sc.topology.num_regions(), seed), acc_(sc.topology) {
     const auto n = jobs.size();
     profiles_.reserve(n);
-    for (const Job& j : jobs) profiles_.push_back(make_profile(j, sc.llms[static_cast<size_t>(j.model)]));
+    for (const Job& j : jobs) profiles_.push_back(make_profile(j, sc.llms[static_cast<size_t>(j.model)], sc.compute));
     run_.resize(n);
     rec_.resize(n);
     for (size_t i = 0; i < n; ++i) {
@@ -217,7 +217,7 @@ class Engine {
     in.hop_bwd_latency_s = r.hop_lat_b;
     in.activation_bytes = p.activation_bytes;
     in.optimizer_step_s = sc_.compute.optimizer_step_s;
-    r.T = gpipe_iteration_time(in, scratch_);
+    r.T = schedule_.iteration_time(in, scratch_);
     std::fill(r.power_w.begin(), r.power_w.end(), 0.0);
     for (int i = 0; i < p.stages; ++i) {
       const int reg = r.regions[static_cast<size_t>(i)];
@@ -296,7 +296,7 @@ class Engine {
       in.hop_latency_s = zero;
       in.activation_bytes = p.activation_bytes;
       in.optimizer_step_s = sc_.compute.optimizer_step_s;
-      r.T_nocomm = gpipe_iteration_time(in, scratch_);
+      r.T_nocomm = schedule_.iteration_time(in, scratch_);
     }
     r.gpus = p.stages * p.gpus_per_stage;
     r.remaining = p.iterations;
@@ -423,6 +423,7 @@ class Engine {
   int running_ = 0;
   std::uint64_t events_ = 0;  ///< event times processed (bounded by opt_.max_events)
   bool has_profiles_ = false;
+  const PipelineSchedule& schedule_ = sc_.compute.schedule();
   PipelineScratch scratch_;
   std::vector<double> inf_buf_, zero_buf_;
   MetricsAccumulator acc_;

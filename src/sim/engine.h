@@ -4,7 +4,7 @@
 // non-flat price profile) and, while jobs wait, the ticks of the scheduler's bandwidth
 // monitor (sim/bandwidth_monitor.h; none when the view is exact). Between events every running
 // job progresses at 1/T_iter iterations per second (fluid progress); a job's T_iter is the
-// exact GPipe recurrence (sim/pipeline.h) over the bandwidth its hops currently get from
+// exact timing of the scenario's pipeline schedule (model/pipeline_schedule.h) over the bandwidth its hops currently get from
 // max-min sharing (sim/network.h), and is recomputed only when one of its hop allocations
 // changes. At each arrival, completion and price change, and at a tick that changed the view,
 // the scheduler is called once with the waiting queue. Jobs are never preempted.

@@ -20,7 +20,7 @@ JobTextBytes job_text_bytes(const Scenario& sc) {
   if (sc.trace_jobs.empty())
     for (const ModelMixEntry& e : sc.workload.mix) {
       if (e.model < 0 || static_cast<std::size_t>(e.model) >= sc.llms.size()) continue;
-      const int s = generated_stages(e, sc.llms[static_cast<std::size_t>(e.model)], sc.topology);
+      const int s = generated_stages(e, sc.llms[static_cast<std::size_t>(e.model)], sc.topology, sc.compute);
       stages = std::max(stages, static_cast<std::size_t>(std::max(s, 0)));
     }
   if (stages > 0) b.regions = std::max(b.regions, stages * (name + 1) - 1);

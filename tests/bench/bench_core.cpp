@@ -16,7 +16,7 @@
 #include "sched/registry.h"
 #include "sim/engine.h"
 #include "sim/maxmin.h"
-#include "sim/pipeline.h"
+#include "model/gpipe.h"
 
 #ifndef GEOPIPE_SOURCE_DIR
 #define GEOPIPE_SOURCE_DIR "."

@@ -47,7 +47,7 @@ Instance make_instance(int R, int S) {
   j.stages = S;
   j.micro_batches = 16;
   j.iterations = 1000;
-  in.profile = make_profile(j, llm);
+  in.profile = make_profile(j, llm, ComputeOptions{});
   in.view = idle_view(in.topo, in.compute);
   for (int a = 0; a < R; ++a)
     for (int b = 0; b < R; ++b)

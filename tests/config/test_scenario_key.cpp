@@ -165,6 +165,34 @@ TEST(ScenarioKey, AnyValueChangesIt) {
   EXPECT_TRUE(distinct(digest_of(swapped)));
 }
 
+// Parameters added to the schema after format 4 (schema::Field::keyed_only_when_set) enter a
+// key only at a value other than their default, so files written before they existed are
+// still extended (docs/hdf5-format.md, "Scenario keys").
+TEST(ScenarioKey, ParametersAddedLaterAreKeyedOnlyWhenNotTheirDefault) {
+  const ContentDigest base = digest_of(kBase);
+  // Pinned when sim.pipeline_schedule was added: adding it left this digest as it was (the
+  // keys of a sweep written by the build before it were compared with this build's).
+  EXPECT_EQ(base.hex(), "b6428d31fd6e2aea4631b24b188c75f8");
+  const std::string gpipe = "\"gpipe\"", ofob = "\"1f1b\"";
+  EXPECT_EQ(digest_of(kBase + "\n[sim]\npipeline_schedule = " + gpipe + "\n"), base);
+  EXPECT_EQ(digest_of(kBase, {ov("sim.pipeline_schedule", gpipe)}), base);
+  EXPECT_EQ(digest_of(kBase, {}, {ov("sim.pipeline_schedule", gpipe)}), base);
+  const ContentDigest other = digest_of(kBase + "\n[sim]\npipeline_schedule = " + ofob + "\n");
+  EXPECT_NE(other, base);
+  EXPECT_EQ(digest_of(kBase, {ov("sim.pipeline_schedule", ofob)}), other);
+  EXPECT_EQ(digest_of(kBase + "\n[sim]\npipeline_schedule = " + ofob + "\n", {ov("sim.pipeline_schedule", gpipe)}), base);
+  PointKeyer k(kBase, "base.toml", {});
+  auto has = [](const std::vector<std::string>& lines, const std::string& l) {
+    return std::find(lines.begin(), lines.end(), l) != lines.end();
+  };
+  EXPECT_FALSE(has(k.canonical({}), "sim.pipeline_schedule = " + gpipe));
+  EXPECT_TRUE(has(k.canonical({ov("sim.pipeline_schedule", ofob)}), "sim.pipeline_schedule = " + ofob));
+  // The resolved parameters (the /parameters table) still list it.
+  bool listed = false;
+  for (const PointKeyer::Entry& e : k.fixed_entries()) listed = listed || e.path == "sim.pipeline_schedule";
+  EXPECT_TRUE(listed);
+}
+
 TEST(ScenarioKey, ATraceCountsByItsContentNotItsPath) {
   TempDir tmp;
   const std::string header = "arrival_s,model,stages,gpus_per_stage,micro_batch_size,micro_batches,iterations\n";

@@ -15,7 +15,7 @@ int fuzz_one(const std::uint8_t* data, std::size_t size) {
       geopipe::config::load_scenario_file(geopipe::fuzz::source_dir() + "/tests/config/good/small.toml");
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
-    (void)geopipe::parse_trace_csv(text, "fuzz.csv", sc.llms, sc.topology);
+    (void)geopipe::parse_trace_csv(text, "fuzz.csv", sc.llms, sc.topology, sc.compute);
   } catch (const geopipe::InputError&) {
     // bad input: expected
   }

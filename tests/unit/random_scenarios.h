@@ -102,7 +102,7 @@ inline RandomCase random_case(std::uint64_t seed, std::uint64_t k) {
       const int b = 1 + static_cast<int>(rng.below(2));
       const auto iters = static_cast<std::int64_t>(std::llround(rng.bounded_pareto(1.1, 50, 5000)));
       const Job j = make_job(t, model, S, g, m, iters, b);
-      if (!fits_empty_cluster(make_profile(j, sc.llms[static_cast<size_t>(model)]), sc.topology)) continue;
+      if (!fits_empty_cluster(make_profile(j, sc.llms[static_cast<size_t>(model)], sc.compute), sc.topology)) continue;
       jobs.push_back(j);
       break;
     }

@@ -159,7 +159,7 @@ inline Topology one_region(double mem) {
 
 /// The job's profile under the scenario's catalogue.
 inline JobProfile profile_of(const Scenario& sc, const Job& j) {
-  return make_profile(j, sc.llms[static_cast<size_t>(j.model)]);
+  return make_profile(j, sc.llms[static_cast<size_t>(j.model)], sc.compute);
 }
 
 }  // namespace geopipe::testutil

@@ -11,7 +11,7 @@
 
 #include "model/scenario.h"
 #include "sim/engine.h"
-#include "sim/pipeline.h"
+#include "model/gpipe.h"
 #include "sim/timeline.h"
 #include "util/input_error.h"
 
@@ -135,7 +135,7 @@ TEST(Engine, CostFollowsHourlyPriceAcrossMidnight) {
   sc.topology.regions[0].price = PriceProfile::hourly(prices, 0.0);
   // One single-stage job running from 23:00 for exactly 2 hours: 1 h at 0.10, 1 h at 0.40.
   Job j = make_job(0, 23 * 3600.0, 1, 1, 1);
-  const JobProfile p = make_profile(j, sc.llms[0]);
+  const JobProfile p = make_profile(j, sc.llms[0], sc.compute);
   const double T = 3 * p.fwd_flops[0] / 50e12;  // one micro-batch: f + b
   j.iterations = static_cast<long>(std::llround(7200.0 / T));
   const double run = static_cast<double>(j.iterations) * T;
@@ -147,10 +147,13 @@ TEST(Engine, CostFollowsHourlyPriceAcrossMidnight) {
   EXPECT_NEAR(r.jobs[0].energy_j, power * run, 1e-6);
 }
 
-TEST(Engine, TwoJobsShareALinkMaxMinAndRecomputeOnChange) {
-  // Regions 0 and 1 joined by a link of capacity C per direction, below each job's demand β.
+// Regions 0 and 1 joined by a link of capacity C per direction, below each job's demand β; the
+// engine times both jobs with the scenario's pipeline schedule.
+/// Returns the iteration time of a job alone on the link.
+double two_jobs_share_a_link(PipelineScheduleKind kind) {
   Scenario sc = base(2, 4, 0.1, 1.0);
-  const JobProfile p = make_profile(make_job(0, 0, 2, 4, 1), sc.llms[0]);
+  sc.compute.pipeline_schedule = kind;
+  const JobProfile p = make_profile(make_job(0, 0, 2, 4, 1), sc.llms[0], sc.compute);
   const double f0 = p.fwd_flops[0] / 50e12, f1 = p.fwd_flops[1] / 50e12;
   const double beta = p.activation_bytes / std::min(f0, f1);
   const double C = 0.5 * beta;
@@ -166,10 +169,11 @@ TEST(Engine, TwoJobsShareALinkMaxMinAndRecomputeOnChange) {
     in.hop_bwd_bytes_per_s = B;
     in.hop_latency_s = lat;
     in.activation_bytes = p.activation_bytes;
-    return gpipe_iteration_time(in);
+    PipelineScratch scratch;
+    return pipeline_schedule(kind).iteration_time(in, scratch);
   };
   const double T_alone = T_at(C), T_shared = T_at(C / 2);
-  ASSERT_GT(T_shared, T_alone);
+  EXPECT_GT(T_shared, T_alone);
   // Job 0 starts at 0 alone; job 1 arrives at t1 and shares the link; job 0 then runs at
   // T_shared until it finishes; after that job 1 runs alone again.
   const long I = 1000;
@@ -188,6 +192,15 @@ TEST(Engine, TwoJobsShareALinkMaxMinAndRecomputeOnChange) {
   // Cross-region bytes: 2·m·A per iteration per cross hop.
   EXPECT_NEAR(r.metrics.cross_region_bytes, 2.0 * I * 2 * 4 * p.activation_bytes, 1e-6 * r.metrics.cross_region_bytes);
   EXPECT_GT(r.metrics.stall_fraction, 0.0);
+  return T_alone;
+}
+
+TEST(Engine, TwoJobsShareALinkMaxMinAndRecomputeOnChange) { two_jobs_share_a_link(PipelineScheduleKind::kGPipe); }
+
+TEST(Engine, TheScenariosPipelineScheduleTimesEveryIteration) {
+  const double t_1f1b = two_jobs_share_a_link(PipelineScheduleKind::kOneFOneB);
+  // On this link-bound pipeline the two schedules differ, so the check above saw 1F1B's times.
+  EXPECT_NE(t_1f1b, two_jobs_share_a_link(PipelineScheduleKind::kGPipe));
 }
 
 TEST(Engine, UnplaceableJobsFailTheRunLoudly) {
@@ -217,7 +230,7 @@ TEST(Engine, EventBudgetStopsAnAstronomicallyLongRun) {
   prices[12] = 0.20;
   sc.topology.regions[0].price = PriceProfile::hourly(prices, 0.0);
   Job first = make_job(0, 0.0, 1, 1, 1);
-  const double T = 3 * make_profile(first, sc.llms[0]).fwd_flops[0] / 50e12;
+  const double T = 3 * make_profile(first, sc.llms[0], sc.compute).fwd_flops[0] / 50e12;
   first.iterations = static_cast<long>(std::llround(1000 * 3600.0 / T));  // ~1000 h on the only GPU
   const std::vector<Job> jobs = {first, make_job(1, 1.0, 1, 1, 10)};     // waits all that time
   ScriptedScheduler s1(std::vector<std::vector<int>>{{0}, {0}});
@@ -247,7 +260,7 @@ TEST(Engine, EventBudgetStopsAnAstronomicallyLongRun) {
 TEST(Engine, TimelineFollowsJobsGpusAndTheMaxMinSplit) {
   Scenario sc = base(2, 4, 0.1, 1.0);
   const std::vector<Job> jobs = {make_job(0, 0.0, 2, 4, 10000), make_job(1, 10.0, 2, 4, 10000)};
-  const JobProfile p = make_profile(jobs[0], sc.llms[0]);
+  const JobProfile p = make_profile(jobs[0], sc.llms[0], sc.compute);
   const double f0 = forward_time(p, 0, sc.topology.gpu_types[0], sc.compute);
   const double f1 = forward_time(p, 1, sc.topology.gpu_types[0], sc.compute);
   const double beta = stall_free_demand_bytes_per_s(p.activation_bytes, f0, f1);

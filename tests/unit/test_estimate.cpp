@@ -8,7 +8,7 @@
 
 #include "scenario_builders.h"
 #include "sched/estimate.h"
-#include "sim/pipeline.h"
+#include "model/gpipe.h"
 #include "sim/view.h"
 
 namespace geopipe {

@@ -19,7 +19,7 @@ using testutil::tiny;
 
 TEST(Profile, LayerSplitAndFlops) {
   const LlmSpec L = tiny();
-  const JobProfile p = make_profile(job(4, 2, 3, 1), L);
+  const JobProfile p = make_profile(job(4, 2, 3, 1), L, ComputeOptions{});
   // 10 layers over 4 stages: 3, 3, 2, 2 (earlier stages take the remainder).
   EXPECT_EQ(p.layers, (std::vector<int>{3, 3, 2, 2}));
   const double b = 2, s = 100, h = 1000, V = 5000;
@@ -43,7 +43,7 @@ TEST(Profile, ForwardTimeAndSpeed) {
   opt.tp_efficiency = 0.8;
   EXPECT_DOUBLE_EQ(stage_speed(g, 1, opt), 50e12);
   EXPECT_DOUBLE_EQ(stage_speed(g, 4, opt), 4 * 100e12 * 0.5 * 0.8);  // TP efficiency only for g > 1
-  const JobProfile p = make_profile(job(2, 1, 4, 1), tiny());
+  const JobProfile p = make_profile(job(2, 1, 4, 1), tiny(), ComputeOptions{});
   EXPECT_DOUBLE_EQ(forward_time(p, 0, g, opt), p.fwd_flops[0] / 50e12);
   // ideal iteration time = (m−1)·max(3f) + Σ 3f
   const double f0 = forward_time(p, 0, g, opt), f1 = forward_time(p, 1, g, opt);
@@ -51,7 +51,7 @@ TEST(Profile, ForwardTimeAndSpeed) {
 }
 
 TEST(Memory, FeasibilityEdges) {
-  const JobProfile p = make_profile(job(2, 1, 4, 2), tiny());
+  const JobProfile p = make_profile(job(2, 1, 4, 2), tiny(), ComputeOptions{});
   GpuType g{"g", 1e14, 0, 1, 1};
   // Exactly at capacity fits (<=); one byte less per GPU of total does not.
   g.memory_bytes = p.memory_bytes[0] / 2;  // g = 2 GPUs per stage
@@ -63,15 +63,15 @@ TEST(Memory, FeasibilityEdges) {
 TEST(Memory, MinFeasibleStages) {
   const LlmSpec L = tiny();
   // Enough memory for everything: 1 stage.
-  EXPECT_EQ(min_feasible_stages(L, 1, 4, 1, 1e12), 1);
+  EXPECT_EQ(min_feasible_stages(L, 1, 4, 1, 1e12, ComputeOptions{}), 1);
   // Exactly the 2-stage requirement: 2 stages.
-  const JobProfile p2 = make_profile(job(2, 1, 4, 1), L);
+  const JobProfile p2 = make_profile(job(2, 1, 4, 1), L, ComputeOptions{});
   const double need2 = std::max(p2.memory_bytes[0], p2.memory_bytes[1]);
-  EXPECT_EQ(min_feasible_stages(L, 1, 4, 1, need2), 2);
+  EXPECT_EQ(min_feasible_stages(L, 1, 4, 1, need2, ComputeOptions{}), 2);
   // Two GPUs per stage halve the per-GPU need.
-  EXPECT_EQ(min_feasible_stages(L, 1, 4, 2, need2 / 2), 2);
+  EXPECT_EQ(min_feasible_stages(L, 1, 4, 2, need2 / 2, ComputeOptions{}), 2);
   // Nothing fits even at one layer per stage: 0.
-  EXPECT_EQ(min_feasible_stages(L, 1, 4, 1, 1000.0), 0);
+  EXPECT_EQ(min_feasible_stages(L, 1, 4, 1, 1000.0, ComputeOptions{}), 0);
 }
 
 }  // namespace

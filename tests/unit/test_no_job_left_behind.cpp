@@ -194,7 +194,7 @@ TwoRegions two_regions(double headroom) {
   TwoRegions r;
   r.sc = make_scenario({make_gpu("gpu")}, {{"a", 0, 4, 0.10}, {"b", 0, 4, 0.12}});
   const Job probe = make_job(0.0, 0, 8, 1, 8, 100);
-  const JobProfile p = make_profile(probe, r.sc.llms[0]);
+  const JobProfile p = make_profile(probe, r.sc.llms[0], r.sc.compute);
   r.beta = hop_demand_bytes_per_s(p, 3, 0, 1, r.sc.topology, r.sc.compute);
   set_link(r.sc.topology, 0, 1, headroom * r.beta, 0.010);
   return r;

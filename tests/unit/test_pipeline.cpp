@@ -1,11 +1,11 @@
-// GPipe recurrence (docs/model.md, "Pipeline timing") against closed forms and hand-computed
+// GPipe recurrence (docs/model.md, "Pipeline schedules") against closed forms and hand-computed
 // schedules.
 #include <gtest/gtest.h>
 
 #include <limits>
 #include <vector>
 
-#include "sim/pipeline.h"
+#include "model/gpipe.h"
 
 namespace geopipe {
 namespace {

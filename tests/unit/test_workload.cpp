@@ -56,13 +56,13 @@ TEST(Workload, GeneratorIsDeterministicAndFollowsTheMix) {
 
 TEST(Workload, StageCountFromMemoryAndMultiplier) {
   const LlmSpec L = tiny();
-  const JobProfile p1 = make_profile(job(1, 1, 4, 1), L);
+  const JobProfile p1 = make_profile(job(1, 1, 4, 1), L, ComputeOptions{});
   const Topology roomy = one_region(1e12);
-  EXPECT_EQ(generated_stages(ModelMixEntry{0, 1, 1, 1, 4, 1.0}, L, roomy), 1);
-  EXPECT_EQ(generated_stages(ModelMixEntry{0, 1, 1, 1, 4, 2.5}, L, roomy), 3);   // ceil(1 · 2.5)
-  EXPECT_EQ(generated_stages(ModelMixEntry{0, 1, 1, 1, 4, 100.0}, L, roomy), 10);  // capped at L
+  EXPECT_EQ(generated_stages(ModelMixEntry{0, 1, 1, 1, 4, 1.0}, L, roomy, ComputeOptions{}), 1);
+  EXPECT_EQ(generated_stages(ModelMixEntry{0, 1, 1, 1, 4, 2.5}, L, roomy, ComputeOptions{}), 3);   // ceil(1 · 2.5)
+  EXPECT_EQ(generated_stages(ModelMixEntry{0, 1, 1, 1, 4, 100.0}, L, roomy, ComputeOptions{}), 10);  // capped at L
   const Topology tight = one_region(p1.memory_bytes[0] / 2);
-  EXPECT_GE(generated_stages(ModelMixEntry{0, 1, 1, 1, 4, 1.0}, L, tight), 2);
+  EXPECT_GE(generated_stages(ModelMixEntry{0, 1, 1, 1, 4, 1.0}, L, tight, ComputeOptions{}), 2);
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
-#include "sim/pipeline.h"
+#include "model/gpipe.h"
 
 #include <algorithm>
 #include <cassert>
+
+#include "model/job.h"
 
 namespace geopipe {
 
@@ -70,6 +72,21 @@ double gpipe_iteration_time(const PipelineInput& in, PipelineScratch& sc) {
 double gpipe_iteration_time(const PipelineInput& in) {
   PipelineScratch sc;
   return gpipe_iteration_time(in, sc);
+}
+
+double GPipeSchedule::iteration_time(const PipelineInput& in, PipelineScratch& scratch) const {
+  return gpipe_iteration_time(in, scratch);
+}
+
+double GPipeSchedule::compute_only_time(std::span<const double> fwd_s, int micro_batches, double optimizer_step_s,
+                                        PipelineScratch&) const {
+  double sum = 0, mx = 0;
+  for (const double f : fwd_s) {
+    const double u = compute_time(f);
+    sum += u;
+    mx = std::max(mx, u);
+  }
+  return (micro_batches - 1) * mx + sum + optimizer_step_s;
 }
 
 }  // namespace geopipe
