@@ -87,6 +87,9 @@ def _read(path, jobs: bool = False):
         err = f["errors"][:] if "errors" in f else np.zeros(0, dtype=[("id", "<i8")])
         job = _h5.frame(f["jobs"][:]) if jobs else None
     met = met[(met["id"] >= 0) & (met["status"] == 1)].drop_duplicates("id")
+    met = _format5_columns(met, "total_cost_usd")
+    if job is not None:
+        job = _format5_columns(job, "cost_usd")
     err_ids = sorted({int(i) for i in np.asarray(err["id"]) if int(i) >= 0})
     return scen, met, err_ids, attrs, job
 
@@ -114,6 +117,21 @@ def _check_unfinished(df: pd.DataFrame, path, allow: bool, what: str) -> int:
         raise UnfinishedJobsError(text)
     warnings.warn(text, stacklevel=3)
     return len(bad)
+
+
+def _format5_columns(df: pd.DataFrame, total: str) -> pd.DataFrame:
+    """A table of a file of format 3 or 4 with the columns format 5 added, filled with what they
+    are for results written before egress existed (docs/hdf5-format.md, "Format versions"):
+    electricity_cost_usd = the total cost, egress_cost_usd = 0, and for /jobs layers = ""."""
+    if "egress_cost_usd" in df.columns or total not in df.columns:
+        return df
+    df = df.copy()
+    at = df.columns.get_loc(total) + 1
+    df.insert(at, "electricity_cost_usd", df[total].to_numpy())
+    df.insert(at + 1, "egress_cost_usd", 0.0)
+    if total == "cost_usd" and "regions" in df.columns and "layers" not in df.columns:
+        df.insert(df.columns.get_loc("regions") + 1, "layers", "")
+    return df
 
 
 def load(path, allow_unfinished: bool = False) -> pd.DataFrame:
@@ -160,8 +178,9 @@ def load_jobs(path) -> pd.DataFrame:
 
     Columns: scenario_id, then its scenario's point, seed (int64), scheduler (str) and
     parameter columns, then the file's job columns (job_id, model, stages, gpus_per_stage,
-    regions, arrival_s, start_s, finish_s, iterations, mean_iteration_s, first_iteration_s,
-    energy_j, cost_usd, carbon_g, cross_region_bytes; text decoded to str), then the dot-free
+    regions, layers, arrival_s, start_s, finish_s, iterations, mean_iteration_s, first_iteration_s,
+    energy_j, cost_usd, electricity_cost_usd, egress_cost_usd, carbon_g, cross_region_bytes; text
+    decoded to str; files of format 3-4 get the columns of format 5 filled), then the dot-free
     aliases of the parameter columns (as ``load``). Only jobs of scenarios that have a valid
     ``/metrics`` row are kept (an interrupted file may hold others), so each scenario has
     ``jobs_total`` rows. ``df.attrs`` as ``load``'s. ValueError for a file without ``/jobs``.

@@ -29,6 +29,7 @@ constexpr TableColumn kRunColumns[] = {
     {"avg_jct_s", "avgJCT", 9, 2},      {"p95_jct_s", "p95JCT", 9, 2},
     {"avg_queue_delay_s", "queue", 9, 2}, {"makespan_s", "makesp", 9, 1},
     {"total_energy_j", "", 8, 2},         {"total_cost_usd", "cost_usd", 10, 0},
+    {"egress_cost_usd", "egress", 8, 0},
     {"gpu_utilization", "util", 6, 3},    {"stall_fraction", "stall", 6, 3},
     {"cross_region_bytes", "xreg", 8, 2}, {"sched_time_total_s", "sched", 9, 1},
     {"sched_time_max_s", "max", 8, 2},

@@ -293,6 +293,12 @@ void Builder::build_network(Scenario& sc) {
     ab.capacity_bytes_per_s = units::gbps_to_bytes_per_s(fwd) * sc.bandwidth_scale;
     ba.capacity_bytes_per_s = units::gbps_to_bytes_per_s(rev) * sc.bandwidth_scale;
     ab.latency_s = ba.latency_s = lat;
+    double egress = 0;  // reverse_egress_usd_per_gb defaults to egress_usd_per_gb
+    read(lt, "egress_usd_per_gb", egress);
+    double rev_egress = egress;
+    read(lt, "reverse_egress_usd_per_gb", rev_egress);
+    ab.egress_usd_per_byte = units::usd_per_gb_to_usd_per_byte(egress);
+    ba.egress_usd_per_byte = units::usd_per_gb_to_usd_per_byte(rev_egress);
     if (!std::isfinite(ab.capacity_bytes_per_s) || !std::isfinite(ba.capacity_bytes_per_s) ||
         !(ab.capacity_bytes_per_s > 0) || !(ba.capacity_bytes_per_s > 0))
       fail(lt, p + ": bandwidth x network.bandwidth_scale is out of range (expected a finite capacity > 0)");

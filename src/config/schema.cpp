@@ -44,6 +44,7 @@ constexpr double kMaxGbps = 1e6;        ///< 1 Pbit/s
 constexpr double kMaxLatencyMs = 1e6;   ///< 1000 s
 constexpr double kMaxSeconds = 1e6;
 constexpr double kMaxPrice = 1e6;       ///< USD/kWh
+constexpr double kMaxEgressUsdPerGb = 1e6;
 
 // One function per table. A default is the initialiser of the model struct the key is read
 // into (model/*.h), printed by Field::def; only defaults that are not a value stay text.
@@ -77,6 +78,10 @@ const TableSpec& link_spec() {
       F("reverse_bandwidth_gbps", K::kFloat).ge(kMinGbps).le(kMaxGbps).in("Gbit/s").def("= bandwidth_gbps")
           .says("capacity of direction regions[1] -> regions[0]"),
       F("latency_ms", K::kFloat).req().ge(0).le(kMaxLatencyMs).in("ms").says("one-way latency, both directions"),
+      F("egress_usd_per_gb", K::kFloat).ge(0).le(kMaxEgressUsdPerGb).def(0).in("USD/GB").added_later()
+          .says("traffic price of direction regions[0] -> regions[1], per GB (10^9 bytes) sent"),
+      F("reverse_egress_usd_per_gb", K::kFloat).ge(0).le(kMaxEgressUsdPerGb).def("= egress_usd_per_gb").in("USD/GB")
+          .added_later().says("traffic price of direction regions[1] -> regions[0]"),
   }};
   return t;
 }

@@ -58,6 +58,7 @@ struct Region {
 struct Link {
   double capacity_bytes_per_s = 0;  ///< per direction; 0 = no link
   double latency_s = 0;             ///< one way
+  double egress_usd_per_byte = 0;   ///< traffic price billed to this (sending) direction, >= 0
 };
 
 struct Topology {

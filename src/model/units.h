@@ -14,6 +14,8 @@ constexpr double bytes_per_s_to_gbps(double bytes_per_s) { return bytes_per_s * 
 constexpr double ms_to_s(double ms) { return ms * 1e-3; }
 constexpr double hours_to_s(double h) { return h * kSecondsPerHour; }
 constexpr double gb_to_bytes(double gb) { return gb * 1e9; }
+/// A traffic price per GB (10^9 bytes, as clouds bill) in USD per byte.
+constexpr double usd_per_gb_to_usd_per_byte(double usd_per_gb) { return usd_per_gb / 1e9; }
 constexpr double tflops_to_flops(double tflops) { return tflops * 1e12; }
 constexpr double joules_to_kwh(double j) { return j / kJoulesPerKwh; }
 

@@ -47,6 +47,10 @@ double estimate_cost_usd(const JobProfile& p, const Placement& pl, double iter_s
     const double j_per_iter = stage_energy_per_iteration_j(p.gpus_per_stage, reg.pue, gpu, busy, iter_s);
     usd += energy_cost_usd(p.iterations * j_per_iter, reg.price.mean_usd_per_kwh(view.now_s, view.now_s + run_s));
   }
+  for (int i = 0; i + 1 < p.stages; ++i) {
+    const int a = pl.stage_region[static_cast<size_t>(i)], b = pl.stage_region[static_cast<size_t>(i + 1)];
+    if (a != b) usd += p.iterations * hop_egress_usd_per_iteration(p.micro_batches, p.activation_bytes, topo.link(a, b), topo.link(b, a));
+  }
   return usd;
 }
 

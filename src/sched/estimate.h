@@ -39,9 +39,10 @@ inline double hop_round_trip_s(const Topology& topo, int a, int b) {
 double estimate_iteration_s(const JobProfile& p, const Placement& pl, const ClusterView& view,
                             BandwidthModel bw);
 
-/// Estimated electricity cost (USD) of running the whole job on `pl` at iteration time
-/// `iter_s`, starting now: I·Σ_i stage_energy_per_iteration_j(g, PUE, busy_i, T) × the mean
-/// price of the stage's region over [now, now + I·T] (sim/energy.h).
+/// Estimated cost (USD) of running the whole job on `pl` at iteration time `iter_s`, starting
+/// now: electricity, I·Σ_i stage_energy_per_iteration_j(g, PUE, busy_i, T) × the mean price of
+/// the stage's region over [now, now + I·T], plus egress, I·Σ_h hop_egress_usd_per_iteration
+/// over the cross-region hops (sim/energy.h).
 double estimate_cost_usd(const JobProfile& p, const Placement& pl, double iter_s, const ClusterView& view);
 
 }  // namespace geopipe

@@ -70,12 +70,18 @@ SearchResult Pathfinder::search(const JobProfile& p, const ClusterView& view, co
   }
   min_hop_time_ = kInf;
   hop_lat_.assign(static_cast<size_t>(R_ * R_), kInf);
+  hop_egress_.assign(static_cast<size_t>(R_ * R_), 0.0);
   for (int a = 0; a < R_; ++a)
     for (int b = 0; b < R_; ++b)
       if (a != b && topo.connected(a, b)) {
         const double rt = hop_round_trip_s(topo, a, b);
         hop_lat_[static_cast<size_t>(a * R_ + b)] = rt;
         min_hop_time_ = std::min(min_hop_time_, rt);
+        // The cost objective adds each cross-region hop's egress (docs/model.md, "Cost-min
+        // allocator"); it is >= 0, so the stage-only lower bounds stay admissible.
+        if (cost)
+          hop_egress_[static_cast<size_t>(a * R_ + b)] =
+              p.iterations * hop_egress_usd_per_iteration(m_, p.activation_bytes, topo.link(a, b), topo.link(b, a));
       }
   if (min_hop_time_ == kInf) min_hop_time_ = 0;
 
@@ -506,6 +512,7 @@ void Pathfinder::compute_symmetry() {
     const Link& x = topo.link(a, c);
     const Link& y = topo.link(b, d);
     return x.capacity_bytes_per_s == y.capacity_bytes_per_s && x.latency_s == y.latency_s &&
+           x.egress_usd_per_byte == y.egress_usd_per_byte &&
            view_->residual_bw(a, c) == view_->residual_bw(b, d) && view_->flow_count(a, c) == view_->flow_count(b, d);
   };
   auto equivalent = [&](int a, int b) {
@@ -573,10 +580,11 @@ void Pathfinder::dfs(int i, int last, int blocks, std::uint64_t mask, int cap_un
     // would give placements with bit-identical objectives).
     if (require_all_ && sym_prev_[static_cast<size_t>(r)] >= 0 && !(mask >> sym_prev_[static_cast<size_t>(r)] & 1U)) continue;
     // Hop from the previous block (stage i−1 on `last`) into stage i on r.
-    double hop_c = 0, hop_lat = 0;
+    double hop_c = 0, hop_lat = 0, hop_usd = 0;
     if (last >= 0) {
       if (!topo.connected(last, r)) continue;
       hop_lat = hop_round_trip_s(topo, last, r);
+      hop_usd = hop_egress_[static_cast<size_t>(last * R_ + r)];
       if (spec_.stall_free || spec_.bandwidth == BandwidthModel::kExpected) {
         const double beta = stall_free_demand_bytes_per_s(A, fwd_[static_cast<size_t>(last * S_ + i - 1)],
                                                           fwd_[static_cast<size_t>(r * S_ + i)]);
@@ -594,6 +602,7 @@ void Pathfinder::dfs(int i, int last, int blocks, std::uint64_t mask, int cap_un
     const bool must_finish = blocks + 1 == spec_.max_blocks;
     if (must_finish && maxL < S_ - i) continue;
     const double base_sum = sum + hop_c + hop_lat;
+    const double base_obj = hop_usd > 0 ? obj + hop_usd : obj;  // bit for bit `obj` without egress
     const int cap_after = cap_unused - cap_[ri];
     const std::uint64_t mask2 = mask | (std::uint64_t{1} << r);
     const int minL = must_finish ? S_ - i : 1;
@@ -625,7 +634,7 @@ void Pathfinder::dfs(int i, int last, int blocks, std::uint64_t mask, int cap_un
       const int j = i + L;
       const double w = mm1 * std::max({mx, bm, L > 1 ? intra_c_ : 0.0}) + base_sum + upre[j] - upre[i] +
                        (L - 1) * (intra_c_ + intra_lat_) + lb_sum_[static_cast<size_t>(j)] + chain + opt_step_;
-      if (cost ? (w > t_thr || obj + cpre[j] - cpre[i] + lb_obj_[static_cast<size_t>(j)] > c_thr) : w > t_thr) break;
+      if (cost ? (w > t_thr || base_obj + cpre[j] - cpre[i] + lb_obj_[static_cast<size_t>(j)] > c_thr) : w > t_thr) break;
       Lcut = L;
     }
     if (Lcut < minL) continue;
@@ -634,7 +643,7 @@ void Pathfinder::dfs(int i, int last, int blocks, std::uint64_t mask, int cap_un
       const int j = i + L;
       const double bsum = base_sum + upre[j] - upre[i] + (L - 1) * (intra_c_ + intra_lat_);
       const double bmax = std::max({mx, blockmax[L], L > 1 ? intra_c_ : 0.0});
-      const double bobj = obj + cpre[j] - cpre[i];
+      const double bobj = base_obj + cpre[j] - cpre[i];
       if (j < S_ && S_ - j > cap_after) continue;  // not enough GPUs left on unused regions
       if (need > S_ - j) continue;                 // region-set mode: a stage per unused region
       const double t_lb = mm1 * std::max(bmax, lb_max_[static_cast<size_t>(j)]) + bsum + lb_sum_[static_cast<size_t>(j)] + chain + opt_step_;

@@ -134,6 +134,7 @@ class Pathfinder {
   std::vector<int> cap_order_;                // regions by capacity, largest first
   double min_hop_time_ = 0;                   // smallest round-trip latency of any link
   std::vector<double> hop_lat_;               // R×R round-trip latency (inf: not linked)
+  std::vector<double> hop_egress_;            // R×R egress cost of the whole job over hop a -> b (cost search; else 0)
   std::vector<std::vector<int>> order_;       // per stage: candidate regions, best first
   std::vector<MemoSlot> memo_slots_;          // size a power of two, load <= 1/2
   std::vector<Label> memo_labels_;            // label pool, reset per search

@@ -7,6 +7,9 @@
 // stalls). Its energy per iteration is g·PUE·(P_busy·busy + P_idle·(T_iter − busy)), busy
 // clamped to [0, T_iter]; its average power over the run is that divided by T_iter. Cost
 // integrates power × price over time with the region's (possibly hourly) price profile.
+//
+// Egress: a cross-region hop a -> b sends m activations (A bytes each) over direction a -> b and
+// m gradients over b -> a per iteration; each direction bills its bytes at its own price.
 #pragma once
 
 #include "model/gpu.h"
@@ -39,6 +42,13 @@ constexpr double energy_cost_usd(double energy_j, double usd_per_kwh) {
 /// P·(Π(t1) − Π(t0)) / 3.6e6 with Π the price integral of PriceProfile.
 inline double energy_cost_usd(const PriceProfile& price, double power_w, double t0_s, double t1_s) {
   return units::joules_to_kwh(power_w * (price.integral(t1_s) - price.integral(t0_s)));
+}
+
+/// Egress cost (USD) one cross-region hop a -> b incurs per iteration: m·A bytes each way, billed
+/// to the sending direction: m·A·(e(a→b) + e(b→a)). 0 for links without a price.
+constexpr double hop_egress_usd_per_iteration(int micro_batches, double activation_bytes, const Link& a_to_b,
+                                              const Link& b_to_a) {
+  return micro_batches * activation_bytes * (a_to_b.egress_usd_per_byte + b_to_a.egress_usd_per_byte);
 }
 
 }  // namespace geopipe

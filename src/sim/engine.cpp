@@ -46,6 +46,7 @@ struct Running {
   double last_t = 0;
   double busy_gpu_s_per_iter = 0;
   double bytes_per_iter = 0;
+  double egress_usd_per_iter = 0;
   int gpus = 0;
 };
 
@@ -189,7 +190,8 @@ class Engine {
     JobRecord& rec = rec_[static_cast<size_t>(j)];
     const double iters = dt / r.T;
     r.remaining -= iters;
-    const JobRates rates{r.T, r.T_nocomm, r.gpus, r.busy_gpu_s_per_iter, r.bytes_per_iter, r.power_region, r.power_w};
+    const JobRates rates{r.T, r.T_nocomm, r.gpus, r.busy_gpu_s_per_iter, r.bytes_per_iter, r.egress_usd_per_iter,
+                         r.power_region, r.power_w};
     acc_.job_ran(rec, rates, r.last_t, t, iters);
     r.last_t = t;
   }
@@ -280,6 +282,7 @@ class Engine {
       ++flow_count_[static_cast<size_t>(a * R + b)];
       ++flow_count_[static_cast<size_t>(b * R + a)];
       r.bytes_per_iter += hop_bytes_per_iteration(p.micro_batches, p.activation_bytes);
+      r.egress_usd_per_iter += hop_egress_usd_per_iteration(p.micro_batches, p.activation_bytes, topo_.link(a, b), topo_.link(b, a));
     }
     // Compute-only time (infinite bandwidth, zero latency) for the stall fraction.
     {
@@ -305,6 +308,7 @@ class Engine {
     JobRecord& rec = rec_[static_cast<size_t>(j)];
     rec.start_s = t;
     rec.stage_region = pl.stage_region;
+    rec.layers = p.layers;
     pending_start_.push_back(j);
     if (timeline_) timeline_->job_started(t, j, pl.stage_region);
   }

@@ -13,6 +13,7 @@ struct JobRecord {
   int stages = 0;
   int gpus_per_stage = 0;
   std::vector<int> stage_region;   ///< placement (empty if never started)
+  std::vector<int> layers;         ///< layers of each stage it ran with (empty if never started)
   double arrival_s = 0;
   double start_s = -1;             ///< -1: never started
   double finish_s = -1;            ///< -1: not finished
@@ -20,7 +21,10 @@ struct JobRecord {
   double mean_iteration_s = 0;     ///< (finish − start) / iterations
   double first_iteration_s = 0;    ///< T_iter at start (before any later re-sharing)
   double energy_j = 0;
-  double cost_usd = 0;
+  double electricity_cost_usd = 0;
+  double egress_cost_usd = 0;      ///< traffic billed on the job's cross-region hops
+  /// Electricity + egress (equal, bit for bit, to the electricity cost when egress is free).
+  double cost_usd() const { return electricity_cost_usd + egress_cost_usd; }
   double carbon_g = 0;
   double cross_region_bytes = 0;
   bool finished() const { return finish_s >= 0; }

@@ -7,7 +7,7 @@
 namespace geopipe {
 
 JobTextBytes JobTextBytes::max_with(const JobTextBytes& o) const {
-  return {std::max(model, o.model), std::max(regions, o.regions)};
+  return {std::max(model, o.model), std::max(regions, o.regions), std::max(layers, o.layers)};
 }
 
 JobTextBytes job_text_bytes(const Scenario& sc) {
@@ -24,6 +24,9 @@ JobTextBytes job_text_bytes(const Scenario& sc) {
       stages = std::max(stages, static_cast<std::size_t>(std::max(s, 0)));
     }
   if (stages > 0) b.regions = std::max(b.regions, stages * (name + 1) - 1);
+  std::size_t digits = 1;
+  for (const LlmSpec& m : sc.llms) digits = std::max(digits, std::to_string(std::max(m.layers, 0)).size());
+  if (stages > 0) b.layers = std::max(b.layers, stages * (digits + 1) - 1);
   return b;
 }
 
@@ -37,6 +40,15 @@ std::string regions_text(const Scenario& sc, const std::vector<int>& stage_regio
   return s;
 }
 
+std::string layers_text(const std::vector<int>& layers) {
+  std::string s;
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    if (i > 0) s += ';';
+    s += std::to_string(layers[i]);
+  }
+  return s;
+}
+
 JobRow job_row(const Scenario& sc, const JobRecord& rec) {
   JobRow row;
   row.job_id = rec.id;
@@ -44,6 +56,7 @@ JobRow job_row(const Scenario& sc, const JobRecord& rec) {
   row.stages = rec.stages;
   row.gpus_per_stage = rec.gpus_per_stage;
   row.regions = regions_text(sc, rec.stage_region);
+  row.layers = layers_text(rec.layers);
   row.arrival_s = rec.arrival_s;
   row.start_s = rec.start_s;
   row.finish_s = rec.finish_s;
@@ -51,7 +64,9 @@ JobRow job_row(const Scenario& sc, const JobRecord& rec) {
   row.mean_iteration_s = rec.mean_iteration_s;
   row.first_iteration_s = rec.first_iteration_s;
   row.energy_j = rec.energy_j;
-  row.cost_usd = rec.cost_usd;
+  row.cost_usd = rec.cost_usd();
+  row.electricity_cost_usd = rec.electricity_cost_usd;
+  row.egress_cost_usd = rec.egress_cost_usd;
   row.carbon_g = rec.carbon_g;
   row.cross_region_bytes = rec.cross_region_bytes;
   return row;

@@ -20,6 +20,7 @@ namespace geopipe {
   X(std::int32_t, stages, "", "pipeline stages S")                                               \
   X(std::int32_t, gpus_per_stage, "", "tensor-parallel GPUs per stage g")                        \
   X(std::string, regions, "", "regions of the blocks in pipeline order, ';'-separated")          \
+  X(std::string, layers, "", "layers of each stage in pipeline order, ';'-separated")            \
   X(double, arrival_s, "s", "submission time")                                                   \
   X(double, start_s, "s", "start time, -1 if never started")                                     \
   X(double, finish_s, "s", "completion time, -1 if not finished")                                \
@@ -27,7 +28,9 @@ namespace geopipe {
   X(double, mean_iteration_s, "s", "(finish - start) / iterations")                              \
   X(double, first_iteration_s, "s", "iteration time at start")                                   \
   X(double, energy_j, "J", "facility energy")                                                    \
-  X(double, cost_usd, "USD", "electricity cost")                                                 \
+  X(double, cost_usd, "USD", "electricity + egress cost")                                        \
+  X(double, electricity_cost_usd, "USD", "electricity cost")                                     \
+  X(double, egress_cost_usd, "USD", "inter-region traffic cost")                                 \
   X(double, carbon_g, "g", "CO2 (regions with a known intensity)")                               \
   X(double, cross_region_bytes, "bytes", "bytes sent between regions")
 
@@ -49,16 +52,20 @@ void for_each_job_column(R& row, F&& f) {
 /// Names of the regions a job's blocks run in, in pipeline order, joined by ';' ("" if the
 /// placement is empty).
 std::string regions_text(const Scenario& sc, const std::vector<int>& stage_region);
+/// Layer counts joined by ';' ("9;9;7"; "" if empty).
+std::string layers_text(const std::vector<int>& layers);
 
 /// The most bytes each text column of a JobRow can take in any run of a scenario (HDF5 /jobs
 /// sizes its text columns with it, so no text is ever cut): `model`, the longest LLM name of
 /// the catalogue; `regions`, S_max names of the longest region name plus S_max - 1 separators,
 /// S_max the most stages any job of the scenario has (the trace's, or each mix entry's
-/// generated_stages; stage counts do not depend on the seed). At least 1 each. A new text
-/// column of GEOPIPE_JOB_COLUMNS needs its bound here.
+/// generated_stages; stage counts do not depend on the seed); `layers`, S_max counts of the
+/// digits of the most layers of any model plus S_max - 1 separators. At least 1 each. A new
+/// text column of GEOPIPE_JOB_COLUMNS needs its bound here.
 struct JobTextBytes {
   std::size_t model = 1;
   std::size_t regions = 1;
+  std::size_t layers = 1;
 
   /// The larger of each bound.
   JobTextBytes max_with(const JobTextBytes& o) const;

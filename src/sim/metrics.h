@@ -35,7 +35,9 @@ enum class MetricDisplay {
   X(double, avg_queue_delay_s, "s", kHours, true, "mean of start - arrival over started jobs")           \
   X(double, makespan_s, "s", kHours, true, "last completion time")                                       \
   X(double, total_energy_j, "J", kMwh, true, "facility energy of all jobs")                              \
-  X(double, total_cost_usd, "USD", kPlain, true, "electricity cost of all jobs")                         \
+  X(double, total_cost_usd, "USD", kPlain, true, "electricity + egress cost of all jobs")                \
+  X(double, electricity_cost_usd, "USD", kPlain, true, "electricity cost of all jobs")                   \
+  X(double, egress_cost_usd, "USD", kPlain, true, "inter-region traffic cost of all jobs")               \
   X(double, total_carbon_g, "g", kPlain, true, "CO2 of all jobs (regions with a known intensity)")       \
   X(double, gpu_hours, "h", kPlain, true, "allocated GPU-hours")                                         \
   X(double, gpu_utilization, "", kPlain, true, "busy / allocated GPU-seconds")                           \

@@ -13,10 +13,11 @@ void MetricsAccumulator::job_ran(JobRecord& rec, const JobRates& r, double t0_s,
     const Region& reg = topo_.regions[static_cast<std::size_t>(r.power_regions[k])];
     const double e = r.power_w[k] * dt;
     rec.energy_j += e;
-    rec.cost_usd += energy_cost_usd(reg.price, r.power_w[k], t0_s, t1_s);
+    rec.electricity_cost_usd += energy_cost_usd(reg.price, r.power_w[k], t0_s, t1_s);
     rec.carbon_g += units::joules_to_kwh(e) * reg.carbon_g_per_kwh;
   }
   rec.cross_region_bytes += iters * r.cross_region_bytes_per_iteration;
+  rec.egress_cost_usd += iters * r.egress_usd_per_iteration;
   busy_gpu_s_ += iters * r.busy_gpu_s_per_iteration;
   alloc_gpu_s_ += dt * r.gpus;
   run_s_ += dt;
@@ -47,7 +48,9 @@ ScenarioMetrics MetricsAccumulator::finish(const std::vector<JobRecord>& records
       m.makespan_s = std::max(m.makespan_s, r.finish_s);
     }
     m.total_energy_j += r.energy_j;
-    m.total_cost_usd += r.cost_usd;
+    m.electricity_cost_usd += r.electricity_cost_usd;
+    m.egress_cost_usd += r.egress_cost_usd;
+    m.total_cost_usd += r.cost_usd();
     m.total_carbon_g += r.carbon_g;
     m.cross_region_bytes += r.cross_region_bytes;
   }

@@ -32,6 +32,7 @@ struct JobRates {
   int gpus = 0;                           ///< GPUs allocated
   double busy_gpu_s_per_iteration = 0;    ///< Σ over stages of gpu_busy_s_per_iteration
   double cross_region_bytes_per_iteration = 0;
+  double egress_usd_per_iteration = 0;    ///< Σ over cross-region hops of hop_egress_usd_per_iteration
   std::span<const int> power_regions;     ///< the distinct regions of the job ...
   std::span<const double> power_w;        ///< ... and the facility power it draws in each
 };
@@ -41,8 +42,8 @@ class MetricsAccumulator {
   explicit MetricsAccumulator(const Topology& topo) : topo_(topo) {}
 
   /// Job `rec` ran from t0 to t1 (t1 > t0) at `rates`, doing `iterations` = (t1 − t0) / T_iter
-  /// iterations: adds its energy, cost (integrated over the price profile), carbon and
-  /// cross-region bytes to `rec`, and its GPU, run and stall time to the scenario.
+  /// iterations: adds its energy, electricity cost (integrated over the price profile), egress
+  /// cost, carbon and cross-region bytes to `rec`, and its GPU, run and stall time to the scenario.
   void job_ran(JobRecord& rec, const JobRates& rates, double t0_s, double t1_s, double iterations);
   /// One event time processed.
   void event() { ++m_.events; }

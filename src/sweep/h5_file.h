@@ -26,7 +26,7 @@ namespace geopipe::sweep::h5 {
 /// 1: the first release; 2: /metrics gains sched_truncated_searches, /jobs gains
 /// first_iteration_s, carbon_g and cross_region_bytes; 3: /scenarios.key, model_version, no
 /// cut texts; 4: /scenarios.point_key, attribute collection.
-constexpr std::int64_t kFormatVersion = 4;
+constexpr std::int64_t kFormatVersion = 5;
 
 // Limits on what a file read by geopipe may claim (docs/hdf5-format.md, "Damaged files and
 // limits"), checked before anything is allocated for it.
@@ -156,6 +156,8 @@ struct Input {
   StoreMeta meta;
   Layout scen_layout;
   Layout jobs_layout;                   ///< no fields if the file has no /jobs
+  bool metrics_before_format5 = false;  ///< /metrics lacks the columns of format 5 (h5_table.h)
+  bool jobs_before_format5 = false;     ///< /jobs lacks them
   Hid scen, metrics, errors, jobs;
   hsize_t n_scen = 0, n_metrics = 0, n_errors = 0, n_jobs = 0;
   std::vector<ParamRow> parameters;     ///< /parameters (format 4; read whole, it is small)

@@ -66,6 +66,18 @@ Table read_joined(const std::string& path) {
     for (const Field* f : mnum) t.numeric[c++].push_back(get_f64(mrows.row(m), *f));
     for (std::size_t k = 0; k < stext.size(); ++k) t.text[k].push_back(get_str(srows.row(i), *stext[k]));
   }
+  if (in.metrics_before_format5) {
+    // A file of format 3 or 4: its results predate egress, so their electricity cost is their
+    // total cost and their egress 0 (fill_format5_columns, h5_table.h).
+    const auto total = std::find(t.names.begin(), t.names.end(), "total_cost_usd");
+    if (total != t.names.end()) {
+      const std::vector<double> cost = t.numeric[static_cast<std::size_t>(total - t.names.begin())];
+      t.names.push_back("electricity_cost_usd");
+      t.numeric.push_back(cost);
+      t.names.push_back("egress_cost_usd");
+      t.numeric.emplace_back(cost.size(), 0.0);
+    }
+  }
   return t;
 }
 

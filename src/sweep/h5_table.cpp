@@ -223,6 +223,25 @@ const Layout& metrics_layout() {
   }();
   return l;
 }
+bool added_in_format5(std::string_view column) {
+  return column == "electricity_cost_usd" || column == "egress_cost_usd" || column == "layers";
+}
+
+Layout without_format5_columns(const Layout& l) {
+  Layout x;
+  for (const Field& f : l.fields)
+    if (!added_in_format5(f.name)) x.add(f.name, f.kind, f.kind == Kind::Str ? f.size : 0);
+  return x;
+}
+
+void fill_format5_columns(unsigned char* row, const Layout& l) {
+  const Field* total = l.find("total_cost_usd");
+  if (!total) total = l.find("cost_usd");
+  if (const Field* f = l.find("electricity_cost_usd"); f && total) put_f64(row, *f, get_f64(row, *total));
+  if (const Field* f = l.find("egress_cost_usd")) put_f64(row, *f, 0.0);
+  if (const Field* f = l.find("layers")) std::memset(row + f->off, 0, f->size);
+}
+
 const Layout& errors_layout() {
   static const Layout l = [] {
     Layout x;
@@ -286,10 +305,11 @@ Layout jobs_layout(const JobTextBytes& text) {
     using T = std::decay_t<decltype(v)>;
     if constexpr (std::is_same_v<T, std::string>) {
       const std::string_view n = name;
-      if (n != "regions" && n != "model")
+      if (n != "regions" && n != "model" && n != "layers")
         throw std::logic_error("h5store: no width for the /jobs text column " + std::string(n) +
                                " (add it to JobTextBytes, sim/job_row.h)");
-      x.add(name, Kind::Str, std::max<std::size_t>(1, n == "regions" ? text.regions : text.model));
+      x.add(name, Kind::Str,
+            std::max<std::size_t>(1, n == "regions" ? text.regions : n == "layers" ? text.layers : text.model));
     } else if constexpr (std::is_same_v<T, double>) {
       x.add(name, Kind::F64);
     } else {
@@ -304,6 +324,7 @@ JobTextBytes job_text_of(const Layout& jobs) {
   JobTextBytes t;
   if (const Field* f = jobs.find("model"); f && f->kind == Kind::Str) t.model = f->size;
   if (const Field* f = jobs.find("regions"); f && f->kind == Kind::Str) t.regions = f->size;
+  if (const Field* f = jobs.find("layers"); f && f->kind == Kind::Str) t.layers = f->size;
   return t;
 }
 

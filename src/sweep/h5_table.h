@@ -127,6 +127,17 @@ Rows fill_row(const Layout& l);
 // /jobs: scenario_id, then the columns of sim/job_row.h (int32, float64, text as wide as
 // `text` says).
 const Layout& metrics_layout();
+
+/// Is `column` one /metrics or /jobs gained in format 5 (electricity_cost_usd, egress_cost_usd;
+/// /jobs also layers)? Files of formats 3 and 4 lack them.
+bool added_in_format5(std::string_view column);
+/// `l` without the columns added in format 5: the layout files of formats 3 and 4 have.
+Layout without_format5_columns(const Layout& l);
+/// Rows of a table of formats 3-4 read into this build's layout `l` (by column name: the
+/// format-5 columns are left as the buffer had them): fills those columns with what they are
+/// for results written before egress existed: electricity_cost_usd = total_cost_usd (/metrics)
+/// or cost_usd (/jobs), egress_cost_usd = 0, layers = "" (not recorded).
+void fill_format5_columns(unsigned char* row, const Layout& l);
 const Layout& errors_layout();
 Layout jobs_layout(const JobTextBytes& text);
 /// How two /metrics rows (metrics_layout) of one scenario differ in a deterministic metric

@@ -4,7 +4,9 @@
 Usage: sweep_tests.py TEST GEOPIPE_BINARY SOURCE_DIR
 Each TEST is one ctest entry (see CMakeLists.txt). Exits non-zero on the first failure.
 """
+import csv
 import glob
+import io
 import os
 import random
 import shutil
@@ -705,7 +707,7 @@ def test_long_texts(c):
     out = c.path("long.h5")
     c.run(c.sweep_cmd(sweep, out, "--save-jobs", "--threads", "1", "--no-mpi"))
     with h5py.File(out, "r") as f:
-        assert int(f.attrs["format_version"]) == 4
+        assert int(f.attrs["format_version"]) == 5
         jobs = f["jobs"][:]
         widths = {n: jobs.dtype[n].itemsize for n in ("model", "regions")}
     longest = 0
@@ -958,7 +960,7 @@ def test_merge_studies(c):
     if same_model:  # its results are this model's: --resume upgrades the file and reuses them
         p = c.run([c.bin, "sweep", os.path.join(data, "format3.toml"), "-o", v3, "--resume", "--no-mpi"])
         with h5py.File(v3, "r") as f:
-            assert int(f.attrs["format_version"]) == 4 and "point_key" in f["scenarios"].dtype.names
+            assert int(f.attrs["format_version"]) == 5 and "point_key" in f["scenarios"].dtype.names
         assert accounting(p.stderr) == (4, 0, 0), p.stderr
         assert keyed(v3) == before
         c.run([c.bin, "merge", v3, ha, "-o", c.path("v3m.h5")])
@@ -1293,6 +1295,60 @@ def test_io_errors(c):
     c.run(c.sweep_cmd(c.tiny, out, "--threads", "2"), env={"HDF5_USE_FILE_LOCKING": "FALSE"})
     assert_complete(out, 36)
     print("  HDF5_USE_FILE_LOCKING=FALSE: sweep completes, 36/36 scenarios")
+
+
+def test_format_upgrade(c):
+    """A file of format 4 (tests/sweep/data/format4.h5, written by geopipe 2a205f7) is read as
+    results without egress: summarize and geopipe.load see electricity_cost_usd = total_cost_usd
+    and egress_cost_usd = 0; --resume rewrites it in format 5 with every result reused, every
+    old column unchanged bit for bit and the new ones filled (layers "": not recorded); a merge
+    with a file of format 5 takes both."""
+    sys.path.insert(0, os.path.join(c.src, "python"))
+    import geopipe
+    data = os.path.join(c.src, "tests/sweep/data")
+    v4 = c.path("v4.h5")
+    shutil.copy(os.path.join(data, "format4.h5"), v4)
+    with h5py.File(v4, "r") as f:
+        assert int(f.attrs["format_version"]) == 4 and "egress_cost_usd" not in f["metrics"].dtype.names
+        old_m, old_j = f["metrics"][:], f["jobs"][:]
+    p = c.run([c.bin, "summarize", v4, "--metric", "egress_cost_usd", "--format", "csv"])
+    rows = list(csv.DictReader(io.StringIO(p.stdout)))
+    assert rows and all(float(r["mean"]) == 0.0 for r in rows), p.stdout
+    df = geopipe.load(v4)
+    assert (df["electricity_cost_usd"] == df["total_cost_usd"]).all() and (df["egress_cost_usd"] == 0).all()
+    jobs = geopipe.load_jobs(v4)
+    assert (jobs["electricity_cost_usd"] == jobs["cost_usd"]).all() and (jobs["layers"] == "").all()
+    p = c.run([c.bin, "sweep", os.path.join(data, "format4.toml"), "-o", v4, "--resume", "--no-mpi"])
+    assert accounting(p.stderr) == (4, 0, 0), p.stderr
+    with h5py.File(v4, "r") as f:
+        assert int(f.attrs["format_version"]) == 5
+        m, j = f["metrics"][:], f["jobs"][:]
+    for n in old_m.dtype.names:
+        if n not in TIMING:
+            assert (old_m[n] == m[n]).all(), n
+    for n in old_j.dtype.names:
+        assert (old_j[n] == j[n]).all(), n
+    assert (m["electricity_cost_usd"] == m["total_cost_usd"]).all() and (m["egress_cost_usd"] == 0).all()
+    assert (j["electricity_cost_usd"] == j["cost_usd"]).all() and (j["egress_cost_usd"] == 0).all()
+    assert set(j["layers"]) == {b""}
+    # the same sweep run by this build: equal results, and its jobs say their layers
+    fresh = c.path("v5.h5")
+    c.run([c.bin, "sweep", os.path.join(data, "format4.toml"), "-o", fresh, "--save-jobs", "--no-mpi"])
+    with h5py.File(fresh, "r") as f:
+        m5, j5 = f["metrics"][:], f["jobs"][:]
+    for n in m.dtype.names:
+        if n not in TIMING:
+            assert (m5[n] == m[n]).all(), n
+    assert all(x.decode().count(";") + 1 == s for x, s in zip(j5["layers"], j5["stages"])), j5["layers"]
+    # an untouched format-4 copy merges with the fresh file: the results agree, the merge is format 5
+    v4b = c.path("v4b.h5")
+    shutil.copy(os.path.join(data, "format4.h5"), v4b)
+    merged = c.path("v45.h5")
+    c.run([c.bin, "merge", v4b, fresh, "-o", merged])
+    with h5py.File(merged, "r") as f:
+        assert int(f.attrs["format_version"]) == 5 and len(f["metrics"]) == 4
+    print("  format 4: read as results without egress; --resume upgraded it to format 5, 4 results reused, "
+          "old columns identical, new ones filled; a fresh run agrees")
 
 
 def main():

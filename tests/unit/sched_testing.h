@@ -95,7 +95,8 @@ inline void expect_same_jobs(const std::vector<JobRecord>& a, const std::vector<
     EXPECT_EQ(bits(a[k].mean_iteration_s), bits(b[k].mean_iteration_s));
     EXPECT_EQ(bits(a[k].first_iteration_s), bits(b[k].first_iteration_s));
     EXPECT_EQ(bits(a[k].energy_j), bits(b[k].energy_j));
-    EXPECT_EQ(bits(a[k].cost_usd), bits(b[k].cost_usd));
+    EXPECT_EQ(bits(a[k].electricity_cost_usd), bits(b[k].electricity_cost_usd));
+    EXPECT_EQ(bits(a[k].egress_cost_usd), bits(b[k].egress_cost_usd));
     EXPECT_EQ(bits(a[k].carbon_g), bits(b[k].carbon_g));
     EXPECT_EQ(bits(a[k].cross_region_bytes), bits(b[k].cross_region_bytes));
   }

@@ -113,7 +113,7 @@ TEST(Engine, OneJobEnergyAndCostByHand) {
   EXPECT_NEAR(j.mean_iteration_s, T, 1e-12 * T);
   EXPECT_DOUBLE_EQ(j.first_iteration_s, T);
   EXPECT_NEAR(j.energy_j, energy, 1e-9 * energy);
-  EXPECT_NEAR(j.cost_usd, energy / 3.6e6 * 0.2, 1e-9 * energy / 3.6e6 * 0.2);
+  EXPECT_NEAR(j.cost_usd(), energy / 3.6e6 * 0.2, 1e-9 * energy / 3.6e6 * 0.2);
   EXPECT_NEAR(j.carbon_g, energy / 3.6e6 * 400, 1e-6);
   const ScenarioMetrics& mt = r.metrics;
   EXPECT_EQ(mt.jobs_completed, 1);
@@ -125,6 +125,39 @@ TEST(Engine, OneJobEnergyAndCostByHand) {
   EXPECT_EQ(mt.cross_region_bytes, 0.0);
   EXPECT_NEAR(mt.stall_fraction, 0.0, 1e-12);
   EXPECT_NEAR(mt.makespan_s, 100 + 1000 * T, 1e-6);
+}
+
+TEST(Engine, EgressIsBilledPerGbToTheSendingDirection) {
+  // Two stages on r0 -> r1; the link bills $0.02/GB from r0 to r1 and $0.09/GB back.
+  Scenario sc = base(2, 4, 0.2, 1.0);
+  sc.topology.link(0, 1) = Link{1e12, 0.001, 0.02 / 1e9};
+  sc.topology.link(1, 0) = Link{1e12, 0.001, 0.09 / 1e9};
+  const long I = 1000;
+  const int m = 4;
+  ScriptedScheduler s({{0, 1}});
+  const SimResult r = simulate(sc, {make_job(0, 0.0, 2, m, I)}, s, 1);
+  ASSERT_EQ(r.jobs.size(), 1u);
+  const JobRecord& j = r.jobs[0];
+  // A = b·s·h·bytes = 1·100·1000·2 = 200,000 bytes per micro-batch and direction: per iteration
+  // 4 activations (0.8 MB) to r1 at $0.02/GB and 4 gradients back at $0.09/GB.
+  const double A = 200000.0;
+  const double expected = I * (m * A / 1e9 * 0.02 + m * A / 1e9 * 0.09);  // $0.088
+  EXPECT_NEAR(j.egress_cost_usd, expected, 1e-12 * expected);
+  EXPECT_NEAR(expected, 0.088, 1e-15);
+  EXPECT_GT(j.electricity_cost_usd, 0.0);
+  EXPECT_EQ(j.cost_usd(), j.electricity_cost_usd + j.egress_cost_usd);
+  EXPECT_NEAR(j.cross_region_bytes, I * 2.0 * m * A, 1e-9);
+  const ScenarioMetrics& mt = r.metrics;
+  EXPECT_EQ(mt.egress_cost_usd, j.egress_cost_usd);
+  EXPECT_EQ(mt.electricity_cost_usd, j.electricity_cost_usd);
+  EXPECT_EQ(mt.total_cost_usd, j.electricity_cost_usd + j.egress_cost_usd);
+  // The same run without prices: the same electricity, no egress, total = electricity.
+  sc.topology.link(0, 1).egress_usd_per_byte = sc.topology.link(1, 0).egress_usd_per_byte = 0;
+  ScriptedScheduler s2({{0, 1}});
+  const SimResult free = simulate(sc, {make_job(0, 0.0, 2, m, I)}, s2, 1);
+  EXPECT_EQ(free.jobs[0].electricity_cost_usd, j.electricity_cost_usd);
+  EXPECT_EQ(free.metrics.egress_cost_usd, 0.0);
+  EXPECT_EQ(free.metrics.total_cost_usd, free.metrics.electricity_cost_usd);
 }
 
 TEST(Engine, CostFollowsHourlyPriceAcrossMidnight) {
@@ -143,7 +176,7 @@ TEST(Engine, CostFollowsHourlyPriceAcrossMidnight) {
   const SimResult r = simulate(sc, {j}, s, 1);
   const double power = 500.0;  // always busy: m·(f+b) = T
   const double first = std::min(run, 3600.0), second = run - first;
-  EXPECT_NEAR(r.jobs[0].cost_usd, power / 1000 * (first / 3600 * 0.10 + second / 3600 * 0.40), 1e-9);
+  EXPECT_NEAR(r.jobs[0].cost_usd(), power / 1000 * (first / 3600 * 0.10 + second / 3600 * 0.40), 1e-9);
   EXPECT_NEAR(r.jobs[0].energy_j, power * run, 1e-6);
 }
 

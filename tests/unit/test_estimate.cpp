@@ -101,6 +101,20 @@ TEST(Estimate, CostOfAPlacementByHand) {
   EXPECT_NEAR(estimate_cost_usd(p, Placement{{0, 0}}, 0.3, v), 276e3 / 3.6e6 * 0.1, 1e-15);
 }
 
+TEST(Estimate, EgressOfAPlacementByHand) {
+  // The placement above with a → b billed $0.02/GB and b → a $0.05/GB: each iteration sends 4
+  // activations of 1 GB a → b and 4 gradients back: 1000 × (4 × 0.02 + 4 × 0.05) = $280 on top
+  // of the electricity; the same-region placement pays none.
+  Scenario sc = two_regions();
+  sc.topology.link(0, 1).egress_usd_per_byte = 0.02 / 1e9;
+  sc.topology.link(1, 0).egress_usd_per_byte = 0.05 / 1e9;
+  const ClusterView v = idle_view(sc.topology, sc.compute);
+  const JobProfile p = two_stage_profile();
+  EXPECT_NEAR(estimate_cost_usd(p, Placement{{0, 1}}, 1.0, v), 488e3 / 3.6e6 * 0.1 + 280.0, 1e-12);
+  EXPECT_NEAR(estimate_cost_usd(p, Placement{{0, 0}}, 0.3, v), 276e3 / 3.6e6 * 0.1, 1e-15);
+  EXPECT_NEAR(estimate_cost_usd(p, Placement{{1, 0}}, 1.0, v), 488e3 / 3.6e6 * 0.1 + 280.0, 1e-12);
+}
+
 TEST(Estimate, StallFreeDemandOfAHop) {
   const Scenario sc = two_regions();
   const JobProfile p = two_stage_profile();

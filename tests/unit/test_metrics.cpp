@@ -121,7 +121,7 @@ TEST(MetricsAccumulator, OneJobByHand) {
   acc.scheduler_call(0.25);
   // Energy: (1000 + 2000) W x 100 s. Cost: 1e5 J at 0.2 $/kWh + 2e5 J at 0.1 $/kWh.
   EXPECT_DOUBLE_EQ(recs[0].energy_j, 3e5);
-  EXPECT_NEAR(recs[0].cost_usd, 1e5 / 3.6e6 * 0.2 + 2e5 / 3.6e6 * 0.1, 1e-15);
+  EXPECT_NEAR(recs[0].cost_usd(), 1e5 / 3.6e6 * 0.2 + 2e5 / 3.6e6 * 0.1, 1e-15);
   EXPECT_NEAR(recs[0].carbon_g, 1e5 / 3.6e6 * 400, 1e-12);
   EXPECT_DOUBLE_EQ(recs[0].cross_region_bytes, 1e10);
   const ScenarioMetrics m = acc.finish(recs, SearchEffort{5, 60, 1}, 2.0);
@@ -171,24 +171,27 @@ TEST(JobRow, FromRecordWithRegionBlocksAndEveryColumnNamedOnce) {
   rec.mean_iteration_s = 5;
   rec.first_iteration_s = 6;
   rec.energy_j = 8;
-  rec.cost_usd = 9;
+  rec.electricity_cost_usd = 9;
+  rec.egress_cost_usd = 0.5;
+  rec.layers = {10, 9, 9};
   rec.carbon_g = 10;
   rec.cross_region_bytes = 11;
   const JobRow row = job_row(sc, rec);
   EXPECT_EQ(row.job_id, 7);
   EXPECT_EQ(row.model, "m1");
   EXPECT_EQ(row.regions, "b;a");
+  EXPECT_EQ(row.layers, "10;9;9");
   std::vector<std::string> names;
   std::vector<double> numbers;
   for_each_job_column(row, [&](const char* name, const auto& v) {
     names.emplace_back(name);
     if constexpr (!std::is_same_v<std::decay_t<decltype(v)>, std::string>) numbers.push_back(static_cast<double>(v));
   });
-  EXPECT_EQ(names, (std::vector<std::string>{"job_id", "model", "stages", "gpus_per_stage", "regions", "arrival_s",
-                                             "start_s", "finish_s", "iterations", "mean_iteration_s",
-                                             "first_iteration_s", "energy_j", "cost_usd", "carbon_g",
-                                             "cross_region_bytes"}));
-  EXPECT_EQ(numbers, (std::vector<double>{7, 4, 2, 1, 2, 3, 4, 5, 6, 8, 9, 10, 11}));
+  EXPECT_EQ(names, (std::vector<std::string>{"job_id", "model", "stages", "gpus_per_stage", "regions", "layers",
+                                             "arrival_s", "start_s", "finish_s", "iterations", "mean_iteration_s",
+                                             "first_iteration_s", "energy_j", "cost_usd", "electricity_cost_usd",
+                                             "egress_cost_usd", "carbon_g", "cross_region_bytes"}));
+  EXPECT_EQ(numbers, (std::vector<double>{7, 4, 2, 1, 2, 3, 4, 5, 6, 8, 9.5, 9, 0.5, 10, 11}));
   EXPECT_EQ(regions_text(sc, {}), "");
   EXPECT_EQ(regions_text(sc, {0, 1, 0}), "a;b;a");
 }

@@ -133,6 +133,14 @@ double cost_at_cap(const JobProfile& p, const Placement& pl, const ClusterView& 
     usd += p.iterations * j / units::kJoulesPerKwh *
            reg.price.mean_usd_per_kwh(v.now_s, v.now_s + p.iterations * t_cap);
   }
+  // Egress: m activations forward and m gradients back per iteration over each cross-region
+  // hop, each direction at its own price per byte.
+  for (int i = 0; i + 1 < p.stages; ++i) {
+    const int a = pl.stage_region[static_cast<size_t>(i)], b = pl.stage_region[static_cast<size_t>(i + 1)];
+    if (a == b) continue;
+    usd += p.iterations * p.micro_batches * p.activation_bytes * topo.link(a, b).egress_usd_per_byte +
+           p.iterations * p.micro_batches * p.activation_bytes * topo.link(b, a).egress_usd_per_byte;
+  }
   return usd;
 }
 
@@ -222,6 +230,14 @@ Instance random_instance(std::uint64_t seed) {
     }
   if (rng.uniform() < 0.3) in.sc.compute.optimizer_step_s = 0.01;
   if (rng.uniform() < 0.3) in.sc.compute.tp_efficiency = 0.8;
+  // Egress prices on half the instances, per direction, from a stream of their own (the other
+  // draws stay those of the instances before egress existed).
+  Rng egress_rng(derive_seed(seed, "egress"));
+  if (egress_rng.uniform() < 0.5)
+    for (int a = 0; a < R; ++a)
+      for (int c = 0; c < R; ++c)
+        if (a != c && t.connected(a, c) && egress_rng.uniform() < 0.8)
+          t.link(a, c).egress_usd_per_byte = std::pow(10.0, egress_rng.uniform(-11.0, -7.0));
 
   const int S = 1 + static_cast<int>(rng.below(8));
   const int g = 1 + static_cast<int>(rng.below(2));
@@ -325,17 +341,53 @@ void check_instance(Instance& in, Pathfinder& pf, std::uint64_t seed, std::array
   }
 }
 
+/// For the bandwidth-blind cheapest placement (cap 1.1 × the fastest): does it pay egress (a
+/// cross-region hop with a price), and does it differ from the cheapest without the prices?
+struct EgressEffect {
+  int billed = 0, moved = 0;
+};
+EgressEffect egress_effect(Instance& in, Pathfinder& pf) {
+  Topology& t = in.sc.topology;
+  SearchSpec s;
+  s.objective = Obj::kMinTime;
+  s.max_blocks = in.max_blocks;
+  s.stall_free = false;
+  s.bandwidth = BandwidthModel::kBlind;
+  const SearchResult fastest = pf.search(in.p, in.view, s);
+  if (!fastest.found) return {};
+  s.objective = Obj::kMinCost;
+  s.time_cap_s = 1.1 * fastest.est_iteration_s;
+  const Placement with = pf.search(in.p, in.view, s).placement;
+  EgressEffect e;
+  for (size_t i = 0; i + 1 < with.stage_region.size(); ++i) {
+    const int a = with.stage_region[i], b = with.stage_region[i + 1];
+    if (a != b && t.link(a, b).egress_usd_per_byte + t.link(b, a).egress_usd_per_byte > 0) e.billed = 1;
+  }
+  std::vector<double> saved;
+  for (Link& l : t.links) {
+    saved.push_back(l.egress_usd_per_byte);
+    l.egress_usd_per_byte = 0;
+  }
+  const Placement without = pf.search(in.p, in.view, s).placement;
+  for (size_t k = 0; k < t.links.size(); ++k) t.links[k].egress_usd_per_byte = saved[k];
+  e.moved = with.stage_region != without.stage_region ? 1 : 0;
+  return e;
+}
+
 // Regression: the block running maxima once lived in one shared buffer that the recursive
 // call overwrote before the next block length read it (wrong T, missed optima; e.g. seeds 45,
 // 72, 121, 161, 173, 182). They are now kept per recursion depth.
 TEST(PathfinderExact, MatchesBruteForceOnRandomInstances) {
   std::array<Coverage, 5> cov{};
   Pathfinder pf;  // reused across searches, as a scheduler does
-  long nontrivial = 0;
+  long nontrivial = 0, egress_billed = 0, egress_moved = 0;
   for (std::uint64_t seed = 1; seed <= 200; ++seed) {
     Instance in = random_instance(derive_seed(seed, "pathfinder-exact"));
     check_instance(in, pf, seed, cov);
     if (in.p.stages >= 4 && in.max_blocks >= 2) ++nontrivial;
+    const EgressEffect e = egress_effect(in, pf);
+    egress_billed += e.billed;
+    egress_moved += e.moved;
     if (HasFatalFailure()) return;
   }
   const char* names[5] = {"min-time stall-free", "min-time expected", "min-time blind", "min-cost stall-free",
@@ -353,6 +405,12 @@ TEST(PathfinderExact, MatchesBruteForceOnRandomInstances) {
   EXPECT_GE(nontrivial, 50);
   // Stall-freedom must actually bind on some instances.
   EXPECT_LT(cov[0].found, cov[1].found);
+  // ... and the cheapest placements must pay egress on many instances (so the brute force above
+  // checked the search's egress terms, not only its electricity), and egress must move some.
+  std::cout << "[ coverage ] cheapest placement pays egress on " << egress_billed << " instances, moved by it on "
+            << egress_moved << "\n";
+  EXPECT_GE(egress_billed, 10);
+  EXPECT_GE(egress_moved, 1);
 }
 
 // ---------------------------------------------------------------------------------------------

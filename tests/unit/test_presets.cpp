@@ -156,7 +156,7 @@ TEST(Schedulers, EveryPresetCompletesDeterministically) {
       EXPECT_GE(rec.start_s, rec.arrival_s);
       EXPECT_GT(rec.finish_s, rec.start_s);
       EXPECT_EQ(static_cast<int>(rec.stage_region.size()), rec.stages);
-      EXPECT_GT(rec.cost_usd, 0.0);
+      EXPECT_GT(rec.cost_usd(), 0.0);
     }
     expect_no_overallocation(sc, r1.jobs);
     expect_same_metrics(r1.metrics, r2.metrics);
