@@ -617,6 +617,18 @@ Scenario Builder::build() {
       }
       sc.compute.pipeline_schedule = s->kind();
     }
+    if (const toml::node* n = get(*sim, "layer_partition")) {
+      std::string name;
+      read(*sim, "layer_partition", name);
+      const std::vector<std::string> names = {"even", "balanced"};
+      if (name == "even")
+        sc.compute.layer_partition = LayerPartition::kEven;
+      else if (name == "balanced")
+        sc.compute.layer_partition = LayerPartition::kBalanced;
+      else
+        fail(*n, "sim.layer_partition: unknown layer partition '" + name + "'" + suggestion_suffix(name, names) +
+                     " (expected one of " + quoted_list(names) + ")");
+    }
   }
   build_gpus(sc);
   build_models(sc);

@@ -66,6 +66,8 @@ const TableSpec& sim_spec() {
           .says("constant added to every iteration"),
       F("pipeline_schedule", K::kString).def(toml_quote(std::string(ComputeOptions{}.schedule().name()))).added_later()
           .says("order of each stage's forwards and backwards: \"gpipe\" or \"1f1b\" (docs/model.md)"),
+      F("layer_partition", K::kString).def("\"even\"").added_later()
+          .says("layers per stage: \"even\" or \"balanced\" (least bottleneck stage time per placement; docs/model.md)"),
   }};
   return t;
 }

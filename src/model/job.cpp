@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cassert>
+#include <limits>
 #include <map>
 
 namespace geopipe {
@@ -17,26 +18,109 @@ JobProfile make_profile(const Job& job, const LlmSpec& llm, const ComputeOptions
   p.iterations = static_cast<double>(job.iterations);
   const double b = job.micro_batch_size, s = llm.seq_len, h = llm.hidden, V = llm.vocab;
   const double bytes = llm.bytes_per_elem;
-  const PipelineSchedule& schedule = opt.schedule();
   p.activation_bytes = b * s * h * bytes;
-  const double flops_per_layer = 24.0 * b * s * h * h * (1.0 + s / (6.0 * h));
-  const double head_flops = 2.0 * b * s * h * V;
-  p.layers.resize(static_cast<size_t>(S));
-  p.fwd_flops.resize(static_cast<size_t>(S));
-  p.params.resize(static_cast<size_t>(S));
-  p.memory_bytes.resize(static_cast<size_t>(S));
+  p.total_layers = llm.layers;
+  p.layer_flops = 24.0 * b * s * h * h * (1.0 + s / (6.0 * h));
+  p.head_flops = 2.0 * b * s * h * V;
+  p.layer_params = llm.params_per_layer();
+  p.embedding_params = llm.embedding_params();
+  p.micro_batch_size = b;
+  p.seq_len = s;
+  p.hidden = h;
+  p.bytes_per_elem = bytes;
+  const PipelineSchedule& schedule = opt.schedule();
+  p.stashed.resize(static_cast<size_t>(S));
+  for (int i = 0; i < S; ++i) p.stashed[static_cast<size_t>(i)] = schedule.stashed_micro_batches(i, S, job.micro_batches);
+  std::vector<int> layers(static_cast<size_t>(S));
   const int base = llm.layers / S, extra = llm.layers % S;
+  for (int i = 0; i < S; ++i) layers[static_cast<size_t>(i)] = base + (i < extra ? 1 : 0);
+  return with_layers(p, layers);
+}
+
+namespace {
+
+/// Forward FLOP, parameters and memory of stage i of S holding `l` layers (make_profile's
+/// formulas; the one place they are written).
+struct StageFigures {
+  double fwd_flops, params, memory_bytes;
+};
+StageFigures stage_figures(const JobProfile& p, int i, int l) {
+  const int S = p.stages;
+  StageFigures f{};
+  f.fwd_flops = l * p.layer_flops + (i == S - 1 ? p.head_flops : 0.0);
+  f.params = l * p.layer_params + (i == 0 ? p.embedding_params : 0.0) + (i == S - 1 ? p.embedding_params : 0.0);
+  const double stashed = p.stashed[static_cast<size_t>(i)];
+  f.memory_bytes = 16.0 * f.params + stashed * p.micro_batch_size * p.seq_len * p.hidden * l * p.bytes_per_elem;
+  return f;
+}
+
+}  // namespace
+
+JobProfile with_layers(const JobProfile& p, const std::vector<int>& layers) {
+  JobProfile q = p;
+  const auto S = static_cast<size_t>(p.stages);
+  assert(layers.size() == S);
+  q.layers = layers;
+  q.fwd_flops.resize(S);
+  q.params.resize(S);
+  q.memory_bytes.resize(S);
+  for (size_t k = 0; k < S; ++k) {
+    const StageFigures f = stage_figures(p, static_cast<int>(k), layers[k]);
+    q.fwd_flops[k] = f.fwd_flops;
+    q.params[k] = f.params;
+    q.memory_bytes[k] = f.memory_bytes;
+  }
+  return q;
+}
+
+std::vector<int> balanced_layers(const JobProfile& p, std::span<const GpuType* const> stage_gpu,
+                                 const ComputeOptions& opt) {
+  const int S = p.stages;
+  assert(static_cast<int>(stage_gpu.size()) == S);
+  std::vector<int> l(static_cast<size_t>(S), 1);
+  std::vector<double> speed(static_cast<size_t>(S)), cap(static_cast<size_t>(S));
   for (int i = 0; i < S; ++i) {
     const auto k = static_cast<size_t>(i);
-    const int l = base + (i < extra ? 1 : 0);
-    p.layers[k] = l;
-    p.fwd_flops[k] = l * flops_per_layer + (i == S - 1 ? head_flops : 0.0);
-    p.params[k] = l * llm.params_per_layer() + (i == 0 ? llm.embedding_params() : 0.0) +
-                  (i == S - 1 ? llm.embedding_params() : 0.0);
-    const double stashed = schedule.stashed_micro_batches(i, S, job.micro_batches);
-    p.memory_bytes[k] = 16.0 * p.params[k] + stashed * b * s * h * l * bytes;
+    speed[k] = stage_speed(*stage_gpu[k], p.gpus_per_stage, opt);
+    cap[k] = p.gpus_per_stage * stage_gpu[k]->memory_bytes;
+    if (!(stage_figures(p, i, 1).memory_bytes <= cap[k])) return {};
   }
-  return p;
+  // time of stage i with one more layer; +inf when it would not fit
+  auto next_time = [&](int i) {
+    const auto k = static_cast<size_t>(i);
+    const StageFigures f = stage_figures(p, i, l[k] + 1);
+    return f.memory_bytes <= cap[k] ? compute_time(forward_time(f.fwd_flops, speed[k]))
+                                    : std::numeric_limits<double>::infinity();
+  };
+  // A heap would make this O(L log S); S and L are at most a few hundred, and the scan keeps
+  // the tie rule (lowest index) plain.
+  std::vector<double> next(static_cast<size_t>(S));
+  for (int i = 0; i < S; ++i) next[static_cast<size_t>(i)] = next_time(i);
+  for (int left = p.total_layers - S; left > 0; --left) {
+    int best = -1;
+    for (int i = 0; i < S; ++i)
+      if (next[static_cast<size_t>(i)] < std::numeric_limits<double>::infinity() &&
+          (best < 0 || next[static_cast<size_t>(i)] < next[static_cast<size_t>(best)]))
+        best = i;
+    if (best < 0) return {};
+    ++l[static_cast<size_t>(best)];
+    next[static_cast<size_t>(best)] = next_time(best);
+  }
+  return l;
+}
+
+JobProfile placed_profile(const JobProfile& p, std::span<const GpuType* const> stage_gpu, const ComputeOptions& opt) {
+  if (opt.layer_partition == LayerPartition::kEven) return p;
+  std::vector<int> l = balanced_layers(p, stage_gpu, opt);
+  return l.empty() ? p : with_layers(p, l);
+}
+
+JobProfile placed_profile(const JobProfile& p, const std::vector<int>& stage_region, const Topology& topo,
+                          const ComputeOptions& opt) {
+  if (opt.layer_partition == LayerPartition::kEven) return p;
+  std::vector<const GpuType*> gpus(stage_region.size());
+  for (size_t i = 0; i < stage_region.size(); ++i) gpus[i] = &topo.gpu_of(stage_region[i]);
+  return placed_profile(p, gpus, opt);
 }
 
 double stage_speed(const GpuType& gpu, int gpus_per_stage, const ComputeOptions& opt) {

@@ -4,13 +4,21 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "model/gpu.h"
 #include "model/llm.h"
 #include "model/pipeline_schedule.h"
+#include "model/topology.h"
 
 namespace geopipe {
+
+/// How a job's layers are split into its stages' contiguous blocks (`sim.layer_partition`).
+enum class LayerPartition : std::uint8_t {
+  kEven,      ///< "even": as evenly as possible, earlier stages take the remainder (the default)
+  kBalanced,  ///< "balanced": per placement, least bottleneck stage time within memory (balanced_layers)
+};
 
 /// How fast the hardware runs the model (scenario keys under [sim]).
 struct ComputeOptions {
@@ -20,6 +28,8 @@ struct ComputeOptions {
   /// Order of each stage's forwards and backwards (`sim.pipeline_schedule`): timing, memory,
   /// estimates (model/pipeline_schedule.h).
   PipelineScheduleKind pipeline_schedule = PipelineScheduleKind::kGPipe;
+  /// Layer split of every job (`sim.layer_partition`).
+  LayerPartition layer_partition = LayerPartition::kEven;
 
   const PipelineSchedule& schedule() const { return geopipe::pipeline_schedule(pipeline_schedule); }
 };
@@ -62,6 +72,17 @@ struct JobProfile {
   std::vector<double> memory_bytes;  ///< 16·params_i + k_i·b·s·h·l_i·bytes (whole stage, all g GPUs), k_i = the schedule's stashed micro-batches
   double activation_bytes = 0;       ///< A = b·s·h·bytes, per micro-batch per hop, each direction
 
+  // What re-splitting the layers needs (with_layers, balanced_layers):
+  int total_layers = 0;              ///< L
+  double layer_flops = 0;            ///< forward FLOP of one layer per micro-batch
+  double head_flops = 0;             ///< forward FLOP of the LM head (last stage)
+  double layer_params = 0;           ///< parameters of one layer
+  double embedding_params = 0;       ///< input embedding (first stage) = LM head (last stage)
+  /// b, s, h and bytes per element: a stashed micro-batch holds b·s·h·bytes per layer (kept
+  /// apart so that the memory is multiplied in make_profile's order, bit for bit)
+  double micro_batch_size = 0, seq_len = 0, hidden = 0, bytes_per_elem = 0;
+  std::vector<int> stashed;          ///< micro-batches stage i stashes (the pipeline schedule's)
+
   /// Does stage i fit on g GPUs of this type?
   bool stage_fits(int i, const GpuType& gpu) const {
     return memory_bytes[static_cast<size_t>(i)] <= gpus_per_stage * gpu.memory_bytes;
@@ -73,8 +94,31 @@ struct JobProfile {
 /// differ only in `iterations`. Writes the number of shapes to `count`.
 std::vector<int> job_shapes(const std::vector<Job>& jobs, int& count);
 
-/// Builds the profile; memory follows `opt`'s pipeline schedule. Requires 1 <= job.stages <= llm.layers.
+/// Builds the profile with the even layer split (whatever opt.layer_partition says: it is the
+/// placement-independent profile); memory follows `opt`'s pipeline schedule. Requires
+/// 1 <= job.stages <= llm.layers.
 JobProfile make_profile(const Job& job, const LlmSpec& llm, const ComputeOptions& opt);
+
+/// `p` with its layers split as `layers` (size S, each >= 1, sum L): per-stage FLOP, parameters
+/// and memory recomputed exactly as make_profile does for its split.
+JobProfile with_layers(const JobProfile& p, const std::vector<int>& layers);
+
+/// The balanced split for stages on these GPU types (stage i on *stage_gpu[i], size S): every
+/// stage gets >= 1 layer and fits g GPUs of its type, and the largest stage time
+/// u_i = compute_time(forward FLOP_i / stage_speed) is the least possible. Built greedily: one
+/// layer per stage, then each further layer to the stage whose time with it would be smallest
+/// among those it fits (ties: the lowest stage index), which is optimal for a bottleneck of
+/// nondecreasing per-stage times (docs/model.md, "Layer partitions"). Empty if no split fits.
+std::vector<int> balanced_layers(const JobProfile& p, std::span<const GpuType* const> stage_gpu,
+                                 const ComputeOptions& opt);
+
+/// The profile a job runs with on stages of these GPU types under opt.layer_partition: `p`
+/// itself for the even split; with_layers(p, balanced_layers(...)) for the balanced one, or `p`
+/// when no balanced split fits (then the even one does not either, or it is returned as is).
+JobProfile placed_profile(const JobProfile& p, std::span<const GpuType* const> stage_gpu, const ComputeOptions& opt);
+/// placed_profile() for stage i in region stage_region[i] of `topo` (indices valid).
+JobProfile placed_profile(const JobProfile& p, const std::vector<int>& stage_region, const Topology& topo,
+                          const ComputeOptions& opt);
 
 /// Achieved FLOP/s of one stage on g GPUs: g · peak · mfu · (g > 1 ? tp_efficiency : 1).
 double stage_speed(const GpuType& gpu, int gpus_per_stage, const ComputeOptions& opt);

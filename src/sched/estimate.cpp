@@ -1,13 +1,29 @@
 #include "sched/estimate.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "sim/energy.h"
 
 namespace geopipe {
 
-double estimate_iteration_s(const JobProfile& p, const Placement& pl, const ClusterView& view,
+namespace {
+
+/// The profile the job would run with on `pl` (sim.layer_partition): `p` itself for the even
+/// split, else its balanced split for the placement's GPU types, held in `buf`.
+const JobProfile& on_placement(const JobProfile& p, const Placement& pl, const ClusterView& view,
+                               std::optional<JobProfile>& buf) {
+  if (view.compute->layer_partition == LayerPartition::kEven) return p;
+  buf = placed_profile(p, pl.stage_region, *view.topo, *view.compute);
+  return *buf;
+}
+
+}  // namespace
+
+double estimate_iteration_s(const JobProfile& p_even, const Placement& pl, const ClusterView& view,
                             BandwidthModel bw) {
+  std::optional<JobProfile> buf;
+  const JobProfile& p = on_placement(p_even, pl, view, buf);
   const Topology& topo = *view.topo;
   double sum = 0, mx = 0;
   for (int i = 0; i < p.stages; ++i) {
@@ -35,7 +51,9 @@ double estimate_iteration_s(const JobProfile& p, const Placement& pl, const Clus
   return view.compute->schedule().bottleneck_weight(p.micro_batches) * mx + sum + view.compute->optimizer_step_s;
 }
 
-double estimate_cost_usd(const JobProfile& p, const Placement& pl, double iter_s, const ClusterView& view) {
+double estimate_cost_usd(const JobProfile& p_even, const Placement& pl, double iter_s, const ClusterView& view) {
+  std::optional<JobProfile> buf;
+  const JobProfile& p = on_placement(p_even, pl, view, buf);
   const Topology& topo = *view.topo;
   const double run_s = p.iterations * iter_s;
   double usd = 0;

@@ -36,6 +36,8 @@ inline double hop_round_trip_s(const Topology& topo, int a, int b) {
   return topo.link(a, b).latency_s + topo.link(b, a).latency_s;
 }
 
+/// T_est of the job (profile `p`, its even split) on `pl`, with the layer split it would run
+/// with there (sim.layer_partition: the balanced split of the placement's GPU types).
 double estimate_iteration_s(const JobProfile& p, const Placement& pl, const ClusterView& view,
                             BandwidthModel bw);
 

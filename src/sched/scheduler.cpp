@@ -50,7 +50,11 @@ void ComposedScheduler::schedule(const SchedContext& ctx, const WaitingQueue& qu
         ordering_->skip_job(j);
       continue;
     }
-    view.commit(ctx.profile(j), pl);
+    // The view books the flows the job will have: β from the layer split it runs with there.
+    if (view.compute->layer_partition == LayerPartition::kEven)
+      view.commit(ctx.profile(j), pl);
+    else
+      view.commit(placed_profile(ctx.profile(j), pl.stage_region, *view.topo, *view.compute), pl);
     out.push_back({j, std::move(pl)});
     ordering_->started(j);
   }

@@ -234,10 +234,16 @@ class Engine {
   }
 
   void start(int j, const Placement& pl, double t) {
-    const JobProfile& p = profiles_[static_cast<size_t>(j)];
-    const int S = p.stages;
+    const JobProfile& even = profiles_[static_cast<size_t>(j)];
+    const int S = even.stages;
     if (static_cast<int>(pl.stage_region.size()) != S)
       throw std::logic_error("scheduler " + std::string(sched_.name()) + ": placement size != stages");
+    for (int reg : pl.stage_region)
+      if (reg < 0 || reg >= topo_.num_regions()) throw std::logic_error("scheduler: bad region index");
+    // The layer split the job runs with on this placement (sim.layer_partition).
+    std::optional<JobProfile> placed;
+    if (sc_.compute.layer_partition != LayerPartition::kEven) placed = placed_profile(even, pl.stage_region, topo_, sc_.compute);
+    const JobProfile& p = placed ? *placed : even;
     Running& r = run_[static_cast<size_t>(j)];
     if (r.active || rec_[static_cast<size_t>(j)].start_s >= 0)
       throw std::logic_error("scheduler " + std::string(sched_.name()) + ": job started twice");

@@ -548,13 +548,13 @@ TEST(Overrides, AmbiguousMixEntryNeedsIndex) {
 
 TEST(Paths, ScenarioPathsCoverTheSchema) {
   const auto paths = scenario_paths();
-  for (const char* p : {"scenario.name", "scenario.seed", "sim.mfu", "sim.pipeline_schedule", "network.bandwidth_scale",
+  for (const char* p : {"scenario.name", "scenario.seed", "sim.mfu", "sim.pipeline_schedule", "sim.layer_partition", "network.bandwidth_scale",
                         "network.link.<a>/<b>.bandwidth_gbps", "network.link.<a>/<b>.egress_usd_per_gb", "cluster.capacity_scale", "cluster.region.<name>.gpus",
                         "cluster.region.<name>.price_profile_usd_per_kwh", "gpu.<name>.idle_power_w",
                         "model.<name>.bytes_per_elem", "workload.load_scale", "workload.trace",
                         "workload.mix.<model>.weight", "scheduler.epsilon", "scheduler.view_noise_sigma"})
     EXPECT_NE(std::find(paths.begin(), paths.end(), p), paths.end()) << p;
-  EXPECT_EQ(paths.size(), 58u);
+  EXPECT_EQ(paths.size(), 59u);
 }
 
 // What `geopipe list params` prints: the same paths, with each field's type and range.

@@ -85,10 +85,11 @@ inline RandomCase random_case(std::uint64_t seed, std::uint64_t k) {
     default: break;
   }
 
-  // Pipeline schedule: GPipe or 1F1B, from a stream of its own (so the other draws are those
+  // Pipeline schedule (GPipe or 1F1B) and layer partition (even or balanced), from a stream of its own (so the other draws are those
   // of the cases before schedules existed).
   Rng schedule_rng(derive_seed(seed ^ (k * 0x9E3779B97F4A7C15ULL), "random-case-schedule"));
   sc.compute.pipeline_schedule = schedule_rng.below(2) ? PipelineScheduleKind::kOneFOneB : PipelineScheduleKind::kGPipe;
+  sc.compute.layer_partition = schedule_rng.below(2) ? LayerPartition::kBalanced : LayerPartition::kEven;
 
   // Jobs: Poisson arrivals (a mean gap of 30 s .. 30 min), short runs; redrawn until they fit
   // the idle cluster (at most 50 tries, then the job is left out).

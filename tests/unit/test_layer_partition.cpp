@@ -1,0 +1,179 @@
+// Layer partitions (docs/model.md, "Layer partitions"): the balanced split against brute-force
+// enumeration of every split, and its use by the engine and the estimates.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <vector>
+
+#include "model/gpipe.h"
+#include "model/job.h"
+#include "model/rng.h"
+#include "sched/estimate.h"
+#include <numeric>
+
+#include "sched_testing.h"
+#include "sim/engine.h"
+#include "sim/view.h"
+
+namespace geopipe {
+namespace {
+
+using schedtest::make_gpu;
+using schedtest::make_job;
+using schedtest::make_scenario;
+using schedtest::set_link;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+/// Stage i's time with l layers, from the model's formulas written out here: 3·(l·φ + head)/v.
+double stage_time(const JobProfile& p, int i, int l, const GpuType& gpu, const ComputeOptions& opt) {
+  const double flops = l * p.layer_flops + (i == p.stages - 1 ? p.head_flops : 0.0);
+  const double v = p.gpus_per_stage * gpu.peak_flops * opt.mfu * (p.gpus_per_stage > 1 ? opt.tp_efficiency : 1.0);
+  return 3.0 * (flops / v);
+}
+bool stage_fits(const JobProfile& p, int i, int l, const GpuType& gpu) {
+  const double params = l * p.layer_params + (i == 0 ? p.embedding_params : 0.0) +
+                        (i == p.stages - 1 ? p.embedding_params : 0.0);
+  const double mem = 16.0 * params + p.stashed[static_cast<size_t>(i)] * p.micro_batch_size * p.seq_len * p.hidden *
+                                         l * p.bytes_per_elem;
+  return mem <= p.gpus_per_stage * gpu.memory_bytes;
+}
+
+/// The least bottleneck over every split (l_i >= 1, Σ = L, each stage fitting), or inf.
+double brute_bottleneck(const JobProfile& p, const std::vector<const GpuType*>& gpus, const ComputeOptions& opt) {
+  double best = kInf;
+  std::vector<int> l(static_cast<size_t>(p.stages));
+  std::function<void(int, int, double)> rec = [&](int i, int left, double mx) {
+    if (mx >= best) return;
+    if (i == p.stages - 1) {
+      if (left < 1 || !stage_fits(p, i, left, *gpus[static_cast<size_t>(i)])) return;
+      best = std::min(best, std::max(mx, stage_time(p, i, left, *gpus[static_cast<size_t>(i)], opt)));
+      return;
+    }
+    for (int x = 1; x <= left - (p.stages - 1 - i); ++x) {
+      if (!stage_fits(p, i, x, *gpus[static_cast<size_t>(i)])) break;
+      rec(i + 1, left - x, std::max(mx, stage_time(p, i, x, *gpus[static_cast<size_t>(i)], opt)));
+    }
+  };
+  rec(0, p.total_layers, 0.0);
+  return best;
+}
+
+TEST(LayerPartition, BalancedIsTheLeastBottleneckOfEverySplit) {
+  Rng rng(424242);
+  const std::vector<GpuType> types = {make_gpu("fast", 900, 8, 700, 100),
+                                      make_gpu("mid", 300, 8, 400, 60),
+                                      make_gpu("slow-small", 120, 3, 300, 50)};
+  int infeasible = 0, uneven = 0;
+  for (int n = 0; n < 1500; ++n) {
+    const int L = 2 + static_cast<int>(rng.below(13));
+    const LlmSpec llm{"m", L, 1024 + 512 * static_cast<int>(rng.below(4)), 8000 + 4000 * static_cast<int>(rng.below(8)),
+                      512 * (1 + static_cast<int>(rng.below(4))), 2};
+    Job j;
+    j.stages = 1 + static_cast<int>(rng.below(static_cast<std::uint64_t>(std::min(L, 5))));
+    j.micro_batches = 1 + static_cast<int>(rng.below(16));
+    j.micro_batch_size = 1 + static_cast<int>(rng.below(8));
+    j.gpus_per_stage = 1;
+    ComputeOptions opt;
+    opt.pipeline_schedule = rng.below(2) ? PipelineScheduleKind::kOneFOneB : PipelineScheduleKind::kGPipe;
+    const JobProfile p = make_profile(j, llm, opt);
+    std::vector<const GpuType*> gpus;
+    for (int i = 0; i < j.stages; ++i) gpus.push_back(&types[rng.below(types.size())]);
+    const std::vector<int> l = balanced_layers(p, gpus, opt);
+    const double brute = brute_bottleneck(p, gpus, opt);
+    SCOPED_TRACE("case " + std::to_string(n) + " L=" + std::to_string(L) + " S=" + std::to_string(j.stages));
+    if (brute == kInf) {
+      EXPECT_TRUE(l.empty());
+      ++infeasible;
+      continue;
+    }
+    ASSERT_EQ(l.size(), static_cast<size_t>(j.stages));
+    int sum = 0;
+    double mx = 0;
+    for (int i = 0; i < j.stages; ++i) {
+      const auto k = static_cast<size_t>(i);
+      EXPECT_GE(l[k], 1);
+      EXPECT_TRUE(stage_fits(p, i, l[k], *gpus[k]));
+      sum += l[k];
+      mx = std::max(mx, stage_time(p, i, l[k], *gpus[k], opt));
+    }
+    EXPECT_EQ(sum, L);
+    EXPECT_DOUBLE_EQ(mx, brute);
+    // with_layers recomputes the profile exactly as make_profile does
+    const JobProfile q = with_layers(p, l);
+    for (int i = 0; i < j.stages; ++i) {
+      const auto k = static_cast<size_t>(i);
+      EXPECT_DOUBLE_EQ(compute_time(forward_time(q, i, *gpus[k], opt)), stage_time(p, i, l[k], *gpus[k], opt));
+      EXPECT_EQ(q.stage_fits(i, *gpus[k]), true);
+    }
+    if (l != p.layers) ++uneven;
+  }
+  EXPECT_GT(infeasible, 20);
+  EXPECT_GT(uneven, 300);
+}
+
+TEST(LayerPartition, EvenIsMakeProfileAndAMixedPipelineIsBalancedByHand) {
+  // 12 layers, no LM head worth counting (V tiny), on an H100-like stage (3x) and an A100-like
+  // one: the bottleneck is least with 9 layers on the fast stage and 3 on the slow one.
+  const LlmSpec llm{"m", 12, 1024, 8, 512, 2};
+  Job j;
+  j.stages = 2;
+  j.micro_batches = 4;
+  ComputeOptions opt;
+  const JobProfile p = make_profile(j, llm, opt);
+  EXPECT_EQ(p.layers, (std::vector<int>{6, 6}));
+  const GpuType fast = make_gpu("fast", 900, 80, 700, 100), slow = make_gpu("slow", 300, 80, 400, 60);
+  const std::vector<const GpuType*> gpus = {&fast, &slow};
+  opt.layer_partition = LayerPartition::kEven;
+  EXPECT_EQ(placed_profile(p, gpus, opt).layers, p.layers);
+  opt.layer_partition = LayerPartition::kBalanced;
+  EXPECT_EQ(balanced_layers(p, gpus, opt), (std::vector<int>{9, 3}));
+  const std::vector<const GpuType*> swapped = {&slow, &fast};
+  EXPECT_EQ(balanced_layers(p, swapped, opt), (std::vector<int>{3, 9}));
+}
+
+TEST(LayerPartition, TheEngineAndTheEstimatesRunTheBalancedSplit) {
+  // Two regions, fast (900 TFLOP/s) and slow (300), one job of 2 stages across them.
+  Scenario sc = make_scenario({make_gpu("fast", 900, 80, 700, 100), make_gpu("slow", 300, 80, 400, 60)},
+                                        {{"f", 0, 1, 0.1}, {"s", 1, 1, 0.1}}, {LlmSpec{"m", 12, 1024, 8, 512, 2}});
+  set_link(sc.topology, 0, 1, 1e15, 0.0);
+  Job job = make_job(0.0, 0, 2, 1, 4, 100, 1);
+  sc.compute.layer_partition = LayerPartition::kBalanced;
+  const JobProfile p = testutil::profile_of(sc, job);
+  const JobProfile q = with_layers(p, {9, 3});
+  const ClusterView v = idle_view(sc.topology, sc.compute);
+  // the estimate of the placement is the balanced profile's
+  ComputeOptions even_opt = sc.compute;
+  even_opt.layer_partition = LayerPartition::kEven;
+  ClusterView ve = idle_view(sc.topology, even_opt);
+  EXPECT_DOUBLE_EQ(estimate_iteration_s(p, Placement{{0, 1}}, v, BandwidthModel::kBlind),
+                   estimate_iteration_s(q, Placement{{0, 1}}, ve, BandwidthModel::kBlind));
+  EXPECT_LT(estimate_iteration_s(p, Placement{{0, 1}}, v, BandwidthModel::kBlind),
+            estimate_iteration_s(p, Placement{{0, 1}}, ve, BandwidthModel::kBlind));
+  // the engine runs it (one GPU per region: the job spans both), and records its layers; the
+  // iteration time is the balanced profile's, its hop getting its stall-free demand β = A / min f
+  // (the link is far faster) in both directions
+  const SimResult r = schedtest::run_preset("first-fit", sc, {job});
+  ASSERT_EQ(r.jobs.size(), 1u);
+  ASSERT_EQ(r.jobs[0].stage_region, (std::vector<int>{0, 1}));
+  EXPECT_EQ(r.jobs[0].layers, (std::vector<int>{9, 3}));
+  const std::vector<double> f = {forward_time(q, 0, sc.topology.gpu_types[0], sc.compute),
+                                 forward_time(q, 1, sc.topology.gpu_types[1], sc.compute)};
+  const std::vector<double> b = {backward_time(f[0]), backward_time(f[1])};
+  const std::vector<double> beta = {q.activation_bytes / std::min(f[0], f[1])}, lat = {0.0};
+  PipelineInput in;
+  in.micro_batches = 4;
+  in.fwd_s = f;
+  in.bwd_s = b;
+  in.hop_fwd_bytes_per_s = beta;
+  in.hop_bwd_bytes_per_s = beta;
+  in.hop_latency_s = lat;
+  in.activation_bytes = q.activation_bytes;
+  EXPECT_NEAR(r.jobs[0].first_iteration_s, gpipe_iteration_time(in), 1e-12 * r.jobs[0].first_iteration_s);
+}
+
+}  // namespace
+}  // namespace geopipe
