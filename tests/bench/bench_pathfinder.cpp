@@ -4,6 +4,7 @@
 
 #include "model/job.h"
 #include "model/rng.h"
+#include "sched/estimate.h"
 #include "sched/pathfinder.h"
 #include "sim/view.h"
 
@@ -83,6 +84,52 @@ void BM_PathfinderCostMin(benchmark::State& state) {
 }
 BENCHMARK(BM_PathfinderCostMin)
     ->ArgsProduct({{6, 16, 32}, {4, 16, 64}})
+    ->Unit(benchmark::kMicrosecond);
+
+// One bace-pipe decision under the model options (docs/model.md, "Layer partitions", "Pipeline
+// schedules"): third argument 0 = GPipe with the even split (the default), 1 = 1F1B with the
+// balanced split. The profile is built under the schedule (1F1B stashes less, so stages fit
+// differently), both searches run, and the chosen placement is estimated with the split it
+// would run with (for balanced: the greedy split of its GPU types).
+void BM_DecisionModel(benchmark::State& state) {
+  const int R = static_cast<int>(state.range(0)), S = static_cast<int>(state.range(1));
+  Instance in = make_instance(R, S);
+  if (state.range(2) != 0) {
+    in.compute.pipeline_schedule = PipelineScheduleKind::kOneFOneB;
+    in.compute.layer_partition = LayerPartition::kBalanced;
+    const LlmSpec llm{"deep", 128, 2048, 32000, 2048, 2};
+    Job j;
+    j.stages = S;
+    j.micro_batches = 16;
+    j.iterations = 1000;
+    in.profile = make_profile(j, llm, in.compute);
+  }
+  in.view.topo = &in.topo;
+  in.view.compute = &in.compute;
+  Pathfinder pf;
+  long nodes = 0, found = 0;
+  double est = 0;
+  for (auto _ : state) {
+    SearchSpec s;
+    SearchResult fast = pf.search(in.profile, in.view, s);
+    if (fast.found) {
+      s.objective = SearchSpec::Objective::kMinCost;
+      s.time_cap_s = fast.est_iteration_s * 1.1;
+      SearchResult cheap = pf.search(in.profile, in.view, s);
+      nodes += cheap.nodes;
+      if (cheap.found) est += estimate_iteration_s(in.profile, cheap.placement, in.view, BandwidthModel::kExpected);
+    }
+    nodes += fast.nodes;
+    found += fast.found;
+    benchmark::DoNotOptimize(fast);
+  }
+  state.counters["nodes"] = benchmark::Counter(static_cast<double>(nodes), benchmark::Counter::kAvgIterations);
+  state.counters["found"] = benchmark::Counter(static_cast<double>(found), benchmark::Counter::kAvgIterations);
+  state.counters["est_s"] = benchmark::Counter(est, benchmark::Counter::kAvgIterations);
+}
+BENCHMARK(BM_DecisionModel)
+    ->ArgsProduct({{6, 16}, {16, 64}, {0, 1}})
+    ->ArgNames({"R", "S", "1f1b_balanced"})
     ->Unit(benchmark::kMicrosecond);
 
 // The two halves of a decision separately: the fastest stall-free search, and the cost-min
