@@ -12,6 +12,7 @@
 #include "model/job.h"
 #include "model/rng.h"
 #include "sched/estimate.h"
+#include "sched/pathfinder.h"
 #include <numeric>
 
 #include "sched_testing.h"
@@ -173,6 +174,97 @@ TEST(LayerPartition, TheEngineAndTheEstimatesRunTheBalancedSplit) {
   in.hop_latency_s = lat;
   in.activation_bytes = q.activation_bytes;
   EXPECT_NEAR(r.jobs[0].first_iteration_s, gpipe_iteration_time(in), 1e-12 * r.jobs[0].first_iteration_s);
+}
+
+/// Every placement of contiguous blocks on distinct, linked regions (at most `max_blocks`, each
+/// within its region's GPUs) whose balanced split fits: the placements a balanced-aware search
+/// would consider.
+void balanced_placements(const JobProfile& p, const ClusterView& v, int max_blocks,
+                         const std::function<void(const Placement&)>& visit) {
+  const Topology& topo = *v.topo;
+  const int R = v.regions(), S = p.stages, g = p.gpus_per_stage;
+  std::vector<int> stack, used(static_cast<size_t>(R), 0);
+  std::function<void(int, int, int)> rec = [&](int i, int last, int blocks) {
+    if (i == S) {
+      std::vector<const GpuType*> gpus;
+      for (int r : stack) gpus.push_back(&topo.gpu_of(r));
+      if (!balanced_layers(p, gpus, *v.compute).empty()) visit(Placement{stack});
+      return;
+    }
+    if (blocks == max_blocks) return;
+    for (int r = 0; r < R; ++r) {
+      if (used[static_cast<size_t>(r)] || (last >= 0 && !topo.connected(last, r))) continue;
+      used[static_cast<size_t>(r)] = 1;
+      for (int L = 1; L <= std::min(v.free_gpus[static_cast<size_t>(r)] / g, S - i); ++L) {
+        stack.resize(static_cast<size_t>(i));
+        stack.resize(static_cast<size_t>(i + L), r);
+        rec(i + L, r, blocks + 1);
+      }
+      stack.resize(static_cast<size_t>(i));
+      used[static_cast<size_t>(r)] = 0;
+    }
+  };
+  rec(0, -1, 0);
+}
+
+// The pathfinder ranks placements by their even-split estimate (docs/model.md, "Layer
+// partitions"): how far its choice is from the placement with the least balanced estimate,
+// measured on random small instances (mixed fast/slow regions, the fast GPUs' memory tight
+// enough that the split decides what fits; bandwidth-blind fastest search).
+// The figures printed here are the ones docs/model.md quotes; the assertions guard them.
+TEST(LayerPartition, PathfinderUnderBalancedAgainstEveryPlacement) {
+  Rng rng(97531);
+  int runs = 0, optimal = 0, missed_only_balanced = 0;
+  double worst = 1.0, sum_ratio = 0;
+  for (int n = 0; n < 400; ++n) {
+    const int R = 3 + static_cast<int>(rng.below(2));
+    std::vector<testutil::RegionSpec> regs;
+    for (int r = 0; r < R; ++r)
+      regs.push_back({"r" + std::to_string(r), static_cast<int>(rng.below(2)), 1 + static_cast<int>(rng.below(4)), 0.1});
+    Scenario sc = make_scenario({make_gpu("fast", 900, 2, 700, 100), make_gpu("slow", 300, 40, 400, 60)}, regs,
+                                {LlmSpec{"m", 8 + static_cast<int>(rng.below(17)), 1024, 32000, 512, 2}});
+    for (int a = 0; a < R; ++a)
+      for (int b = a + 1; b < R; ++b)
+        if (rng.uniform() < 0.8) set_link(sc.topology, a, b, 1e8 * std::pow(10.0, rng.uniform(0.0, 3.0)), rng.uniform(0.0, 0.05));
+    sc.compute.layer_partition = LayerPartition::kBalanced;
+    const Job job = make_job(0.0, 0, 2 + static_cast<int>(rng.below(4)), 1, 1 + static_cast<int>(rng.below(8)), 100, 1);
+    const JobProfile p = testutil::profile_of(sc, job);
+    const ClusterView v = idle_view(sc.topology, sc.compute);
+    SearchSpec s;
+    s.objective = SearchSpec::Objective::kMinTime;
+    s.max_blocks = 3;
+    s.stall_free = false;
+    s.bandwidth = BandwidthModel::kBlind;
+    Pathfinder pf;
+    const SearchResult res = pf.search(p, v, s);
+    double best = kInf;
+    balanced_placements(p, v, s.max_blocks, [&](const Placement& pl) {
+      best = std::min(best, estimate_iteration_s(p, pl, v, BandwidthModel::kBlind));
+    });
+    if (!res.found) {
+      if (best < kInf) ++missed_only_balanced;  // fits only with a balanced split
+      continue;
+    }
+    ASSERT_LT(best, kInf);
+    const double got = estimate_iteration_s(p, res.placement, v, BandwidthModel::kBlind);
+    EXPECT_GE(got, best * (1 - 1e-12));
+    // the balanced split never makes the chosen placement slower than its even split's estimate
+    // in the bottleneck; the whole estimate may differ by the fill term only
+    ++runs;
+    const double ratio = got / best;
+    sum_ratio += ratio;
+    worst = std::max(worst, ratio);
+    if (ratio <= 1 + 1e-12) ++optimal;
+  }
+  std::cout << "[ balanced ] pathfinder placement has the least balanced estimate in " << optimal << " of " << runs
+            << " instances; mean ratio " << sum_ratio / runs << ", worst " << worst << "; " << missed_only_balanced
+            << " instances fit only with a balanced split\n";
+  // Measured (docs/model.md quotes it): the least balanced estimate in 370 of 380 instances, mean
+  // ratio 1.048, worst 14x (a placement the even split's memory check excludes while a balanced
+  // split fits it), and 4 instances where only a balanced split fits at all.
+  EXPECT_GT(runs, 300);
+  EXPECT_GE(optimal, runs * 9 / 10);
+  EXPECT_GT(missed_only_balanced, 0);  // the instances reach the case the bound names
 }
 
 }  // namespace
