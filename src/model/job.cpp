@@ -8,6 +8,40 @@
 
 namespace geopipe {
 
+namespace {
+
+/// Forward FLOP, parameters and memory of stage i of S holding `l` layers (make_profile's
+/// formulas; the one place they are written).
+struct StageFigures {
+  double fwd_flops, params, memory_bytes;
+};
+StageFigures stage_figures(const JobProfile& p, int i, int l) {
+  const int S = p.stages;
+  StageFigures f{};
+  f.fwd_flops = l * p.layer_flops + (i == S - 1 ? p.head_flops : 0.0);
+  f.params = l * p.layer_params + (i == 0 ? p.embedding_params : 0.0) + (i == S - 1 ? p.embedding_params : 0.0);
+  const double stashed = p.stashed[static_cast<size_t>(i)];
+  f.memory_bytes = 16.0 * f.params + stashed * p.micro_batch_size * p.seq_len * p.hidden * l * p.bytes_per_elem;
+  return f;
+}
+
+}  // namespace
+
+void set_layers(JobProfile& p, std::vector<int> layers) {
+  const auto S = static_cast<size_t>(p.stages);
+  assert(layers.size() == S);
+  p.layers = std::move(layers);
+  p.fwd_flops.resize(S);
+  p.params.resize(S);
+  p.memory_bytes.resize(S);
+  for (size_t k = 0; k < S; ++k) {
+    const StageFigures f = stage_figures(p, static_cast<int>(k), p.layers[k]);
+    p.fwd_flops[k] = f.fwd_flops;
+    p.params[k] = f.params;
+    p.memory_bytes[k] = f.memory_bytes;
+  }
+}
+
 JobProfile make_profile(const Job& job, const LlmSpec& llm, const ComputeOptions& opt) {
   assert(job.stages >= 1 && job.stages <= llm.layers);
   JobProfile p;
@@ -34,42 +68,13 @@ JobProfile make_profile(const Job& job, const LlmSpec& llm, const ComputeOptions
   std::vector<int> layers(static_cast<size_t>(S));
   const int base = llm.layers / S, extra = llm.layers % S;
   for (int i = 0; i < S; ++i) layers[static_cast<size_t>(i)] = base + (i < extra ? 1 : 0);
-  return with_layers(p, layers);
+  set_layers(p, std::move(layers));
+  return p;
 }
-
-namespace {
-
-/// Forward FLOP, parameters and memory of stage i of S holding `l` layers (make_profile's
-/// formulas; the one place they are written).
-struct StageFigures {
-  double fwd_flops, params, memory_bytes;
-};
-StageFigures stage_figures(const JobProfile& p, int i, int l) {
-  const int S = p.stages;
-  StageFigures f{};
-  f.fwd_flops = l * p.layer_flops + (i == S - 1 ? p.head_flops : 0.0);
-  f.params = l * p.layer_params + (i == 0 ? p.embedding_params : 0.0) + (i == S - 1 ? p.embedding_params : 0.0);
-  const double stashed = p.stashed[static_cast<size_t>(i)];
-  f.memory_bytes = 16.0 * f.params + stashed * p.micro_batch_size * p.seq_len * p.hidden * l * p.bytes_per_elem;
-  return f;
-}
-
-}  // namespace
 
 JobProfile with_layers(const JobProfile& p, const std::vector<int>& layers) {
   JobProfile q = p;
-  const auto S = static_cast<size_t>(p.stages);
-  assert(layers.size() == S);
-  q.layers = layers;
-  q.fwd_flops.resize(S);
-  q.params.resize(S);
-  q.memory_bytes.resize(S);
-  for (size_t k = 0; k < S; ++k) {
-    const StageFigures f = stage_figures(p, static_cast<int>(k), layers[k]);
-    q.fwd_flops[k] = f.fwd_flops;
-    q.params[k] = f.params;
-    q.memory_bytes[k] = f.memory_bytes;
-  }
+  set_layers(q, layers);
   return q;
 }
 
@@ -147,9 +152,12 @@ int min_feasible_stages(const LlmSpec& llm, int micro_batch_size, int micro_batc
 }
 
 double ideal_iteration_time(const JobProfile& p, const GpuType& gpu, const ComputeOptions& opt) {
-  std::vector<double> fwd(static_cast<size_t>(p.stages));
+  // Called for every generated job and every job a priority ordering sees: no allocation after
+  // the first call on a thread.
+  thread_local std::vector<double> fwd;
+  thread_local PipelineScratch scratch;
+  fwd.resize(static_cast<size_t>(p.stages));
   for (int i = 0; i < p.stages; ++i) fwd[static_cast<size_t>(i)] = forward_time(p, i, gpu, opt);
-  PipelineScratch scratch;
   return opt.schedule().compute_only_time(fwd, p.micro_batches, opt.optimizer_step_s, scratch);
 }
 

@@ -102,6 +102,8 @@ JobProfile make_profile(const Job& job, const LlmSpec& llm, const ComputeOptions
 /// `p` with its layers split as `layers` (size S, each >= 1, sum L): per-stage FLOP, parameters
 /// and memory recomputed exactly as make_profile does for its split.
 JobProfile with_layers(const JobProfile& p, const std::vector<int>& layers);
+/// with_layers() in place.
+void set_layers(JobProfile& p, std::vector<int> layers);
 
 /// The balanced split for stages on these GPU types (stage i on *stage_gpu[i], size S): every
 /// stage gets >= 1 layer and fits g GPUs of its type, and the largest stage time

@@ -115,7 +115,10 @@ double OneFOneBSchedule::iteration_time(const PipelineInput& in, PipelineScratch
 double OneFOneBSchedule::compute_only_time(std::span<const double> fwd_s, int micro_batches, double optimizer_step_s,
                                            PipelineScratch& scratch) const {
   const size_t S = fwd_s.size();
-  std::vector<double> bwd(S), inf(S - 1, std::numeric_limits<double>::infinity()), zero(S - 1, 0.0);
+  thread_local std::vector<double> bwd, inf, zero;
+  bwd.resize(S);
+  inf.assign(S - 1, std::numeric_limits<double>::infinity());
+  zero.assign(S - 1, 0.0);
   for (size_t i = 0; i < S; ++i) bwd[i] = backward_time(fwd_s[i]);
   PipelineInput in;
   in.micro_batches = micro_batches;
