@@ -143,7 +143,6 @@ TEST(Engine, EgressIsBilledPerGbToTheSendingDirection) {
   const double A = 200000.0;
   const double expected = I * (m * A / 1e9 * 0.02 + m * A / 1e9 * 0.09);  // $0.088
   EXPECT_NEAR(j.egress_cost_usd, expected, 1e-12 * expected);
-  EXPECT_NEAR(expected, 0.088, 1e-15);
   EXPECT_GT(j.electricity_cost_usd, 0.0);
   EXPECT_EQ(j.cost_usd(), j.electricity_cost_usd + j.egress_cost_usd);
   EXPECT_NEAR(j.cross_region_bytes, I * 2.0 * m * A, 1e-9);

@@ -247,9 +247,7 @@ TEST(LayerPartition, PathfinderUnderBalancedAgainstEveryPlacement) {
     }
     ASSERT_LT(best, kInf);
     const double got = estimate_iteration_s(p, res.placement, v, BandwidthModel::kBlind);
-    EXPECT_GE(got, best * (1 - 1e-12));
-    // the balanced split never makes the chosen placement slower than its even split's estimate
-    // in the bottleneck; the whole estimate may differ by the fill term only
+    EXPECT_GE(got, best * (1 - 1e-12));  // the brute force sees every placement the search can return
     ++runs;
     const double ratio = got / best;
     sum_ratio += ratio;
