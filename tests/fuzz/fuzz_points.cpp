@@ -79,7 +79,7 @@ int fuzz_one(const std::uint8_t* data, std::size_t size) {
   }
   try {
     geopipe::config::SweepLoadOptions bounded;  // a CSV of many rows: each row is built
-    bounded.max_points = 10'000;
+    bounded.max_points = 500;                   // (fuzz_sweep.cpp says why 500)
     const geopipe::config::SweepSpec spec = geopipe::config::load_sweep_file(sweep.string(), {}, bounded);
     if (spec.num_points() > 0) {
       const geopipe::config::ScenarioFactory factory(spec);
