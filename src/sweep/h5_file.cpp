@@ -274,7 +274,10 @@ Writer open_new(const std::string& fpath, const std::string& shown, const Layout
   Hid fapl = w_hid(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, shown, "creating the file");
   w_check(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_LATEST, H5F_LIBVER_LATEST), shown, "creating the file");
   if (in_memory) w_check(H5Pset_fapl_core(fapl.get(), 1 << 20, /*backing_store=*/0), shown, "creating the file in memory");
-  w.file = w_hid(H5Fcreate(fpath.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), H5Fclose, shown,
+  // No modification times in the root group's header either (create_table: the datasets').
+  Hid fcpl = w_hid(H5Pcreate(H5P_FILE_CREATE), H5Pclose, shown, "creating the file");
+  w_check(H5Pset_obj_track_times(fcpl.get(), 0), shown, "creating the file");
+  w.file = w_hid(H5Fcreate(fpath.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()), H5Fclose, shown,
                  "creating the file '" + fpath + "'");
   w.stype = make_type(scen_layout, shown);
   const hsize_t schunk = std::clamp<hsize_t>(scen_rows, 1, kScenarioChunk);

@@ -224,7 +224,8 @@ const Layout& metrics_layout() {
   return l;
 }
 bool added_in_format5(std::string_view column) {
-  return column == "electricity_cost_usd" || column == "egress_cost_usd" || column == "layers";
+  return column == "electricity_cost_usd" || column == "egress_cost_usd" || column == "sched_partition_misses" ||
+         column == "layers";
 }
 
 Layout without_format5_columns(const Layout& l) {
@@ -239,6 +240,7 @@ void fill_format5_columns(unsigned char* row, const Layout& l) {
   if (!total) total = l.find("cost_usd");
   if (const Field* f = l.find("electricity_cost_usd"); f && total) put_f64(row, *f, get_f64(row, *total));
   if (const Field* f = l.find("egress_cost_usd")) put_f64(row, *f, 0.0);
+  if (const Field* f = l.find("sched_partition_misses")) put_f64(row, *f, 0.0);
   if (const Field* f = l.find("layers")) std::memset(row + f->off, 0, f->size);
 }
 
@@ -363,6 +365,10 @@ Hid create_table(hid_t file, const char* name, hid_t type, const Layout& l, hsiz
   const Rows fill = fill_row(l);
   w_check(H5Pset_fill_value(dcpl.get(), type, fill.row(0)), path, op);
   w_check(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_IFSET), path, op);
+  // No modification times in the object headers (HDF5 records them by default): a file's bytes
+  // are a function of its contents, so a rebuild of a complete file equals it byte for byte
+  // whenever it is made (sweep.cli_rules checks it; with times it failed across a second).
+  w_check(H5Pset_obj_track_times(dcpl.get(), 0), path, op);
   return w_hid(H5Dcreate2(file, name, type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), H5Dclose,
                path, op);
 }
