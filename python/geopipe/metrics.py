@@ -45,6 +45,7 @@ METRICS = tuple(Metric(*m) for m in (
     ("sched_searches", "", "", True, "placement searches run"),
     ("sched_search_nodes", "", "", True, "search nodes expanded in them"),
     ("sched_truncated_searches", "", "", True, "searches that ran out of node budget"),
+    ("sched_partition_misses", "", "", True, "searches a placement they reached beats, balanced split"),
     ("events", "", "", True, "event times processed"),
     ("sched_time_total_s", "s", "ms", False, "wall time inside the scheduler"),
     ("sched_time_max_s", "s", "ms", False, "longest single scheduler call"),

@@ -121,14 +121,17 @@ def _check_unfinished(df: pd.DataFrame, path, allow: bool, what: str) -> int:
 
 def _format5_columns(df: pd.DataFrame, total: str) -> pd.DataFrame:
     """A table of a file of format 3 or 4 with the columns format 5 added, filled with what they
-    are for results written before egress existed (docs/hdf5-format.md, "Format versions"):
-    electricity_cost_usd = the total cost, egress_cost_usd = 0, and for /jobs layers = ""."""
+    are for results written before egress and layer partitions existed (docs/hdf5-format.md,
+    "Format versions"): electricity_cost_usd = the total cost, egress_cost_usd = 0, for /metrics
+    sched_partition_misses = 0 (every split was even), and for /jobs layers = ""."""
     if "egress_cost_usd" in df.columns or total not in df.columns:
         return df
     df = df.copy()
     at = df.columns.get_loc(total) + 1
     df.insert(at, "electricity_cost_usd", df[total].to_numpy())
     df.insert(at + 1, "egress_cost_usd", 0.0)
+    if "sched_truncated_searches" in df.columns and "sched_partition_misses" not in df.columns:
+        df.insert(df.columns.get_loc("sched_truncated_searches") + 1, "sched_partition_misses", 0.0)
     if total == "cost_usd" and "regions" in df.columns and "layers" not in df.columns:
         df.insert(df.columns.get_loc("regions") + 1, "layers", "")
     return df

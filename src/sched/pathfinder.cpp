@@ -91,6 +91,7 @@ SearchResult Pathfinder::search(const JobProfile& p, const ClusterView& view, co
   best_T_ = kInf;
   best_r_.clear();
   best_len_.clear();
+  incumbents_.clear();
   nodes_ = 0;
   truncated_ = false;
   stop_ = false;
@@ -111,6 +112,8 @@ SearchResult Pathfinder::search(const JobProfile& p, const ClusterView& view, co
   SearchResult res;
   res.nodes = nodes_;
   res.truncated = truncated_;
+  res.incumbents = std::move(incumbents_);
+  incumbents_ = {};
   if (best_r_.empty()) return res;
   res.found = true;
   res.objective = best_obj_;
@@ -566,6 +569,11 @@ void Pathfinder::dfs(int i, int last, int blocks, std::uint64_t mask, int cap_un
       best_T_ = T;
       best_r_ = path_r_;
       best_len_ = path_len_;
+      if (spec_.keep_incumbents) {
+        Placement& q = incumbents_.emplace_back();
+        q.stage_region.reserve(static_cast<size_t>(S_));
+        for (size_t b = 0; b < path_r_.size(); ++b) q.stage_region.insert(q.stage_region.end(), static_cast<size_t>(path_len_[b]), path_r_[b]);
+      }
       if (spec_.stop_at_first) stop_ = true;
     }
     return;
@@ -668,6 +676,25 @@ void Pathfinder::dfs(int i, int last, int blocks, std::uint64_t mask, int cap_un
       if (truncated_ || stop_) return;
     }
   }
+}
+
+}  // namespace geopipe
+
+namespace geopipe {
+
+bool balanced_split_beats(const JobProfile& p, const ClusterView& view, const SearchSpec& spec, const SearchResult& r) {
+  if (view.compute->layer_partition == LayerPartition::kEven || !r.found || r.incumbents.size() < 2) return false;
+  const bool cost = spec.objective == SearchSpec::Objective::kMinCost;
+  // The objective of `q` under the split it runs with; +inf outside the time cap.
+  auto objective = [&](const Placement& q) {
+    const double T = estimate_iteration_s(p, q, view, spec.bandwidth);
+    if (!cost) return T;
+    return T <= spec.time_cap_s ? estimate_cost_usd(p, q, T, view) : std::numeric_limits<double>::infinity();
+  };
+  const double chosen = objective(r.placement);
+  for (size_t k = 0; k + 1 < r.incumbents.size(); ++k)
+    if (objective(r.incumbents[k]) < chosen * (1.0 - 1e-12)) return true;
+  return false;
 }
 
 }  // namespace geopipe

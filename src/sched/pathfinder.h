@@ -57,6 +57,9 @@ struct SearchSpec {
   double time_cap_s = std::numeric_limits<double>::infinity();  ///< kMinCost only
   long node_budget = 2'000'000;                ///< DFS nodes before giving up (truncated)
   bool stop_at_first = false;                  ///< feasibility only: stop at the first placement found
+  /// Record every placement that became the incumbent in SearchResult::incumbents (for
+  /// balanced_split_beats; off: nothing is recorded or allocated).
+  bool keep_incumbents = false;
   /// How to search; every strategy is exact, but where placements tie (exactly or to rounding)
   /// they may return different ones.
   enum class Strategy {
@@ -76,7 +79,20 @@ struct SearchResult {
   double objective = std::numeric_limits<double>::infinity();  ///< T_est (s) or cost (USD)
   long nodes = 0;
   bool truncated = false;
+  /// With SearchSpec::keep_incumbents: every placement that became the incumbent, in the order
+  /// found (the last one is `placement`); else empty.
+  std::vector<Placement> incumbents;
 };
+
+/// Does a placement the search reached beat its result once each runs with the layer split it
+/// would run with (sim.layer_partition)? The search ranks placements by the even split's
+/// estimate (docs/model.md, "Layer partitions"); this compares `r.incumbents` (recorded with
+/// `spec.keep_incumbents`) with `r.placement` by the estimate of estimate.h under the actual
+/// split: the iteration time, or for kMinCost the cost at its own iteration time among those
+/// within `spec.time_cap_s`. True only if one is lower by more than a relative 1e-12, so a true
+/// answer proves the search's ranking cost this decision something; false proves nothing about
+/// placements the search never reached. Always false for the even split.
+bool balanced_split_beats(const JobProfile& p, const ClusterView& view, const SearchSpec& spec, const SearchResult& r);
 
 /// Reusable search state (one per scheduler; not thread-safe).
 class Pathfinder {
@@ -168,6 +184,7 @@ class Pathfinder {
   // incumbent
   double best_obj_ = 0, best_T_ = 0;
   std::vector<int> best_r_, best_len_;
+  std::vector<Placement> incumbents_;         // keep_incumbents
   long nodes_ = 0;
   bool truncated_ = false;
   bool stop_ = false;                         // stop_at_first satisfied

@@ -31,11 +31,15 @@ class SearchPolicy : public PlacementPolicy {
  protected:
   explicit SearchPolicy(const SchedulerParams& p) : prm_(p) {}
 
-  SearchResult run(const JobProfile& p, const ClusterView& v, const SearchSpec& s) {
+  SearchResult run(const JobProfile& p, const ClusterView& v, SearchSpec s) {
+    // Under the balanced split the search ranks by the even split's estimate: keep what it
+    // reached, to count the searches where that ranking provably cost something.
+    s.keep_incumbents = v.compute->layer_partition != LayerPartition::kEven;
     SearchResult r = pf_.search(p, v, s);
     ++effort_.searches;
     effort_.nodes += r.nodes;
     effort_.truncated += r.truncated;
+    effort_.partition_misses += balanced_split_beats(p, v, s, r);
     return r;
   }
 

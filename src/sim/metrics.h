@@ -47,6 +47,7 @@ enum class MetricDisplay {
   X(long, sched_searches, "", kPlain, true, "placement searches run")                                    \
   X(long, sched_search_nodes, "", kPlain, true, "search nodes expanded in them")                         \
   X(long, sched_truncated_searches, "", kPlain, true, "searches that ran out of node budget")            \
+  X(long, sched_partition_misses, "", kPlain, true, "searches a placement they reached beats, balanced split") \
   X(long, events, "", kPlain, true, "event times processed")                                             \
   X(double, sched_time_total_s, "s", kMs, false, "wall time inside the scheduler")                       \
   X(double, sched_time_max_s, "s", kMs, false, "longest single scheduler call")                          \

@@ -69,6 +69,7 @@ ScenarioMetrics MetricsAccumulator::finish(const std::vector<JobRecord>& records
   m.sched_searches = effort.searches;
   m.sched_search_nodes = effort.nodes;
   m.sched_truncated_searches = effort.truncated;
+  m.sched_partition_misses = effort.partition_misses;
   return m;
 }
 

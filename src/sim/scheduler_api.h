@@ -31,6 +31,9 @@ struct SearchEffort {
   long searches = 0;   ///< placement searches run
   long nodes = 0;      ///< search nodes expanded in them
   long truncated = 0;  ///< searches that hit their node budget and returned the best found so far
+  /// Searches whose result a placement they reached beats under the balanced layer split
+  /// (balanced_split_beats, sched/pathfinder.h); 0 with the even split.
+  long partition_misses = 0;
 };
 
 /// Start job `job` now on `placement`.

@@ -68,7 +68,8 @@ Table read_joined(const std::string& path) {
   }
   if (in.metrics_before_format5) {
     // A file of format 3 or 4: its results predate egress, so their electricity cost is their
-    // total cost and their egress 0 (fill_format5_columns, h5_table.h).
+    // total cost and their egress 0, and layer partitions, so no search missed by its split
+    // (fill_format5_columns, h5_table.h).
     const auto total = std::find(t.names.begin(), t.names.end(), "total_cost_usd");
     if (total != t.names.end()) {
       const std::vector<double> cost = t.numeric[static_cast<std::size_t>(total - t.names.begin())];
@@ -77,6 +78,8 @@ Table read_joined(const std::string& path) {
       t.names.push_back("egress_cost_usd");
       t.numeric.emplace_back(cost.size(), 0.0);
     }
+    t.names.push_back("sched_partition_misses");  // every split was even
+    t.numeric.emplace_back(t.numeric.empty() ? 0 : t.numeric[0].size(), 0.0);
   }
   return t;
 }

@@ -128,15 +128,16 @@ Rows fill_row(const Layout& l);
 // `text` says).
 const Layout& metrics_layout();
 
-/// Is `column` one /metrics or /jobs gained in format 5 (electricity_cost_usd, egress_cost_usd;
-/// /jobs also layers)? Files of formats 3 and 4 lack them.
+/// Is `column` one /metrics or /jobs gained in format 5 (electricity_cost_usd, egress_cost_usd,
+/// /metrics also sched_partition_misses, /jobs also layers)? Files of formats 3 and 4 lack them.
 bool added_in_format5(std::string_view column);
 /// `l` without the columns added in format 5: the layout files of formats 3 and 4 have.
 Layout without_format5_columns(const Layout& l);
 /// Rows of a table of formats 3-4 read into this build's layout `l` (by column name: the
 /// format-5 columns are left as the buffer had them): fills those columns with what they are
-/// for results written before egress existed: electricity_cost_usd = total_cost_usd (/metrics)
-/// or cost_usd (/jobs), egress_cost_usd = 0, layers = "" (not recorded).
+/// for results written before egress and layer partitions existed: electricity_cost_usd =
+/// total_cost_usd (/metrics) or cost_usd (/jobs), egress_cost_usd = 0, sched_partition_misses
+/// = 0 (every split was even), layers = "" (not recorded).
 void fill_format5_columns(unsigned char* row, const Layout& l);
 const Layout& errors_layout();
 Layout jobs_layout(const JobTextBytes& text);

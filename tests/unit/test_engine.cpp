@@ -82,12 +82,13 @@ Job make_job(int id, double arrival, int S, int m, long iters) {
 
 TEST(Engine, SchedulerSearchEffortBecomesMetrics) {
   const Scenario sc = base(1, 4, 0.1, 1.0);
-  ScriptedScheduler s({{0, 0}}, SearchEffort{3, 40, 2});
+  ScriptedScheduler s({{0, 0}}, SearchEffort{3, 40, 2, 1});
   const SimResult r = simulate(sc, {make_job(0, 0.0, 2, 4, 10)}, s, 1);
   EXPECT_EQ(r.metrics.jobs_completed, 1);
   EXPECT_EQ(r.metrics.sched_searches, 3);
   EXPECT_EQ(r.metrics.sched_search_nodes, 40);
   EXPECT_EQ(r.metrics.sched_truncated_searches, 2);
+  EXPECT_EQ(r.metrics.sched_partition_misses, 1);
 }
 
 TEST(Engine, OneJobEnergyAndCostByHand) {

@@ -124,7 +124,7 @@ TEST(MetricsAccumulator, OneJobByHand) {
   EXPECT_NEAR(recs[0].cost_usd(), 1e5 / 3.6e6 * 0.2 + 2e5 / 3.6e6 * 0.1, 1e-15);
   EXPECT_NEAR(recs[0].carbon_g, 1e5 / 3.6e6 * 400, 1e-12);
   EXPECT_DOUBLE_EQ(recs[0].cross_region_bytes, 1e10);
-  const ScenarioMetrics m = acc.finish(recs, SearchEffort{5, 60, 1}, 2.0);
+  const ScenarioMetrics m = acc.finish(recs, SearchEffort{5, 60, 1, 3}, 2.0);
   EXPECT_EQ(m.jobs_total, 2);
   EXPECT_EQ(m.jobs_completed, 1);
   EXPECT_EQ(m.jobs_unfinished, 1);
@@ -144,6 +144,7 @@ TEST(MetricsAccumulator, OneJobByHand) {
   EXPECT_EQ(m.sched_searches, 5);
   EXPECT_EQ(m.sched_search_nodes, 60);
   EXPECT_EQ(m.sched_truncated_searches, 1);
+  EXPECT_EQ(m.sched_partition_misses, 3);
   EXPECT_DOUBLE_EQ(m.wall_s, 2.0);
 }
 
