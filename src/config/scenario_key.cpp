@@ -186,7 +186,8 @@ struct PointKeyer::Impl {
   std::unordered_map<std::string, std::string> values;             ///< by canonical path '\0' value text
   std::unordered_map<std::string, std::string> traces;             ///< file -> "csv:<bytes>:<fnv>"
 
-  /// workload.trace: the file's size and digest instead of its path.
+  /// A key naming a file (Field::names_file: workload.trace, the time series): the file's size
+  /// and digest instead of its path.
   std::string trace_value(const std::string& given) {
     namespace fs = std::filesystem;
     const fs::path g(given);
@@ -203,7 +204,7 @@ struct PointKeyer::Impl {
     return traces.emplace(file, v).first->second;
   }
 
-  std::string value_of(const Field& f, const std::string& path, const toml::node& n) {
+  std::string value_of(const Field& f, const std::string& /*path*/, const toml::node& n) {
     switch (f.kind) {
       case Kind::kInt:
       case Kind::kFloat:
@@ -211,7 +212,7 @@ struct PointKeyer::Impl {
       case Kind::kString: {
         const auto s = n.value<std::string>();
         if (!s) return marked_text(n);
-        return path == "workload.trace" ? trace_value(*s) : toml_quote(*s);
+        return f.names_file ? trace_value(*s) : toml_quote(*s);
       }
       case Kind::kFloatArray:
       case Kind::kStringArray: {

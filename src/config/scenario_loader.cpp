@@ -25,6 +25,8 @@
 #include "model/job.h"
 #include "model/llm.h"
 #include "model/trace.h"
+#include "config/series_file.h"
+#include "util/datetime.h"
 #include "model/units.h"
 #include "model/workload.h"
 #include "sched/feasibility.h"
@@ -34,6 +36,8 @@ namespace geopipe::config {
 namespace {
 
 using schema::kMaxGpusPerRegion;
+using schema::kMaxGbps;
+using schema::kMaxPrice;
 
 std::string gb(double bytes) {
   std::ostringstream os;
@@ -114,6 +118,13 @@ class Builder {
   void check_iterations(const Scenario& sc, const JobProfile& prof, std::size_t i) const;
   void check_arrival_span(const Scenario& sc, const toml::table& workload) const;
   void load_trace(Scenario& sc);
+  void read_series_options(const toml::table& sim);
+  /// The series file `n` names (key `key_path`, relative to the scenario's directory), read
+  /// with `columns`; its errors are this key's (file:line:col of the key, then of the CSV).
+  SeriesTable read_series_file(const toml::node& n, const std::string& key_path, const std::vector<SeriesColumn>& columns) const;
+
+  SeriesEnd series_end_ = SeriesEnd::kError;   ///< sim.series_end
+  std::optional<double> start_epoch_s_;        ///< sim.start_utc
 
   std::string unfit_details(const JobProfile& p, const Topology& topo) const;
 };
@@ -214,16 +225,34 @@ void Builder::build_cluster(Scenario& sc) {
 
     const toml::node* flat = get(t, "price_usd_per_kwh");
     const toml::node* prof = get(t, "price_profile_usd_per_kwh");
+    const toml::node* pser = get(t, "price_series");
     read(t, "utc_offset_h", r.utc_offset_h);
-    if (flat && prof) {
-      const toml::node& later =
-          location_of(prof->source(), file_).line > location_of(flat->source(), file_).line ? *prof : *flat;
-      fail(later, p + ": give exactly one of price_usd_per_kwh and price_profile_usd_per_kwh, not both");
+    {
+      std::vector<const toml::node*> given;
+      for (const toml::node* x : {flat, prof, pser})
+        if (x) given.push_back(x);
+      if (given.size() > 1) {
+        const toml::node* later = *std::max_element(given.begin(), given.end(), [&](const toml::node* a, const toml::node* b) {
+          return location_of(a->source(), file_).line < location_of(b->source(), file_).line;
+        });
+        fail(*later, p + ": give exactly one of price_usd_per_kwh, price_profile_usd_per_kwh and price_series, not " +
+                         (given.size() == 2 ? "two" : "three"));
+      }
     }
-    if (!flat && !prof)
-      fail(t, p + " ('" + r.name + "') has no electricity price (expected price_usd_per_kwh = <USD/kWh> or "
-                  "price_profile_usd_per_kwh = [24 hourly values])");
-    if (flat) {
+    for (const char* k : {"price_series_column", "price_series_scale"})
+      if (const toml::node* x = get(t, k); x && !pser) fail(*x, p + "." + k + " is given without price_series");
+    if (!flat && !prof && !pser)
+      fail(t, p + " ('" + r.name + "') has no electricity price (expected price_usd_per_kwh = <USD/kWh>, "
+                  "price_profile_usd_per_kwh = [24 hourly values] or price_series = \"prices.csv\")");
+    if (pser) {
+      SeriesColumn col;
+      col.names = {"usd_per_kwh"};
+      read(t, "price_series_column", col.names[0]);
+      read(t, "price_series_scale", col.scale);
+      col.max_value = kMaxPrice / col.scale;
+      SeriesTable st = read_series_file(*pser, p + ".price_series", {col});
+      r.price = PriceProfile::series(std::make_shared<const StepSeries>(std::move(st.times_s), std::move(st.values[0]), series_end_));
+    } else if (flat) {
       r.price = PriceProfile::flat(number_of(*flat));
     } else {
       std::array<double, 24> hourly{};
@@ -233,6 +262,19 @@ void Builder::build_cluster(Scenario& sc) {
     }
     read(t, "pue", r.pue);
     read(t, "carbon_g_per_kwh", r.carbon_g_per_kwh);
+    if (const toml::node* cser = get(t, "carbon_series")) {
+      if (const toml::node* c = get(t, "carbon_g_per_kwh"))
+        fail(location_of(c->source(), file_).line > location_of(cser->source(), file_).line ? *c : *cser,
+             p + ": give one of carbon_g_per_kwh and carbon_series, not both");
+      SeriesColumn col;
+      col.names = {"carbon_g_per_kwh", "carbon_intensity_avg"};
+      if (const toml::node* c = get(t, "carbon_series_column")) col.names = {c->as_string()->get()};
+      col.max_value = 1e6;
+      SeriesTable st = read_series_file(*cser, p + ".carbon_series", {col});
+      r.carbon_series = std::make_shared<const StepSeries>(std::move(st.times_s), std::move(st.values[0]), series_end_);
+    } else if (const toml::node* c = get(t, "carbon_series_column")) {
+      fail(*c, p + ".carbon_series_column is given without carbon_series");
+    }
     sc.topology.regions.push_back(std::move(r));
   }
   if (sc.topology.total_gpus() <= 0) {
@@ -284,14 +326,45 @@ void Builder::build_network(Scenario& sc) {
                    std::to_string(it->second) + "]" + line_note(*list[it->second]) + ")");
     seen[key] = i;
 
-    const auto fwd = required<double>(lt, "bandwidth_gbps");
-    double rev = fwd;  // reverse_bandwidth_gbps defaults to bandwidth_gbps
-    read(lt, "reverse_bandwidth_gbps", rev);
     const double lat = units::ms_to_s(required<double>(lt, "latency_ms"));
     Link& ab = topo.link(idx[0], idx[1]);
     Link& ba = topo.link(idx[1], idx[0]);
-    ab.capacity_bytes_per_s = units::gbps_to_bytes_per_s(fwd) * sc.bandwidth_scale;
-    ba.capacity_bytes_per_s = units::gbps_to_bytes_per_s(rev) * sc.bandwidth_scale;
+    if (const toml::node* tr = get(lt, "bandwidth_trace")) {
+      for (const char* k : {"bandwidth_gbps", "reverse_bandwidth_gbps"})
+        if (const toml::node* x = get(lt, k))
+          fail(*x, p + "." + k + ": the link's capacity comes from bandwidth_trace (give one of them, not both)");
+      SeriesColumn fc, rc;
+      fc.names = {"bandwidth_gbps"};
+      rc.names = {"reverse_bandwidth_gbps"};
+      rc.required = false;
+      fc.max_value = rc.max_value = kMaxGbps;
+      SeriesTable st = read_series_file(*tr, p + ".bandwidth_trace", {fc, rc});
+      const bool has_rev = !st.values[1].empty();
+      for (int dir = 0; dir < 2; ++dir) {
+        std::vector<double> v = st.values[dir == 1 && has_rev ? 1 : 0];
+        for (double& x : v) x = units::gbps_to_bytes_per_s(x) * sc.bandwidth_scale;  // as a constant capacity is
+        auto series = std::make_shared<const StepSeries>(st.times_s, std::move(v), series_end_, /*merge_equal_steps=*/true);
+        const char* col = dir == 1 && has_rev ? "reverse_bandwidth_gbps" : "bandwidth_gbps";
+        if (series->max_value() <= 0)
+          fail(*tr, p + ".bandwidth_trace: column " + col + " is 0 in every row (a link that is never up: leave the link out)");
+        if (series->values().back() <= 0 && series_end_ == SeriesEnd::kHold)
+          fail(*tr, p + ".bandwidth_trace: column " + col + " ends in an outage and sim.series_end = \"hold\" keeps it "
+                    "down for ever (jobs placed over it would never finish; end the series with the link up, or wrap it)");
+        Link& l = dir == 0 ? ab : ba;
+        l.capacity_bytes_per_s = series->max_value();
+        l.capacity_series = std::move(series);
+      }
+    } else {
+      const toml::node* fn = get(lt, "bandwidth_gbps");
+      if (!fn)
+        fail(lt, p + " is missing required key 'bandwidth_gbps' (expected a number in Gbit/s, or bandwidth_trace = "
+                     "\"capacity.csv\")");
+      const double fwd = number_of(*fn);
+      double rev = fwd;  // reverse_bandwidth_gbps defaults to bandwidth_gbps
+      read(lt, "reverse_bandwidth_gbps", rev);
+      ab.capacity_bytes_per_s = units::gbps_to_bytes_per_s(fwd) * sc.bandwidth_scale;
+      ba.capacity_bytes_per_s = units::gbps_to_bytes_per_s(rev) * sc.bandwidth_scale;
+    }
     ab.latency_s = ba.latency_s = lat;
     double egress = 0;  // reverse_egress_usd_per_gb defaults to egress_usd_per_gb
     read(lt, "egress_usd_per_gb", egress);
@@ -590,6 +663,53 @@ void Builder::load_trace(Scenario& sc) {
   }
 }
 
+void Builder::read_series_options(const toml::table& sim) {
+  if (const toml::node* n = get(sim, "series_end")) {
+    const std::string name = n->as_string()->get();
+    const std::vector<std::string> names = {"error", "hold", "wrap"};
+    if (name == "error")
+      series_end_ = SeriesEnd::kError;
+    else if (name == "hold")
+      series_end_ = SeriesEnd::kHold;
+    else if (name == "wrap")
+      series_end_ = SeriesEnd::kWrap;
+    else
+      fail(*n, "sim.series_end: unknown policy '" + name + "'" + suggestion_suffix(name, names) + " (expected one of " +
+                   quoted_list(names) + ")");
+  }
+  if (const toml::node* n = get(sim, "start_utc")) {
+    const std::string text = n->as_string()->get();
+    const util::DatetimeParse d = util::parse_datetime(text);
+    if (!d.epoch_s)
+      fail(*n, "sim.start_utc: '" + text + "' is not a UTC datetime (" + d.why + "; expected e.g. \"2024-01-01T00:00:00Z\")");
+    if (std::fmod(*d.epoch_s, 86400.0) != 0)
+      fail(*n, "sim.start_utc: '" + text + "' is not midnight UTC (expected 00:00:00Z of a day: simulation time 0 is "
+                   "midnight UTC, as the 24-hour price profiles assume)");
+    start_epoch_s_ = *d.epoch_s;
+  }
+}
+
+SeriesTable Builder::read_series_file(const toml::node& n, const std::string& key_path,
+                                      const std::vector<SeriesColumn>& columns) const {
+  const std::string given_text = n.as_string()->get();
+  if (given_text.empty()) fail(n, key_path + " must not be empty (expected a CSV file path)");
+  namespace fs = std::filesystem;
+  const fs::path given(given_text);
+  const fs::path resolved =
+      (given.is_absolute() || base_dir_.empty() || base_dir_ == ".") ? given : (fs::path(base_dir_) / given).lexically_normal();
+  const std::string shown = resolved.string();
+  std::string text;
+  if (auto why = read_input_file(shown, kMaxTraceBytes, text))
+    fail(n, key_path + ": cannot open series file '" + shown + "': " + *why +
+                (given.is_absolute() || *why != "no such file" ? ""
+                                                               : " (relative paths are resolved against the scenario file's directory)"));
+  try {
+    return read_series_csv(text, shown, columns, start_epoch_s_);
+  } catch (const InputError& e) {
+    fail(n, key_path + ": " + std::string(e.what()));
+  }
+}
+
 Scenario Builder::build() {
   if (root_.empty())
     fail(region_of(root_, file_), kEmptyScenarioMessage);
@@ -629,6 +749,7 @@ Scenario Builder::build() {
         fail(*n, "sim.layer_partition: unknown layer partition '" + name + "'" + suggestion_suffix(name, names) +
                      " (expected one of " + quoted_list(names) + ")");
     }
+    read_series_options(*sim);
   }
   build_gpus(sc);
   build_models(sc);

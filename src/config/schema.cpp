@@ -40,10 +40,8 @@ using K = Kind;
 // finite (docs/limits.md, "Documented maxima"; tests/config/test_hostile_input.cpp runs each
 // key at both ends of its range).
 constexpr double kMinGbps = 1e-6;       ///< 1 kbit/s
-constexpr double kMaxGbps = 1e6;        ///< 1 Pbit/s
 constexpr double kMaxLatencyMs = 1e6;   ///< 1000 s
 constexpr double kMaxSeconds = 1e6;
-constexpr double kMaxPrice = 1e6;       ///< USD/kWh
 constexpr double kMaxEgressUsdPerGb = 1e6;
 
 // One function per table. A default is the initialiser of the model struct the key is read
@@ -68,6 +66,10 @@ const TableSpec& sim_spec() {
           .says("order of each stage's forwards and backwards: \"gpipe\" or \"1f1b\" (docs/model.md)"),
       F("layer_partition", K::kString).def("\"even\"").added_later()
           .says("layers per stage: \"even\" or \"balanced\" (least bottleneck stage time per placement; docs/model.md)"),
+      F("series_end", K::kString).def("\"error\"").added_later()
+          .says("time series beyond their last step: \"error\" (the run fails), \"hold\" (last value) or \"wrap\" (repeat)"),
+      F("start_utc", K::kString).def("none").added_later()
+          .says("UTC midnight that simulation time 0 is (\"2024-01-01T00:00:00Z\"); needed by series with datetimes"),
   }};
   return t;
 }
@@ -75,8 +77,10 @@ const TableSpec& sim_spec() {
 const TableSpec& link_spec() {
   static const TableSpec t{{
       F("regions", K::kStringArray).req().len(2).says("the two (distinct, known) regions it connects"),
-      F("bandwidth_gbps", K::kFloat).req().ge(kMinGbps).le(kMaxGbps).in("Gbit/s")
-          .says("capacity of direction regions[0] -> regions[1] (and back, unless reverse_bandwidth_gbps)"),
+      F("bandwidth_gbps", K::kFloat).ge(kMinGbps).le(kMaxGbps).in("Gbit/s")
+          .says("capacity of direction regions[0] -> regions[1] (and back, unless reverse_bandwidth_gbps); required unless bandwidth_trace"),
+      F("bandwidth_trace", K::kString).def("none").file().added_later()
+          .says("CSV capacity series time_s|datetime,bandwidth_gbps[,reverse_bandwidth_gbps] in place of bandwidth_gbps; 0 = outage"),
       F("reverse_bandwidth_gbps", K::kFloat).ge(kMinGbps).le(kMaxGbps).in("Gbit/s").def("= bandwidth_gbps")
           .says("capacity of direction regions[1] -> regions[0]"),
       F("latency_ms", K::kFloat).req().ge(0).le(kMaxLatencyMs).in("ms").says("one-way latency, both directions"),
@@ -113,6 +117,15 @@ const TableSpec& region_spec() {
       F("utc_offset_h", K::kFloat).ge(-12).le(14).def(Region{}.utc_offset_h).in("h").says("local time = UTC + offset"),
       F("pue", K::kFloat).ge(1).le(3).def(Region{}.pue).says("power usage effectiveness"),
       F("carbon_g_per_kwh", K::kFloat).ge(0).le(1e6).def("0 (unknown)").in("gCO2/kWh").says("grid carbon intensity"),
+      F("price_series", K::kString).def("none").file().added_later()
+          .says("CSV price series (time_s or datetime, and price_series_column) in place of the flat price or profile"),
+      F("price_series_column", K::kString).def("\"usd_per_kwh\"").added_later().says("price_series' value column"),
+      F("price_series_scale", K::kFloat).gt(0).le(1e6).def(1).added_later()
+          .says("multiplies price_series' values into USD/kWh (e.g. 0.001 for USD/MWh)"),
+      F("carbon_series", K::kString).def("none").file().added_later()
+          .says("CSV carbon-intensity series (gCO2/kWh) in place of carbon_g_per_kwh"),
+      F("carbon_series_column", K::kString).def("\"carbon_g_per_kwh\" or \"carbon_intensity_avg\"").added_later()
+          .says("carbon_series' value column"),
   }};
   return t;
 }
@@ -175,7 +188,7 @@ const TableSpec& workload_spec() {
       F("duration_pareto_alpha", K::kFloat).ge(0.01).le(100).def(d.duration_pareto_alpha)
           .says("bounded-Pareto shape (smaller = heavier tail)"),
       F("reference_gpu", K::kString).def(toml_quote(d.reference_gpu)).says("GPU type run lengths are measured on"),
-      F("trace", K::kString).def("none").says("CSV job trace (relative to this file) replayed instead of the generator"),
+      F("trace", K::kString).def("none").file().says("CSV job trace (relative to this file) replayed instead of the generator"),
       TA("mix", &mix_spec(), "model").says("model mix (at least one entry unless trace is given)"),
   }};
   return t;

@@ -23,6 +23,10 @@ inline constexpr int kMaxGpusPerRegion = 1'000'000;
 /// Most jobs of a scenario (workload.num_jobs, rows of a trace): what `geopipe run` simulates
 /// within its memory budget (docs/limits.md, "Documented maxima").
 inline constexpr int kMaxJobs = 4'000'000;
+/// Largest link capacity (Gbit/s) and electricity price (USD/kWh) a scenario may give, as a
+/// constant or in a time series.
+inline constexpr double kMaxGbps = 1e6;
+inline constexpr double kMaxPrice = 1e6;
 
 enum class Kind {
   kInt,          ///< TOML integer
@@ -57,6 +61,9 @@ struct Field {
   /// Leaves added after HDF5 format 4: at their default they are left out of a scenario's content
   /// key (docs/hdf5-format.md, "Scenario keys"), so adding them keeps the keys of earlier files.
   bool keyed_only_when_set = false;
+  /// A string naming an input file (relative to the scenario's directory): a scenario's
+  /// content key holds the file's size and digest, not its name (docs/hdf5-format.md).
+  bool names_file = false;
 
   bool is_leaf() const { return kind != Kind::kTable && kind != Kind::kTableArray; }
   bool is_integer() const { return kind == Kind::kInt; }
@@ -79,6 +86,7 @@ struct Field {
   Field in(std::string u) const { Field f = *this; f.unit = std::move(u); return f; }
   Field says(std::string d) const { Field f = *this; f.doc = std::move(d); return f; }
   Field added_later() const { Field f = *this; f.keyed_only_when_set = true; return f; }
+  Field file() const { Field f = *this; f.names_file = true; return f; }
 };
 
 struct TableSpec {

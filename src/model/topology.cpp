@@ -24,6 +24,15 @@ PriceProfile PriceProfile::hourly(const std::array<double, 24>& local_hourly, do
   return p;
 }
 
+PriceProfile PriceProfile::series(std::shared_ptr<const StepSeries> usd_per_kwh) {
+  PriceProfile p;
+  p.flat_ = false;
+  p.series_ = std::move(usd_per_kwh);
+  p.hourly_usd_per_kwh_.fill(p.series_->value_at(0.0));
+  p.build_prefix();
+  return p;
+}
+
 // Local time = t + offset. We integrate in local time: Π(t) = G(t + off) − G(off), where
 // G(x) = ∫_0^x price_local(τ) dτ over the periodic local-hour profile.
 void PriceProfile::build_prefix() {
@@ -44,6 +53,7 @@ inline void split_day(double x, double& days, double& rem) {
 
 double PriceProfile::usd_per_kwh_at(double t_s) const {
   if (flat_) return hourly_usd_per_kwh_[0];
+  if (series_) return series_->value_at(t_s);
   double days, rem;
   split_day(t_s + utc_offset_s_, days, rem);
   auto hour = static_cast<size_t>(rem / units::kSecondsPerHour);
@@ -53,6 +63,7 @@ double PriceProfile::usd_per_kwh_at(double t_s) const {
 
 double PriceProfile::integral(double t_s) const {
   if (flat_) return hourly_usd_per_kwh_[0] * t_s;
+  if (series_) return series_->integral(t_s);
   auto G = [this](double x) {
     double days, rem;
     split_day(x, days, rem);
@@ -71,6 +82,7 @@ double PriceProfile::mean_usd_per_kwh(double t0_s, double t1_s) const {
 
 double PriceProfile::next_change_after(double t_s) const {
   if (flat_) return std::numeric_limits<double>::infinity();
+  if (series_) return series_->next_change_after(t_s);
   // Hour boundaries in local time are at (k·3600 − offset) in simulation time.
   const double local = t_s + utc_offset_s_;
   const double next_local = (std::floor(local / units::kSecondsPerHour) + 1.0) * units::kSecondsPerHour;

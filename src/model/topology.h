@@ -8,24 +8,31 @@
 #pragma once
 
 #include <array>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "model/gpu.h"
+#include "model/step_series.h"
 #include "model/units.h"
 
 namespace geopipe {
 
-/// Electricity price of one region: flat, or 24 hourly values indexed by the region's local
-/// hour. Simulation time 0 is 00:00 UTC; local hour = UTC hour + utc_offset_h.
+/// Electricity price of one region: flat, 24 hourly values indexed by the region's local
+/// hour, or a measured series (model/step_series.h, in $/kWh over simulation time). Simulation
+/// time 0 is 00:00 UTC; local hour = UTC hour + utc_offset_h.
 class PriceProfile {
  public:
   PriceProfile() { hourly_usd_per_kwh_.fill(0.0); }
   static PriceProfile flat(double usd_per_kwh);
   /// `local_hourly[k]` is the price during local hour k (k = 0..23).
   static PriceProfile hourly(const std::array<double, 24>& local_hourly, double utc_offset_h);
+  /// The series' value ($/kWh) at each simulation time (not null).
+  static PriceProfile series(std::shared_ptr<const StepSeries> usd_per_kwh);
 
   bool is_flat() const { return flat_; }
+  /// The series of a series profile, else null.
+  const StepSeries* step_series() const { return series_.get(); }
   /// Price ($/kWh) in force at simulation time t_s (>= 0).
   double usd_per_kwh_at(double t_s) const;
   /// ∫_0^t price(τ) dτ in ($/kWh)·s. Exact for the piecewise-constant profile; used to
@@ -42,6 +49,7 @@ class PriceProfile {
   std::array<double, 24> hourly_usd_per_kwh_;  ///< by local hour; all equal when flat
   std::array<double, 25> prefix_{};            ///< prefix_[k] = ∫ over UTC-aligned hours [0,k)
   double day_integral_ = 0;
+  std::shared_ptr<const StepSeries> series_;   ///< series profiles only
   void build_prefix();
 };
 
@@ -53,12 +61,20 @@ struct Region {
   double utc_offset_h = 0;       ///< local time offset (informative; already in `price`)
   double pue = 1.0;              ///< power usage effectiveness (>= 1)
   double carbon_g_per_kwh = 0;   ///< optional grid carbon intensity (0 = unknown)
+  /// Measured carbon intensity (g/kWh over simulation time) in place of carbon_g_per_kwh;
+  /// null = the constant. Shared, immutable.
+  std::shared_ptr<const StepSeries> carbon_series;
 };
 
 struct Link {
   double capacity_bytes_per_s = 0;  ///< per direction; 0 = no link
   double latency_s = 0;             ///< one way
   double egress_usd_per_byte = 0;   ///< traffic price billed to this (sending) direction, >= 0
+  /// Measured capacity (bytes/s over simulation time; 0 = an outage) in place of the constant;
+  /// null = constant. With a series, capacity_bytes_per_s is its maximum: what the static
+  /// uses see (connectivity, load-time feasibility, the idle cluster of the relaxations),
+  /// while the simulator and the schedulers' views follow the series. Shared, immutable.
+  std::shared_ptr<const StepSeries> capacity_series;
 };
 
 struct Topology {

@@ -515,8 +515,8 @@ void Pathfinder::compute_symmetry() {
     const Link& x = topo.link(a, c);
     const Link& y = topo.link(b, d);
     return x.capacity_bytes_per_s == y.capacity_bytes_per_s && x.latency_s == y.latency_s &&
-           x.egress_usd_per_byte == y.egress_usd_per_byte &&
-           view_->residual_bw(a, c) == view_->residual_bw(b, d) && view_->flow_count(a, c) == view_->flow_count(b, d);
+           x.egress_usd_per_byte == y.egress_usd_per_byte && x.capacity_series == y.capacity_series &&
+           view_->capacity_bw(a, c) == view_->capacity_bw(b, d) && view_->residual_bw(a, c) == view_->residual_bw(b, d) && view_->flow_count(a, c) == view_->flow_count(b, d);
   };
   auto equivalent = [&](int a, int b) {
     if (cap_[static_cast<size_t>(a)] != cap_[static_cast<size_t>(b)]) return false;

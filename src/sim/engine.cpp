@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <queue>
 #include <stdexcept>
@@ -57,7 +58,47 @@ struct Completion {
   bool operator>(const Completion& o) const { return t > o.t || (t == o.t && job > o.job); }
 };
 
+class Engine;
+
+/// What a source did at an event time; the engine ORs them over the sources.
+struct Fired {
+  bool call = false;   ///< the scheduler should be called (if jobs wait)
+  bool epoch = false;  ///< resources may have grown: placement-failure caches expire (view.h)
+};
+
+/// One source of engine events (docs/model.md, "Events and metrics"). The engine asks every
+/// source for its next time, takes the least, and at that time t calls, in list order, each
+/// source's before(t), then fire(t) of the sources that change state (kChange: completions,
+/// arrivals, price boundaries, link capacities), re-shares the links, then fire(t) of the
+/// observers (kObserve: the bandwidth monitor), then the scheduler if a source asked for it
+/// and jobs wait. A new time-varying input is one class here and one line in the Engine's
+/// constructor. fire(t) is called at every event time, whether or not the source's own next
+/// time was t (it acts on what is due by t).
+class EventSource {
+ public:
+  enum class Phase { kChange, kObserve };
+  explicit EventSource(Engine& e) : e_(e) {}
+  virtual ~EventSource() = default;
+  virtual Phase phase() const { return Phase::kChange; }
+  /// Time of the next event (+inf if none, or none that matters now).
+  virtual double next_s() = 0;
+  /// Before anything changes at event time t.
+  virtual void before(double /*t*/) {}
+  virtual Fired fire(double t) = 0;
+  /// Can a later event of this source change what a scheduler that failed now would see? (The
+  /// run fails when nothing runs, nothing arrives and no source can: check_progress.)
+  virtual bool may_unblock_later() const { return false; }
+
+ protected:
+  Engine& e_;
+};
+
 class Engine {
+  friend class CompletionSource;
+  friend class ArrivalSource;
+  friend class PriceSource;
+  friend class LinkCapacitySource;
+  friend class MonitorSource;
  public:
   Engine(const Scenario& sc, const std::vector<Job>& jobs, Scheduler& sched, std::uint64_t seed, const SimOptions& opt)
       : sc_(sc), topo_(sc.topology), jobs_(jobs), sched_(sched), opt_(opt), net_(sc.topology),
@@ -88,24 +129,18 @@ class Engine {
     ctx_.shapes = &shapes_;
     for (const auto& reg : topo_.regions) has_profiles_ |= !reg.price.is_flat();
     if (opt.record_timeline) timeline_.emplace(topo_, n);
+    series_limit_s_ = error_limit_of_series(topo_);
+    make_sources();
   }
+  ~Engine();
 
   SimResult run() {
     const auto wall0 = std::chrono::steady_clock::now();
-    size_t next_arrival = 0;
     const size_t n = jobs_.size();
-    double next_price = has_profiles_ && opt_.price_events ? next_price_change(0.0) : kInf;
     double last_t = 0;  // the last event time (for the timeline)
     while (true) {
-      while (!heap_.empty() && !valid(heap_.top())) heap_.pop();
-      const double ta = next_arrival < n ? jobs_[next_arrival].arrival_s : kInf;
-      const double tc = heap_.empty() ? kInf : heap_.top().t;
-      const bool waiting_matters = !queue_.empty() || next_arrival < n;
-      const double tp = waiting_matters ? next_price : kInf;
-      // The bandwidth monitor's ticks are events only while jobs wait (otherwise no decision
-      // needs them, and catch_up() below takes the latest one lazily).
-      const double tm = queue_.empty() ? kInf : monitor_.next_tick_s();
-      const double t = std::min({ta, tc, tp, tm});
+      double t = kInf;
+      for (const auto& src : sources_) t = std::min(t, src->next_s());
       if (t == kInf) break;
       if (++events_ > opt_.max_events)
         throw InputError(sc_.source_path, 0, 0,
@@ -113,45 +148,35 @@ class Engine {
                              " event times (simulated time " + format_seconds(t) +
                              "; expected a scenario whose jobs finish in a bounded time: shorter or fewer "
                              "jobs, faster links, or a flat price)");
+      if (t > series_limit_s_) series_ended(t);
       acc_.event();
-      // 0. a monitor tick between the previous event and this one (taken lazily: no job waited)
-      if (monitor_.catch_up(t, net_.residuals())) ++epoch_;
-      // 1. completions at t (heap order: time, then job id)
-      bool released = false;
-      while (!heap_.empty()) {
-        if (!valid(heap_.top())) {
-          heap_.pop();
-          continue;
-        }
-        if (heap_.top().t > t) break;
-        const int j = heap_.top().job;
-        heap_.pop();
-        finish(j, t);
-        released = true;
-      }
-      if (released) ++epoch_;
-      // 2. arrivals at t
-      bool arrived = false;
-      while (next_arrival < n && jobs_[next_arrival].arrival_s <= t) {
-        queue_.push_back(static_cast<int>(next_arrival++));
-        arrived = true;
-      }
-      // 3. price boundary
-      const bool price_boundary = t >= next_price;
-      if (price_boundary) next_price = next_price_change(t);
-      // 4. re-share links freed by completions, the monitor's tick at t, then let the
-      // scheduler start jobs: at every arrival, completion and price boundary, and at a tick
-      // that changed what the scheduler sees.
+      for (const auto& src : sources_) src->before(t);
+      Fired fired;
+      auto fire = [&](EventSource::Phase ph) {
+        for (const auto& src : sources_)
+          if (src->phase() == ph) {
+            const Fired f = src->fire(t);
+            fired.call |= f.call;
+            fired.epoch |= f.epoch;
+          }
+      };
+      fire(EventSource::Phase::kChange);
+      if (fired.epoch) ++epoch_;
+      // Re-share the links whose flows or capacities changed, let the observers measure, then
+      // the scheduler starts jobs: at every arrival, completion, price boundary and capacity
+      // change, and at a monitor tick that changed what the scheduler sees.
       rebalance(t);
-      const BandwidthMonitor::Tick tick = monitor_.tick(t, net_.residuals());
-      if (tick.view_changed) ++epoch_;
-      if (!queue_.empty() && (released || arrived || price_boundary || tick.call)) call_scheduler(t);
-      if (timeline_) timeline_->sample(t, free_, net_.residuals(), queue_.size());
+      fired.epoch = false;
+      fire(EventSource::Phase::kObserve);
+      if (fired.epoch) ++epoch_;
+      if (!queue_.empty() && fired.call) call_scheduler(t);
+      if (timeline_) timeline_->sample(t, free_, net_.capacities(), net_.residuals(), queue_.size());
       last_t = t;
-      // Nothing runs and nothing will arrive: only a new measurement of the idle network can
-      // still start a waiting job. With none to come, or too many that did not, the run fails
-      // loudly instead of ending with work undone (docs/model.md, "Events and metrics").
-      if (running_ == 0 && next_arrival >= n && !queue_.empty())
+      // Nothing runs and nothing will arrive: only a new measurement of the idle network (or a
+      // change of a link's capacity) can still start a waiting job. With none to come, or too
+      // many that did not, the run fails loudly instead of ending with work undone
+      // (docs/model.md, "Events and metrics").
+      if (running_ == 0 && next_arrival_ >= n && !queue_.empty())
         check_progress(t);
       else
         idle_since_measurement_ = kUnset;
@@ -162,6 +187,12 @@ class Engine {
       throw SimulationFailure("scheduler '" + std::string(sched_.name()) + "' left " + std::to_string(queue_.size()) +
                               " jobs waiting at t = " + format_seconds(last_t) +
                               " with no event left (the bandwidth monitor ticks no more after 2^62 periods)");
+    // A started job with no completion to come runs over a link that stays down (the loader
+    // refuses a capacity series that ends in an outage without wrapping, so this is a bug).
+    if (running_ > 0)
+      throw SimulationFailure("scheduler '" + std::string(sched_.name()) + "': " + std::to_string(running_) +
+                              " started jobs make no progress after t = " + format_seconds(last_t) +
+                              " (a link they use stays down)");
     SimResult res;
     res.metrics = acc_.finish(rec_, sched_.effort(),
                               std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count());
@@ -171,6 +202,29 @@ class Engine {
   }
 
  private:
+  void make_sources();
+
+  /// The earliest end of a series under sim.series_end = "error" (+inf if none).
+  static double error_limit_of_series(const Topology& topo) {
+    double lim = kInf;
+    auto take = [&](const StepSeries* s) {
+      if (s && s->end() == SeriesEnd::kError) lim = std::min(lim, s->end_s());
+    };
+    for (const auto& reg : topo.regions) {
+      take(reg.price.step_series());
+      take(reg.carbon_series.get());
+    }
+    for (const auto& l : topo.links) take(l.capacity_series.get());
+    return lim;
+  }
+
+  [[noreturn]] void series_ended(double t) const {
+    throw InputError(sc_.source_path, 0, 0,
+                     "the simulation reaches t = " + format_seconds(t) + " but a time series of the scenario ends at " +
+                         format_seconds(series_limit_s_) +
+                         " (sim.series_end = \"error\"; set it to \"hold\" or \"wrap\", or give a longer series)");
+  }
+
   bool valid(const Completion& c) const {
     const Running& r = run_[static_cast<size_t>(c.job)];
     return r.active && r.version == c.version;
@@ -219,18 +273,23 @@ class Engine {
     in.hop_bwd_latency_s = r.hop_lat_b;
     in.activation_bytes = p.activation_bytes;
     in.optimizer_step_s = sc_.compute.optimizer_step_s;
-    r.T = schedule_.iteration_time(in, scratch_);
+    // A hop whose link is down gets no bandwidth: the job makes no progress (T = +inf) and its
+    // GPUs draw idle power until the link returns (docs/model.md, "Time series").
+    bool down = false;
+    for (size_t h = 0; h < H; ++h) down |= r.bw_f[h] <= 0 || r.bw_b[h] <= 0;
+    r.T = down ? kInf : schedule_.iteration_time(in, scratch_);
     std::fill(r.power_w.begin(), r.power_w.end(), 0.0);
     for (int i = 0; i < p.stages; ++i) {
       const int reg = r.regions[static_cast<size_t>(i)];
-      const double busy = stage_busy_per_iteration_s(p.micro_batches, r.fwd[static_cast<size_t>(i)]);
-      const double w = stage_power_w(p.gpus_per_stage, topo_.regions[static_cast<size_t>(reg)].pue, topo_.gpu_of(reg), busy, r.T);
+      const double busy = down ? 0.0 : stage_busy_per_iteration_s(p.micro_batches, r.fwd[static_cast<size_t>(i)]);
+      const double w = stage_power_w(p.gpus_per_stage, topo_.regions[static_cast<size_t>(reg)].pue, topo_.gpu_of(reg),
+                                     busy, down ? 1.0 : r.T);
       const auto k = static_cast<size_t>(std::find(r.power_region.begin(), r.power_region.end(), reg) - r.power_region.begin());
       r.power_w[k] += w;
     }
     ++r.version;
     r.remaining = std::max(0.0, r.remaining);
-    heap_.push({t + r.remaining * r.T, j, r.version});
+    if (!down) heap_.push({t + r.remaining * r.T, j, r.version});
   }
 
   void start(int j, const Placement& pl, double t) {
@@ -369,6 +428,7 @@ class Engine {
     view_.total_free = 0;
     for (int f : free_) view_.total_free += f;
     view_.flows = flow_count_;
+    if (has_link_series_) view_.capacity = net_.capacities();
     bool changed = false;
     view_.residual = monitor_.view_for_call(net_.residuals(), changed);
     if (changed) ++epoch_;
@@ -379,6 +439,8 @@ class Engine {
   // call: throws SimulationFailure if no later measurement can change the view the scheduler
   // failed on, or if it failed on opt_.max_idle_measurements measurements of the idle network.
   void check_progress(double t) {
+    for (const auto& src : sources_)
+      if (src->may_unblock_later()) return;  // e.g. a link that is down now comes back
     if (idle_since_measurement_ == kUnset) idle_since_measurement_ = monitor_.measurements();
     const std::uint64_t tried = monitor_.measurements() - idle_since_measurement_;
     std::string why;
@@ -433,12 +495,156 @@ class Engine {
   int running_ = 0;
   std::uint64_t events_ = 0;  ///< event times processed (bounded by opt_.max_events)
   bool has_profiles_ = false;
+  bool has_link_series_ = false;
+  size_t next_arrival_ = 0;           ///< first job not yet arrived
+  double series_limit_s_ = kInf;      ///< error_limit_of_series
+  std::vector<std::unique_ptr<EventSource>> sources_;  ///< in processing order (make_sources)
   const PipelineSchedule& schedule_ = sc_.compute.schedule();
   PipelineScratch scratch_;
   std::vector<double> inf_buf_, zero_buf_;
   MetricsAccumulator acc_;
   std::optional<TimelineRecorder> timeline_;  ///< only if opt_.record_timeline
 };
+
+// Completions in (time, job id) order; a completion frees GPUs and links (a new epoch).
+class CompletionSource final : public EventSource {
+ public:
+  using EventSource::EventSource;
+  double next_s() override {
+    while (!e_.heap_.empty() && !e_.valid(e_.heap_.top())) e_.heap_.pop();
+    return e_.heap_.empty() ? kInf : e_.heap_.top().t;
+  }
+  Fired fire(double t) override {
+    bool released = false;
+    while (!e_.heap_.empty()) {
+      if (!e_.valid(e_.heap_.top())) {
+        e_.heap_.pop();
+        continue;
+      }
+      if (e_.heap_.top().t > t) break;
+      const int j = e_.heap_.top().job;
+      e_.heap_.pop();
+      e_.finish(j, t);
+      released = true;
+    }
+    return {released, released};
+  }
+};
+
+// Arrivals in job id order (the trace is sorted by arrival).
+class ArrivalSource final : public EventSource {
+ public:
+  using EventSource::EventSource;
+  double next_s() override {
+    return e_.next_arrival_ < e_.jobs_.size() ? e_.jobs_[e_.next_arrival_].arrival_s : kInf;
+  }
+  Fired fire(double t) override {
+    bool arrived = false;
+    while (e_.next_arrival_ < e_.jobs_.size() && e_.jobs_[e_.next_arrival_].arrival_s <= t) {
+      e_.queue_.push_back(static_cast<int>(e_.next_arrival_++));
+      arrived = true;
+    }
+    return {arrived, false};
+  }
+};
+
+// Boundaries of non-flat price profiles (hours, or a series' steps): events only while jobs
+// wait or will arrive, since they change decisions, not progress (cost integrates exactly).
+class PriceSource final : public EventSource {
+ public:
+  explicit PriceSource(Engine& e) : EventSource(e), next_(e.next_price_change(0.0)) {}
+  double next_s() override {
+    const bool waiting_matters = !e_.queue_.empty() || e_.next_arrival_ < e_.jobs_.size();
+    return waiting_matters ? next_ : kInf;
+  }
+  Fired fire(double t) override {
+    if (t < next_) return {};
+    next_ = e_.next_price_change(t);
+    return {true, false};
+  }
+
+ private:
+  double next_;
+};
+
+// Steps of link capacity series (model/topology.h Link::capacity_series): each re-shares its
+// link; a rise starts a new epoch (a placement that failed may fit now), a fall does not.
+class LinkCapacitySource final : public EventSource {
+ public:
+  explicit LinkCapacitySource(Engine& e) : EventSource(e) {
+    const int R = e.topo_.num_regions();
+    for (int a = 0; a < R; ++a)
+      for (int b = 0; b < R; ++b)
+        if (a != b) {
+          const StepSeries* s = e.topo_.link(a, b).capacity_series.get();
+          if (!s) continue;
+          const double nx = s->next_change_after(0.0);
+          if (nx < kInf) due_.push({nx, a * R + b});
+        }
+  }
+  // Steps matter while a job runs, waits or will arrive; past the last job nothing needs them
+  // (a wrapped series has steps for ever), and fire() catches up with the value at t.
+  double next_s() override {
+    const bool matters = e_.running_ > 0 || !e_.queue_.empty() || e_.next_arrival_ < e_.jobs_.size();
+    return matters && !due_.empty() ? due_.top().t : kInf;
+  }
+  Fired fire(double t) override {
+    Fired f;
+    const int R = e_.topo_.num_regions();
+    while (!due_.empty() && due_.top().t <= t) {
+      const int l = due_.top().link;
+      due_.pop();
+      const int a = l / R, b = l % R;
+      const StepSeries& s = *e_.topo_.link(a, b).capacity_series;
+      const double now = e_.net_.capacity(a, b), next = s.value_at(t);
+      if (next != now) {
+        e_.net_.set_capacity(a, b, next);
+        f.call = true;
+        f.epoch |= next > now;
+      }
+      const double nx = s.next_change_after(t);
+      if (nx < kInf) due_.push({nx, l});
+    }
+    return f;
+  }
+  bool may_unblock_later() const override { return !due_.empty(); }
+
+ private:
+  struct Due {
+    double t;
+    int link;  ///< a * R + b
+    bool operator>(const Due& o) const { return t > o.t || (t == o.t && link > o.link); }
+  };
+  std::priority_queue<Due, std::vector<Due>, std::greater<>> due_;
+};
+
+// The scheduler's bandwidth monitor (sim/bandwidth_monitor.h): its ticks are events only while
+// jobs wait (otherwise no decision needs them, and before() takes the latest one lazily); it
+// observes the links after they were re-shared.
+class MonitorSource final : public EventSource {
+ public:
+  using EventSource::EventSource;
+  Phase phase() const override { return Phase::kObserve; }
+  double next_s() override { return e_.queue_.empty() ? kInf : e_.monitor_.next_tick_s(); }
+  void before(double t) override {
+    if (e_.monitor_.catch_up(t, e_.net_.residuals())) ++e_.epoch_;
+  }
+  Fired fire(double t) override {
+    const BandwidthMonitor::Tick tick = e_.monitor_.tick(t, e_.net_.residuals());
+    return {tick.call, tick.view_changed};
+  }
+};
+
+void Engine::make_sources() {
+  sources_.push_back(std::make_unique<CompletionSource>(*this));
+  sources_.push_back(std::make_unique<ArrivalSource>(*this));
+  if (has_profiles_ && opt_.price_events) sources_.push_back(std::make_unique<PriceSource>(*this));
+  for (const Link& l : topo_.links) has_link_series_ |= l.capacity_series != nullptr;
+  if (has_link_series_) sources_.push_back(std::make_unique<LinkCapacitySource>(*this));
+  sources_.push_back(std::make_unique<MonitorSource>(*this));
+}
+
+Engine::~Engine() = default;
 
 }  // namespace
 

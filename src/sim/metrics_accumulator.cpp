@@ -1,6 +1,7 @@
 #include "sim/metrics_accumulator.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "model/units.h"
 #include "sim/energy.h"
@@ -14,14 +15,18 @@ void MetricsAccumulator::job_ran(JobRecord& rec, const JobRates& r, double t0_s,
     const double e = r.power_w[k] * dt;
     rec.energy_j += e;
     rec.electricity_cost_usd += energy_cost_usd(reg.price, r.power_w[k], t0_s, t1_s);
-    rec.carbon_g += units::joules_to_kwh(e) * reg.carbon_g_per_kwh;
+    if (reg.carbon_series)  // a measured intensity: ∫ over [t0, t1], exact for its steps
+      rec.carbon_g += units::joules_to_kwh(r.power_w[k] * (reg.carbon_series->integral(t1_s) - reg.carbon_series->integral(t0_s)));
+    else
+      rec.carbon_g += units::joules_to_kwh(e) * reg.carbon_g_per_kwh;
   }
   rec.cross_region_bytes += iters * r.cross_region_bytes_per_iteration;
   rec.egress_cost_usd += iters * r.egress_usd_per_iteration;
   busy_gpu_s_ += iters * r.busy_gpu_s_per_iteration;
   alloc_gpu_s_ += dt * r.gpus;
   run_s_ += dt;
-  stall_s_ += dt * (r.iteration_s - r.iteration_nocomm_s) / r.iteration_s;
+  // A job whose link is down (iteration_s = +inf) is stalled for the whole interval.
+  stall_s_ += std::isinf(r.iteration_s) ? dt : dt * (r.iteration_s - r.iteration_nocomm_s) / r.iteration_s;
 }
 
 void MetricsAccumulator::scheduler_call(double wall_s) {

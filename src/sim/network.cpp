@@ -16,7 +16,11 @@ NetworkState::NetworkState(const Topology& topo) : regions_(topo.num_regions()) 
   dirty_.assign(n, 0);
   for (int a = 0; a < regions_; ++a)
     for (int b = 0; b < regions_; ++b) {
-      const double c = a == b ? std::numeric_limits<double>::infinity() : topo.link(a, b).capacity_bytes_per_s;
+      // A link with a capacity series starts at the series' value at time 0.
+      const Link& ln = topo.link(a, b);
+      const double c = a == b                ? std::numeric_limits<double>::infinity()
+                       : ln.capacity_series ? ln.capacity_series->value_at(0.0)
+                                            : ln.capacity_bytes_per_s;
       capacity_[index(a, b)] = c;
       residual_[index(a, b)] = c;
     }
@@ -59,6 +63,16 @@ void NetworkState::remove_flow(FlowId id) {
   f.owner = -1;
   free_ids_.push_back(id);
   --live_flows_;
+}
+
+void NetworkState::set_capacity(int from, int to, double capacity_bytes_per_s) {
+  assert(from != to && capacity_bytes_per_s >= 0);
+  const size_t l = index(from, to);
+  capacity_[l] = capacity_bytes_per_s;
+  if (!dirty_[l]) {
+    dirty_[l] = 1;
+    dirty_list_.push_back(static_cast<int>(l));
+  }
 }
 
 void NetworkState::rebalance(std::vector<int>& changed) {

@@ -1,6 +1,7 @@
 // Inter-region link state: the flows on every link direction and their max-min allocations.
 //
-// A flow is one cross-region hop of a running job in one direction, with its stall-free demand
+// Capacities start as the topology's (a link with a capacity series: its value at time 0) and
+// change with set_capacity(). A flow is one cross-region hop of a running job in one direction, with its stall-free demand
 // β = A / min(f_i, f_{i+1}) (model/job.h stall_free_demand_bytes_per_s). Adding or removing flows marks their link dirty;
 // rebalance() re-runs water-filling on dirty links only and reports the owner jobs of flows
 // whose allocation changed (bitwise), so the engine recomputes T_iter just for those.
@@ -23,6 +24,9 @@ class NetworkState {
   /// next rebalance().
   FlowId add_flow(int from, int to, double demand_bytes_per_s, int owner_job);
   void remove_flow(FlowId id);
+  /// New capacity of direction from -> to (a time-varying link; 0 = an outage: its flows get
+  /// nothing). Takes effect, like flow changes, at the next rebalance().
+  void set_capacity(int from, int to, double capacity_bytes_per_s);
 
   /// Recomputes dirty links; appends the owners of flows whose allocation changed to
   /// `changed_owners` (sorted, without duplicates, merged with what it held).
@@ -32,6 +36,8 @@ class NetworkState {
   double capacity(int from, int to) const { return capacity_[index(from, to)]; }
   /// Capacity minus the sum of current allocations on from -> to (>= 0).
   double residual(int from, int to) const { return residual_[index(from, to)]; }
+  /// Capacity of every direction, row-major R×R (diagonal: +inf).
+  const std::vector<double>& capacities() const { return capacity_; }
   /// Residual of every direction, row-major R×R (diagonal: +inf).
   const std::vector<double>& residuals() const { return residual_; }
   int num_flows() const { return live_flows_; }

@@ -76,7 +76,7 @@ void TimelineRecorder::job_finished(double t, int job) {
   }
 }
 
-void TimelineRecorder::sample(double t, std::span<const int> free_gpus, std::span<const double> residual,
+void TimelineRecorder::sample(double t, std::span<const int> free_gpus, std::span<const double> capacity, std::span<const double> residual,
                               std::size_t waiting) {
   const int R = topo_.num_regions();
   const auto Rs = static_cast<std::size_t>(R);
@@ -88,8 +88,9 @@ void TimelineRecorder::sample(double t, std::span<const int> free_gpus, std::spa
     for (int b = 0; b < R; ++b) {
       const std::size_t l = static_cast<std::size_t>(a) * Rs + static_cast<std::size_t>(b);
       if (last_link_[l] < 0) continue;  // the diagonal and directions without capacity
-      // residual = max(0, capacity − Σ allocations) <= capacity, so this is in [0, capacity].
-      const double allocated = topo_.link(a, b).capacity_bytes_per_s - residual[l];
+      // residual = max(0, capacity − Σ allocations) <= capacity (the capacity now: a link's
+      // series moves it), so this is in [0, capacity].
+      const double allocated = capacity[l] - residual[l];
       put(tl_.links, last_link_[l], {t, a, b, allocated}, &TimelineLinkSample::allocated_bytes_per_s);
     }
   put(tl_.queue, last_queue_, {t, static_cast<int>(waiting)}, &TimelineQueueSample::waiting);

@@ -86,7 +86,8 @@ class TimelineRecorder {
   void job_finished(double t, int job);
   /// The state after everything done at event time t: free GPUs per region, residual bandwidth
   /// per link direction (row-major R×R, as NetworkState::residuals()), jobs waiting.
-  void sample(double t, std::span<const int> free_gpus, std::span<const double> residual, std::size_t waiting);
+  void sample(double t, std::span<const int> free_gpus, std::span<const double> capacity,
+              std::span<const double> residual, std::size_t waiting);
   /// Ends the recording at t_end (adds the price changes in [0, t_end]) and returns it; the
   /// recorder is empty afterwards.
   Timeline finish(double t_end);

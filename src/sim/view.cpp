@@ -6,7 +6,7 @@
 namespace geopipe {
 
 double ClusterView::expected_share(int a, int b, double demand) const {
-  const double cap = topo->link(a, b).capacity_bytes_per_s;
+  const double cap = capacity_bw(a, b);
   const double fair = cap / (flow_count(a, b) + 1);
   return std::min(demand, std::max(residual_bw(a, b), fair));
 }

@@ -20,9 +20,13 @@ struct ClusterView {
   std::vector<int> free_gpus;        ///< per region
   std::vector<double> residual;      ///< R×R bytes/s, direction a -> b (diagonal +inf)
   std::vector<int> flows;            ///< R×R number of flows on each direction
+  /// R×R current capacity of each direction (bytes/s) when some link follows a capacity series
+  /// (the scheduler knows a link's capacity as it is now, outages included, while residuals
+  /// come through the bandwidth monitor); empty: the topology's constant capacities.
+  std::vector<double> capacity;
   int total_free = 0;                ///< Σ free_gpus
   /// Increases whenever resources may have grown since the previous view (a job finished,
-  /// the bandwidth view was refreshed). A job that could not be placed at epoch e cannot be
+  /// the bandwidth view was refreshed, a link's capacity rose). A job that could not be placed at epoch e cannot be
   /// placed later at the same epoch: schedulers may cache such failures.
   long epoch = 0;
 
@@ -30,8 +34,11 @@ struct ClusterView {
   double residual_bw(int a, int b) const { return residual[static_cast<size_t>(a * regions() + b)]; }
   int flow_count(int a, int b) const { return flows[static_cast<size_t>(a * regions() + b)]; }
   /// Bandwidth a new flow of demand β would likely get on a -> b under max-min sharing:
-  /// min(β, max(residual, capacity / (flows + 1))).
+  /// min(β, max(residual, capacity / (flows + 1))); 0 on a link that is down.
   double expected_share(int a, int b, double demand) const;
+  double capacity_bw(int a, int b) const {
+    return capacity.empty() ? topo->link(a, b).capacity_bytes_per_s : capacity[static_cast<size_t>(a * regions() + b)];
+  }
 
   /// Takes the placement's GPUs and subtracts its hops' demands from the residuals.
   void commit(const JobProfile& p, const Placement& pl);

@@ -40,8 +40,8 @@ Instance make_instance(int R, int S) {
     for (int b = a + 1; b < R; ++b) {
       const double bw = rng.uniform(10.0, 400.0) * 1e9 / 8;  // a fast WAN, so deep pipelines can be stall-free
       const double lat = rng.uniform(0.01, 0.12);
-      in.topo.link(a, b) = Link{bw, lat};
-      in.topo.link(b, a) = Link{bw, lat};
+      in.topo.link(a, b) = Link{bw, lat, 0, {}};
+      in.topo.link(b, a) = Link{bw, lat, 0, {}};
     }
   const LlmSpec llm{"deep", 128, 2048, 32000, 2048, 2};
   Job j;
@@ -175,7 +175,7 @@ void BM_PathfinderTwins(benchmark::State& state) {
   }
   for (int a = 0; a < R; ++a)
     for (int b = 0; b < R; ++b)
-      if (a != b) in.topo.link(a, b) = Link{100e9 / 8, 0.03};
+      if (a != b) in.topo.link(a, b) = Link{100e9 / 8, 0.03, 0, {}};
   in.view = idle_view(in.topo, in.compute);
   Pathfinder pf;
   long nodes = 0;

@@ -363,6 +363,40 @@ TEST(GoodScenario, TraceReplayRelativeToScenarioFile) {
   EXPECT_EQ(sc.jobs_for_seed(3).size(), 2u);
 }
 
+// Series in place of constants (docs/scenario-format.md, "Time series"), values by hand.
+TEST(GoodScenario, TimeSeries) {
+  const Scenario sc = load_scenario_file(kDir + "/good/series.toml");
+  const Topology& t = sc.topology;
+  // Link: Gbit/s x 1e9/8 x bandwidth_scale 2, forward and reverse columns; equal steps merged;
+  // the static capacity is the maximum.
+  const Link& ab = t.link(0, 1);
+  const Link& ba = t.link(1, 0);
+  ASSERT_TRUE(ab.capacity_series && ba.capacity_series);
+  EXPECT_EQ(ab.capacity_bytes_per_s, 10 * 1e9 / 8 * 2);
+  EXPECT_EQ(ba.capacity_bytes_per_s, 8 * 1e9 / 8 * 2);
+  EXPECT_EQ(ab.capacity_series->times_s(), (std::vector<double>{0, 3600, 5400}));
+  EXPECT_EQ(ab.capacity_series->value_at(4000), 0.0);  // the outage
+  EXPECT_EQ(ab.capacity_series->end_s(), 9000.0);      // 7200 + (7200 - 5400)
+  EXPECT_EQ(ab.capacity_series->end(), SeriesEnd::kWrap);
+  EXPECT_EQ(ab.capacity_series->value_at(9000 + 4000), 0.0);  // wrapped: the outage again
+  // Price: USD/MWh x 0.001, calendar times from start_utc; rows before it dropped but the one
+  // in force at 0 (60 at 00:00Z), then 70 at 01:00Z (02:00+01:00) and 80 at 02:00Z.
+  const StepSeries* p = t.regions[0].price.step_series();
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->times_s(), (std::vector<double>{0, 3600, 7200}));
+  EXPECT_DOUBLE_EQ(t.regions[0].price.usd_per_kwh_at(0), 0.06);
+  EXPECT_DOUBLE_EQ(t.regions[0].price.usd_per_kwh_at(5000), 0.07);
+  EXPECT_DOUBLE_EQ(t.regions[0].price.integral(7200), 0.06 * 3600 + 0.07 * 3600);
+  EXPECT_EQ(t.regions[0].carbon_series, nullptr);
+  // Carbon: the carbon_intensity_avg column (its other columns ignored), the 23:30 row in
+  // force at 0, then 00:30 and 01:30.
+  const StepSeries* c = t.regions[1].carbon_series.get();
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->times_s(), (std::vector<double>{0, 1800, 5400}));
+  EXPECT_EQ(c->values(), (std::vector<double>{300, 250, 200}));
+  EXPECT_TRUE(t.regions[1].price.is_flat());
+}
+
 TEST(GoodScenario, StringLoadUsesBaseDirForTrace) {
   const std::string text = read_file(kDir + "/good/trace.toml");
   const Scenario sc = load_scenario_string(text, "from-string.toml", {}, kDir + "/good");
@@ -554,7 +588,7 @@ TEST(Paths, ScenarioPathsCoverTheSchema) {
                         "model.<name>.bytes_per_elem", "workload.load_scale", "workload.trace",
                         "workload.mix.<model>.weight", "scheduler.epsilon", "scheduler.view_noise_sigma"})
     EXPECT_NE(std::find(paths.begin(), paths.end(), p), paths.end()) << p;
-  EXPECT_EQ(paths.size(), 59u);
+  EXPECT_EQ(paths.size(), 67u);
 }
 
 // What `geopipe list params` prints: the same paths, with each field's type and range.

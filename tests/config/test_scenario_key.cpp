@@ -208,6 +208,17 @@ TEST(ScenarioKey, ATraceCountsByItsContentNotItsPath) {
   EXPECT_NE(digest_of(kBase, {}, {}, base), t1);
 }
 
+TEST(ScenarioKey, ASeriesFileCountsByItsContentNotItsPath) {
+  TempDir tmp;
+  tmp.write("a.csv", "time_s,usd_per_kwh\n0,0.1\n3600,0.2\n");
+  tmp.write("b.csv", "time_s,usd_per_kwh\n0,0.1\n3600,0.2\n");
+  tmp.write("c.csv", "time_s,usd_per_kwh\n0,0.1\n3600,0.3\n");
+  const std::string base = tmp.write("base.toml", kBase);
+  const ContentDigest a = digest_of(kBase, {ov("cluster.region[0].price_series", "\"a.csv\"")}, {}, base);
+  EXPECT_EQ(digest_of(kBase, {ov("cluster.region[0].price_series", "\"b.csv\"")}, {}, base), a);
+  EXPECT_NE(digest_of(kBase, {ov("cluster.region[0].price_series", "\"c.csv\"")}, {}, base), a);
+}
+
 TEST(ScenarioKey, SeedSchedulerAndModelVersionAreInTheKey) {
   const ContentDigest d = digest_of(kBase);
   const ContentKey k = scenario_key(d, 1, "bace-pipe", kModelVersion);

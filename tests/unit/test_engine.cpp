@@ -12,6 +12,7 @@
 #include "model/scenario.h"
 #include "sim/engine.h"
 #include "model/gpipe.h"
+#include "sim/energy.h"
 #include "sim/timeline.h"
 #include "util/input_error.h"
 
@@ -131,8 +132,8 @@ TEST(Engine, OneJobEnergyAndCostByHand) {
 TEST(Engine, EgressIsBilledPerGbToTheSendingDirection) {
   // Two stages on r0 -> r1; the link bills $0.02/GB from r0 to r1 and $0.09/GB back.
   Scenario sc = base(2, 4, 0.2, 1.0);
-  sc.topology.link(0, 1) = Link{1e12, 0.001, 0.02 / 1e9};
-  sc.topology.link(1, 0) = Link{1e12, 0.001, 0.09 / 1e9};
+  sc.topology.link(0, 1) = Link{1e12, 0.001, 0.02 / 1e9, {}};
+  sc.topology.link(1, 0) = Link{1e12, 0.001, 0.09 / 1e9, {}};
   const long I = 1000;
   const int m = 4;
   ScriptedScheduler s({{0, 1}});
@@ -190,8 +191,8 @@ double two_jobs_share_a_link(PipelineScheduleKind kind) {
   const double f0 = p.fwd_flops[0] / 50e12, f1 = p.fwd_flops[1] / 50e12;
   const double beta = p.activation_bytes / std::min(f0, f1);
   const double C = 0.5 * beta;
-  sc.topology.link(0, 1) = Link{C, 0.01};
-  sc.topology.link(1, 0) = Link{C, 0.01};
+  sc.topology.link(0, 1) = Link{C, 0.01, 0, {}};
+  sc.topology.link(1, 0) = Link{C, 0.01, 0, {}};
   auto T_at = [&](double bw) {
     std::vector<double> f = {f0, f1}, b = {2 * f0, 2 * f1}, B = {bw}, lat = {0.01};
     PipelineInput in;
@@ -298,8 +299,8 @@ TEST(Engine, TimelineFollowsJobsGpusAndTheMaxMinSplit) {
   const double f1 = forward_time(p, 1, sc.topology.gpu_types[0], sc.compute);
   const double beta = stall_free_demand_bytes_per_s(p.activation_bytes, f0, f1);
   const double C = 1.5 * beta;
-  sc.topology.link(0, 1) = Link{C, 0.01};
-  sc.topology.link(1, 0) = Link{C, 0.01};
+  sc.topology.link(0, 1) = Link{C, 0.01, 0, {}};
+  sc.topology.link(1, 0) = Link{C, 0.01, 0, {}};
   ScriptedScheduler plain({{0, 1}, {0, 1}});
   const SimResult without = simulate(sc, jobs, plain, 1);
   EXPECT_FALSE(without.timeline.has_value());
@@ -384,16 +385,16 @@ TEST(Engine, TimelineRecorderLanesCountersAndPrices) {
   TimelineRecorder rec(sc.topology, 3);
   const std::vector<double> residual = {kInf, 0.0, 0.0, kInf};  // no links: ignored
   rec.job_started(0.0, 0, std::vector<int>{0, 0, 1});
-  rec.sample(0.0, std::vector<int>{6, 7}, residual, 2);
+  rec.sample(0.0, std::vector<int>{6, 7}, residual, residual, 2);
   rec.job_started(10.0, 1, std::vector<int>{0});
-  rec.sample(10.0, std::vector<int>{5, 7}, residual, 1);
-  rec.sample(20.0, std::vector<int>{5, 7}, residual, 1);  // nothing changed
+  rec.sample(10.0, std::vector<int>{5, 7}, residual, residual, 1);
+  rec.sample(20.0, std::vector<int>{5, 7}, residual, residual, 1);  // nothing changed
   rec.job_finished(30.0, 0);
   rec.job_started(30.0, 2, std::vector<int>{1, 0});
-  rec.sample(30.0, std::vector<int>{6, 7}, residual, 0);
+  rec.sample(30.0, std::vector<int>{6, 7}, residual, residual, 0);
   rec.job_finished(9000.0, 1);
   rec.job_finished(9000.0, 2);
-  rec.sample(9000.0, std::vector<int>{8, 8}, residual, 0);
+  rec.sample(9000.0, std::vector<int>{8, 8}, residual, residual, 0);
   const Timeline tl = rec.finish(9000.0);
   ASSERT_EQ(tl.slices.size(), 5u);
   EXPECT_EQ(tl.slices[0].stages, 2);  // job 0: stages 0 and 1 on region 0
@@ -416,6 +417,182 @@ TEST(Engine, TimelineRecorderLanesCountersAndPrices) {
   std::vector<std::tuple<double, int, double>> pr;
   for (const TimelinePriceSample& x : tl.prices) pr.emplace_back(x.t_s, x.region, x.usd_per_kwh);
   EXPECT_EQ(pr, (std::vector<std::tuple<double, int, double>>{{0.0, 0, 0.1}, {0.0, 1, 0.1}, {3600.0, 1, 0.3}, {7200.0, 1, 0.1}}));
+}
+
+// ---- Time-varying links and prices (docs/model.md, "Time series") ----
+
+/// Two-region scenario whose link a <-> b carries one job's stall-free demand β when up; the
+/// job profile and its T(bw) at a hop bandwidth bw.
+struct SeriesCase {
+  Scenario sc = base(2, 4, 0.1, 1.0);
+  JobProfile p;
+  double beta = 0;
+  double f0 = 0, f1 = 0;
+  SeriesCase() {
+    p = make_profile(make_job(0, 0, 2, 4, 1), sc.llms[0], sc.compute);
+    f0 = p.fwd_flops[0] / 50e12;
+    f1 = p.fwd_flops[1] / 50e12;
+    beta = p.activation_bytes / std::min(f0, f1);
+  }
+  double T(double bw) const {
+    std::vector<double> f = {f0, f1}, b = {2 * f0, 2 * f1}, B = {bw}, lat = {0.01};
+    PipelineInput in;
+    in.micro_batches = 4;
+    in.fwd_s = f;
+    in.bwd_s = b;
+    in.hop_fwd_bytes_per_s = B;
+    in.hop_bwd_bytes_per_s = B;
+    in.hop_latency_s = lat;
+    in.activation_bytes = p.activation_bytes;
+    PipelineScratch scratch;
+    return gpipe_iteration_time(in, scratch);
+  }
+  void link_series(std::vector<double> t, std::vector<double> cap, SeriesEnd end = SeriesEnd::kHold) {
+    auto s = std::make_shared<const StepSeries>(std::move(t), std::move(cap), end, true);
+    for (auto [a, b] : {std::pair{0, 1}, std::pair{1, 0}}) {
+      Link& l = sc.topology.link(a, b);
+      l.capacity_bytes_per_s = s->max_value();
+      l.latency_s = 0.01;
+      l.capacity_series = s;
+    }
+  }
+};
+
+// Two jobs share the link (β/2 each) until its capacity drops from β to β/2 (β/4 each); job 0
+// finishes, then job 1 runs alone on the dropped link (β/2).
+TEST(EngineSeries, TwoJobsAcrossABandwidthDropByHand) {
+  SeriesCase c;
+  const double Ta = c.T(c.beta / 2), Tb = c.T(c.beta / 4);
+  const double t_drop = 100 * Ta;  // both jobs have done exactly 100 iterations by then
+  c.link_series({0.0, t_drop}, {c.beta, c.beta / 2});
+  const long I = 400;
+  ScriptedScheduler s({{0, 1}, {0, 1}});
+  const SimResult r = simulate(c.sc, {make_job(0, 0.0, 2, 4, I), make_job(1, 0.0, 2, 4, 2 * I)}, s, 1);
+  const double fin0 = t_drop + (I - 100) * Tb;
+  EXPECT_NEAR(r.jobs[0].finish_s, fin0, 1e-9 * fin0);
+  const double done1 = 100 + (fin0 - t_drop) / Tb;
+  const double fin1 = fin0 + (2 * I - done1) * Ta;  // alone on β/2: T(β/2) again
+  EXPECT_NEAR(r.jobs[1].finish_s, fin1, 1e-9 * fin1);
+  EXPECT_DOUBLE_EQ(r.jobs[0].first_iteration_s, Ta);
+}
+
+// An outage stops a cross-region job (no progress, idle power) and not a same-region one; when
+// the link returns the job resumes where it was.
+TEST(EngineSeries, AnOutageStopsTheJobsOverTheLinkByHand) {
+  SeriesCase c;
+  const double T1 = c.T(c.beta);
+  const double t_down = 50 * T1, t_up = t_down + 1234.5;
+  c.link_series({0.0, t_down, t_up}, {c.beta, 0.0, c.beta});
+  const long I = 200;
+  ScriptedScheduler s({{0, 1}, {0, 0}});
+  const SimResult r = simulate(c.sc, {make_job(0, 0.0, 2, 4, I), make_job(1, 0.0, 2, 4, I)}, s, 1);
+  const double fin0 = I * T1 + (t_up - t_down);
+  EXPECT_NEAR(r.jobs[0].finish_s, fin0, 1e-9 * fin0);
+  // Job 1 (both stages in region 0, free intra-region hops) never sees the outage.
+  const SimResult alone = simulate(c.sc, {make_job(0, 0.0, 2, 4, I)}, *std::make_unique<ScriptedScheduler>(
+                                                                            std::vector<std::vector<int>>{{0, 0}}), 1);
+  EXPECT_DOUBLE_EQ(r.jobs[1].finish_s, alone.jobs[0].finish_s);
+  // Energy of job 0: its running power for I·T1 seconds, idle power during the outage.
+  const GpuType& g = c.sc.topology.gpu_types[0];
+  double run_w = 0;
+  for (double f : {c.f0, c.f1}) run_w += stage_power_w(1, 1.0, g, stage_busy_per_iteration_s(4, f), T1);
+  const double idle_w = 2 * stage_power_w(1, 1.0, g, 0.0, 1.0);
+  const double e = run_w * I * T1 + idle_w * (t_up - t_down);
+  EXPECT_NEAR(r.jobs[0].energy_j, e, 1e-9 * e);
+  EXPECT_TRUE(std::isfinite(r.metrics.stall_fraction));
+  EXPECT_GT(r.metrics.stall_fraction, 0.0);
+  EXPECT_TRUE(std::isfinite(r.jobs[0].mean_iteration_s));
+}
+
+// A job placed on a link that is down when it starts waits for it without NaN: its first
+// iteration time is +inf, its finish is the outage's end plus its run.
+TEST(EngineSeries, AJobStartedDuringAnOutageStartsWhenTheLinkReturns) {
+  SeriesCase c;
+  const double T1 = c.T(c.beta);
+  c.link_series({0.0, 10.0, 500.0}, {c.beta, 0.0, c.beta});
+  ScriptedScheduler s({{0, 1}});
+  const SimResult r = simulate(c.sc, {make_job(0, 20.0, 2, 4, 100)}, s, 1);
+  EXPECT_EQ(r.jobs[0].start_s, 20.0);
+  EXPECT_EQ(r.jobs[0].first_iteration_s, kInf);
+  EXPECT_NEAR(r.jobs[0].finish_s, 500.0 + 100 * T1, 1e-9 * (500.0 + 100 * T1));
+}
+
+// A capacity series that is constant (one step, or equal steps) is the constant capacity: the
+// same run bit for bit, events included.
+TEST(EngineSeries, AConstantSeriesIsNoSeriesBitForBit) {
+  const std::vector<Job> jobs = {make_job(0, 0.0, 2, 4, 300), make_job(1, 5.0, 2, 4, 500), make_job(2, 9.0, 2, 4, 100)};
+  SeriesCase plain;
+  const double C = 0.75 * plain.beta;
+  for (auto [a, b] : {std::pair{0, 1}, std::pair{1, 0}}) plain.sc.topology.link(a, b) = Link{C, 0.01, 0, {}};
+  ScriptedScheduler s0({{0, 1}, {0, 1}, {1, 0}});
+  const SimResult r0 = simulate(plain.sc, jobs, s0, 1);
+  for (const std::vector<double>& times : {std::vector<double>{0.0}, std::vector<double>{0.0, 100.0, 2000.0}}) {
+    SeriesCase c;
+    c.link_series(times, std::vector<double>(times.size(), C), SeriesEnd::kWrap);
+    ScriptedScheduler s1({{0, 1}, {0, 1}, {1, 0}});
+    const SimResult r1 = simulate(c.sc, jobs, s1, 1);
+    EXPECT_EQ(r1.metrics.events, r0.metrics.events);
+    EXPECT_EQ(r1.metrics.sched_calls, r0.metrics.sched_calls);
+    EXPECT_EQ(r1.metrics.avg_jct_s, r0.metrics.avg_jct_s);
+    EXPECT_EQ(r1.metrics.total_cost_usd, r0.metrics.total_cost_usd);
+    EXPECT_EQ(r1.metrics.total_energy_j, r0.metrics.total_energy_j);
+    EXPECT_EQ(r1.metrics.stall_fraction, r0.metrics.stall_fraction);
+    for (size_t j = 0; j < jobs.size(); ++j) {
+      EXPECT_EQ(r1.jobs[j].finish_s, r0.jobs[j].finish_s);
+      EXPECT_EQ(r1.jobs[j].energy_j, r0.jobs[j].energy_j);
+    }
+  }
+}
+
+// A region's price as a wrapped 24-step hourly series is its 24-hour profile: the same run bit
+// for bit (price boundaries call the scheduler at the same times, cost integrates alike).
+TEST(EngineSeries, APriceSeriesIsTheEquivalentProfileBitForBit) {
+  std::array<double, 24> hourly{};
+  std::vector<double> t, v;
+  for (int h = 0; h < 24; ++h) {
+    hourly[static_cast<size_t>(h)] = 0.05 + 0.01 * ((h * 7) % 13);
+    t.push_back(3600.0 * h);
+    v.push_back(hourly[static_cast<size_t>(h)]);
+  }
+  // One region, 2 GPUs: three 2-stage jobs queue, run over several hours.
+  auto run = [&](bool series) {
+    Scenario sc = base(1, 2, 0.1, 1.2);
+    sc.topology.regions[0].price = series ? PriceProfile::series(std::make_shared<const StepSeries>(t, v, SeriesEnd::kWrap))
+                                          : PriceProfile::hourly(hourly, 0.0);
+    ScriptedScheduler s({{0, 0}, {0, 0}, {0, 0}});
+    return simulate(sc, {make_job(0, 0.0, 2, 4, 10000000), make_job(1, 100.0, 2, 4, 15000000), make_job(2, 4000.0, 2, 4, 4500000)}, s, 1);
+  };
+  const SimResult a = run(false), b = run(true);
+  ASSERT_GT(a.jobs[2].finish_s, 86400.0);  // the run crosses a day of price changes, then wraps
+  EXPECT_EQ(b.metrics.events, a.metrics.events);
+  EXPECT_EQ(b.metrics.sched_calls, a.metrics.sched_calls);
+  EXPECT_EQ(b.metrics.total_cost_usd, a.metrics.total_cost_usd);
+  for (size_t j = 0; j < 3; ++j) EXPECT_EQ(b.jobs[j].electricity_cost_usd, a.jobs[j].electricity_cost_usd);
+}
+
+// sim.series_end = "error": a run that passes a series' end fails with InputError.
+TEST(EngineSeries, PassingTheEndOfAnErrorSeriesFailsTheRun) {
+  SeriesCase c;
+  c.link_series({0.0, 100.0}, {c.beta, c.beta / 2}, SeriesEnd::kError);  // covers [0, 200)
+  ScriptedScheduler s({{0, 1}});
+  EXPECT_THROW(simulate(c.sc, {make_job(0, 0.0, 2, 4, 100000)}, s, 1), InputError);
+  ScriptedScheduler s2({{0, 1}});
+  EXPECT_NO_THROW(simulate(c.sc, {make_job(0, 0.0, 2, 4, 1)}, s2, 1));
+}
+
+// A carbon series integrates over its steps: 100 g/kWh for the first hour, 300 after; a job
+// drawing constant power P from 0 to T > 3600 emits P·(100·3600 + 300·(T − 3600)) / 3.6e6 g.
+TEST(EngineSeries, CarbonSeriesIntegratesOverItsSteps) {
+  Scenario sc = base(1, 2, 0.1, 1.0);
+  sc.topology.regions[0].carbon_series =
+      std::make_shared<const StepSeries>(std::vector<double>{0.0, 3600.0}, std::vector<double>{100.0, 300.0}, SeriesEnd::kHold);
+  ScriptedScheduler s({{0, 0}});
+  const SimResult r = simulate(sc, {make_job(0, 0.0, 2, 4, 3000000)}, s, 1);
+  const double T = r.jobs[0].finish_s;
+  ASSERT_GT(T, 3600.0);
+  const double P = r.jobs[0].energy_j / T;
+  const double want = P * (100.0 * 3600.0 + 300.0 * (T - 3600.0)) / 3.6e6;
+  EXPECT_NEAR(r.jobs[0].carbon_g, want, 1e-9 * want);
 }
 
 }  // namespace

@@ -78,7 +78,7 @@ TEST(NetworkState, RebalanceReportsOnlyChangedOwners) {
   t.reset_links();
   for (int a = 0; a < 3; ++a)
     for (int b = 0; b < 3; ++b)
-      if (a != b) t.link(a, b) = Link{10.0, 0.0};
+      if (a != b) t.link(a, b) = Link{10.0, 0.0, 0, {}};
   NetworkState net(t);
   std::vector<int> changed;
   const auto f0 = net.add_flow(0, 1, 4.0, /*owner*/ 7);

@@ -1,0 +1,149 @@
+#include "config/series_file.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+
+#include "util/csv_read.h"
+#include "util/datetime.h"
+#include "util/input_error.h"
+
+namespace geopipe::config {
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string o(s);
+  for (char& c : o) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return o;
+}
+
+std::string number_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+}  // namespace
+
+SeriesTable read_series_csv(std::string_view text, const std::string& path, const std::vector<SeriesColumn>& columns,
+                            std::optional<double> start_epoch_s) {
+  const std::vector<util::CsvRecord> recs = util::read_csv(text, path);
+  if (recs.empty()) throw InputError(path, 1, 1, "empty time series (expected a header, then one row per step)");
+  const util::CsvRecord& head = recs[0];
+  int time_col = -1;
+  bool calendar = false;
+  for (const char* want : {"time_s", "datetime", "datetime (utc)", "timestamp", "time"}) {
+    for (std::size_t c = 0; c < head.cells.size() && time_col < 0; ++c)
+      if (lower(head.cells[c].text) == want) {
+        time_col = static_cast<int>(c);
+        calendar = std::string_view(want) != "time_s";
+      }
+    if (time_col >= 0) break;
+  }
+  auto header_list = [&] {
+    std::string h;
+    for (const auto& c : head.cells) h += (h.empty() ? "" : ", ") + ("'" + c.text + "'");
+    return h;
+  };
+  if (time_col < 0)
+    throw InputError(path, head.line, 1,
+                     "no time column in the header (expected 'time_s' (seconds of simulation time) or 'datetime' "
+                     "(ISO 8601, with sim.start_utc); the header has " + header_list() + ")");
+  if (calendar && !start_epoch_s)
+    throw InputError(path, head.cells[static_cast<std::size_t>(time_col)].line,
+                     head.cells[static_cast<std::size_t>(time_col)].column,
+                     "column '" + head.cells[static_cast<std::size_t>(time_col)].text +
+                         "' holds calendar times, so the scenario must say which one simulation time 0 is "
+                         "(expected sim.start_utc = \"YYYY-MM-DDT00:00:00Z\")");
+  std::vector<int> value_col(columns.size(), -1);
+  for (std::size_t k = 0; k < columns.size(); ++k) {
+    for (const std::string& name : columns[k].names) {
+      for (std::size_t c = 0; c < head.cells.size(); ++c)
+        if (head.cells[c].text == name) value_col[k] = static_cast<int>(c);
+      if (value_col[k] >= 0) break;
+    }
+    if (value_col[k] < 0 && columns[k].required) {
+      std::string names;
+      for (const auto& n : columns[k].names) names += (names.empty() ? "'" : " or '") + n + "'";
+      throw InputError(path, head.line, 1, "no column " + names + " in the header (it has " + header_list() + ")");
+    }
+  }
+
+  SeriesTable out;
+  out.values.resize(columns.size());
+  double last_epoch = 0;
+  int last_line = 0;
+  for (std::size_t r = 1; r < recs.size(); ++r) {
+    const util::CsvRecord& rec = recs[r];
+    auto cell = [&](int c) -> const util::CsvCell& {
+      if (static_cast<std::size_t>(c) >= rec.cells.size()) {
+        const util::CsvCell& lastc = rec.cells.back();
+        throw InputError(path, lastc.line, lastc.column + static_cast<int>(lastc.text.size()),
+                         "row has " + std::to_string(rec.cells.size()) + " cells, but the header names column " +
+                             std::to_string(c + 1) + " '" + head.cells[static_cast<std::size_t>(c)].text + "'");
+      }
+      return rec.cells[static_cast<std::size_t>(c)];
+    };
+    const util::CsvCell& tc = cell(time_col);
+    double t;
+    if (calendar) {
+      const util::DatetimeParse d = util::parse_datetime(tc.text);
+      if (!d.epoch_s)
+        throw InputError(path, tc.line, tc.column,
+                         "'" + tc.text + "' is not a UTC datetime (" + d.why +
+                             "; expected ISO 8601 such as 2024-01-01T13:00:00Z or 2024-01-01 13:00)");
+      t = *d.epoch_s - *start_epoch_s;
+    } else {
+      const auto v = util::parse_decimal(tc.text);
+      if (!v || *v < 0)
+        throw InputError(path, tc.line, tc.column, "time_s '" + tc.text + "' is not a number >= 0 (seconds of simulation time)");
+      t = *v;
+    }
+    if (!out.times_s.empty() || last_line > 0) {
+      const double prev = calendar ? last_epoch - *start_epoch_s : out.times_s.back();
+      if (!(t > prev))
+        throw InputError(path, tc.line, tc.column,
+                         "time '" + tc.text + "' does not come after the previous row's (line " + std::to_string(last_line) +
+                             "; expected strictly increasing times, one row per step)");
+    }
+    last_line = tc.line;
+    if (calendar) last_epoch = t + *start_epoch_s;
+    std::vector<double> row(columns.size(), 0.0);
+    for (std::size_t k = 0; k < columns.size(); ++k) {
+      if (value_col[k] < 0) continue;
+      const util::CsvCell& vc = cell(value_col[k]);
+      const auto v = util::parse_decimal(vc.text);
+      const std::string& name = head.cells[static_cast<std::size_t>(value_col[k])].text;
+      if (!v)
+        throw InputError(path, vc.line, vc.column,
+                         name + ": '" + vc.text + "' is not a number (expected decimal digits, e.g. 12, 0.5 or 1e3)");
+      if (*v < 0 || *v > columns[k].max_value)
+        throw InputError(path, vc.line, vc.column,
+                         name + ": " + vc.text + " is out of range (expected 0 .. " + number_text(columns[k].max_value) +
+                             (*v < 0 ? "; negative values are not modelled: clip them in the file" : "") + ")");
+      row[k] = *v * columns[k].scale;
+    }
+    if (calendar && t <= 0) {
+      // Before (or at) simulation time 0: only the step in force at 0 is kept.
+      out.times_s.assign(1, 0.0);
+      for (std::size_t k = 0; k < columns.size(); ++k) out.values[k].assign(1, row[k]);
+      continue;
+    }
+    if (out.times_s.empty()) {
+      if (calendar)
+        throw InputError(path, tc.line, tc.column,
+                         "the series starts at " + tc.text + ", after sim.start_utc = " + util::format_utc(*start_epoch_s) +
+                             " (expected a row at or before simulation time 0)");
+      if (t != 0)
+        throw InputError(path, tc.line, tc.column, "the series starts at time_s = " + tc.text + " (expected its first row at 0)");
+    }
+    out.times_s.push_back(t);
+    for (std::size_t k = 0; k < columns.size(); ++k) out.values[k].push_back(row[k]);
+  }
+  if (out.times_s.empty()) throw InputError(path, head.line, 1, "the time series has no rows (expected one row per step after the header)");
+  for (std::size_t k = 0; k < columns.size(); ++k)
+    if (value_col[k] < 0) out.values[k].clear();
+  return out;
+}
+
+}  // namespace geopipe::config
