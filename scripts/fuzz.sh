@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets (tests/fuzz, clang-14, build-fuzz/) and fuzzes each for a bounded
 # time (docs/design.md, "Tests").
 #
-#   scripts/fuzz.sh [scenario|sweep|trace|points|all] [SECONDS]     default: all 60
+#   scripts/fuzz.sh [scenario|sweep|trace|points|trace_import|all] [SECONDS]     default: all 60
 #   FUZZ_SEED=N scripts/fuzz.sh ...                          one process from seed N (CI)
 #
 # For each target: first every file of tests/fuzz/regressions/<target>/ runs once (a file that
@@ -25,9 +25,9 @@ root=$PWD
 which=${1:-all}
 seconds=${2:-60}
 case "$which" in
-  all) targets=(scenario sweep trace points) ;;
-  scenario|sweep|trace|points) targets=("$which") ;;
-  *) echo "usage: $0 [scenario|sweep|trace|points|all] [SECONDS]" >&2; exit 2 ;;
+  all) targets=(scenario sweep trace points trace_import) ;;
+  scenario|sweep|trace|points|trace_import) targets=("$which") ;;
+  *) echo "usage: $0 [scenario|sweep|trace|points|trace_import|all] [SECONDS]" >&2; exit 2 ;;
 esac
 [[ "$seconds" =~ ^[0-9]+$ ]] || { echo "fuzz.sh: SECONDS must be a whole number, got '$seconds'" >&2; exit 2; }
 
@@ -80,6 +80,21 @@ seeds() {
     trace)
       for f in tests/config/good/*.csv tests/config/bad/*.csv; do
         cp "$f" "$dir/$(basename "$(dirname "$f")")-$(basename "$f")"
+      done
+      ;;
+    trace_import)
+      # Byte 0 of an input picks the format (0 philly, 1 helios/acme, 2 alibaba-2023, 3 a shape
+      # table) and options (tests/fuzz/fuzz_trace_import.cpp): each sample plain and with every
+      # option bit set.
+      for f in tests/cli/trace_import/*.csv; do
+        case "$(basename "$f")" in
+          philly*) b=0 ;;
+          helios*|acme*) b=1 ;;
+          alibaba*) b=2 ;;
+          *) b=3 ;;
+        esac
+        { printf "\\$(printf '%03o' "$b")"; cat "$f"; } >"$dir/$(basename "$f")"
+        [ "$b" -eq 3 ] || { printf "\\$(printf '%03o' $((b + 252)))"; cat "$f"; } >"$dir/all-options-$(basename "$f")"
       done
       ;;
     points)

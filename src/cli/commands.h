@@ -21,5 +21,6 @@ void add_merge_command(CLI::App& app, int& rc);
 void add_summarize_command(CLI::App& app, int& rc);
 void add_analyze_command(CLI::App& app, int& rc);
 void add_plot_command(CLI::App& app, int& rc);
+void add_trace_command(CLI::App& app, int& rc);  ///< trace import, trace shape-table
 
 }  // namespace geopipe::cli

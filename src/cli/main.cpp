@@ -18,10 +18,25 @@
 
 namespace {
 
-/// The subcommand being parsed when CLI11 failed ("" before one was recognised).
+/// The deepest subcommand being parsed when CLI11 failed, or nullptr before one was recognised.
+const CLI::App* parsed_command(const CLI::App& app) {
+  const CLI::App* cmd = nullptr;
+  for (const CLI::App* at = &app;;) {
+    const auto subs = at->get_subcommands();
+    if (subs.empty()) return cmd;
+    cmd = at = subs.front();
+  }
+}
+
+/// Its name as typed after "geopipe" ("run", "trace import"), or "".
 std::string failed_command(const CLI::App& app) {
-  for (const CLI::App* sub : app.get_subcommands()) return sub->get_name();
-  return "";
+  std::string name;
+  for (const CLI::App* at = &app;;) {
+    const auto subs = at->get_subcommands();
+    if (subs.empty()) return name;
+    at = subs.front();
+    name += (name.empty() ? "" : " ") + at->get_name();
+  }
 }
 
 /// Everything written to stdout reached it (a full disk or a closed pipe is an error, not
@@ -43,8 +58,7 @@ std::string friendlier(const CLI::App& app, const CLI::ParseError& e, int argc, 
     return "unknown command '" + std::string(argv[1]) + "'" + geopipe::config::suggestion_suffix(argv[1], commands) +
            " (expected one of " + geopipe::config::quoted_list(commands) + ")";
   if (dynamic_cast<const CLI::ExtrasError*>(&e) == nullptr) return "";
-  const CLI::App* cmd = nullptr;
-  for (const CLI::App* sub : app.get_subcommands()) cmd = sub;
+  const CLI::App* cmd = parsed_command(app);
   if (!cmd) return "";
   std::vector<std::string> options;
   for (const CLI::Option* o : cmd->get_options())
@@ -57,7 +71,7 @@ std::string friendlier(const CLI::App& app, const CLI::ParseError& e, int argc, 
     const std::string name = a.substr(0, a.find('='));
     if (std::find(options.begin(), options.end(), name) != options.end()) continue;
     msg += (msg.empty() ? "" : "; ") + ("unknown option '" + name + "'") +
-           geopipe::config::suggestion_suffix(name, options) + " of 'geopipe " + cmd->get_name() + "'";
+           geopipe::config::suggestion_suffix(name, options) + " of 'geopipe " + failed_command(app) + "'";
   }
   return msg.empty() ? "" : msg + " (expected one of " + geopipe::config::quoted_list(options, options.size()) + ")";
 }
@@ -82,6 +96,7 @@ int main(int argc, char** argv) {
   geopipe::cli::add_summarize_command(app, rc);
   geopipe::cli::add_analyze_command(app, rc);
   geopipe::cli::add_plot_command(app, rc);
+  geopipe::cli::add_trace_command(app, rc);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -27,54 +27,62 @@ std::string number_text(double v) {
 
 SeriesTable read_series_csv(std::string_view text, const std::string& path, const std::vector<SeriesColumn>& columns,
                             std::optional<double> start_epoch_s) {
-  const std::vector<util::CsvRecord> recs = util::read_csv(text, path);
-  if (recs.empty()) throw InputError(path, 1, 1, "empty time series (expected a header, then one row per step)");
-  const util::CsvRecord& head = recs[0];
+  // One record at a time (util::for_each_csv_record): a series of a million steps is read
+  // without holding its cells. The header is the first record.
+  util::CsvRecord head;
+  bool have_head = false;
   int time_col = -1;
   bool calendar = false;
-  for (const char* want : {"time_s", "datetime", "datetime (utc)", "timestamp", "time"}) {
-    for (std::size_t c = 0; c < head.cells.size() && time_col < 0; ++c)
-      if (lower(head.cells[c].text) == want) {
-        time_col = static_cast<int>(c);
-        calendar = std::string_view(want) != "time_s";
-      }
-    if (time_col >= 0) break;
-  }
+  std::vector<int> value_col(columns.size(), -1);
+  SeriesTable out;
+  out.values.resize(columns.size());
+  double last_epoch = 0;
+  int last_line = 0;
   auto header_list = [&] {
     std::string h;
     for (const auto& c : head.cells) h += (h.empty() ? "" : ", ") + ("'" + c.text + "'");
     return h;
   };
-  if (time_col < 0)
-    throw InputError(path, head.line, 1,
-                     "no time column in the header (expected 'time_s' (seconds of simulation time) or 'datetime' "
-                     "(ISO 8601, with sim.start_utc); the header has " + header_list() + ")");
-  if (calendar && !start_epoch_s)
-    throw InputError(path, head.cells[static_cast<std::size_t>(time_col)].line,
-                     head.cells[static_cast<std::size_t>(time_col)].column,
-                     "column '" + head.cells[static_cast<std::size_t>(time_col)].text +
-                         "' holds calendar times, so the scenario must say which one simulation time 0 is "
-                         "(expected sim.start_utc = \"YYYY-MM-DDT00:00:00Z\")");
-  std::vector<int> value_col(columns.size(), -1);
-  for (std::size_t k = 0; k < columns.size(); ++k) {
-    for (const std::string& name : columns[k].names) {
-      for (std::size_t c = 0; c < head.cells.size(); ++c)
-        if (head.cells[c].text == name) value_col[k] = static_cast<int>(c);
-      if (value_col[k] >= 0) break;
+  auto read_header = [&] {
+    for (const char* want : {"time_s", "datetime", "datetime (utc)", "timestamp", "time"}) {
+      for (std::size_t c = 0; c < head.cells.size() && time_col < 0; ++c)
+        if (lower(head.cells[c].text) == want) {
+          time_col = static_cast<int>(c);
+          calendar = std::string_view(want) != "time_s";
+        }
+      if (time_col >= 0) break;
     }
-    if (value_col[k] < 0 && columns[k].required) {
-      std::string names;
-      for (const auto& n : columns[k].names) names += (names.empty() ? "'" : " or '") + n + "'";
-      throw InputError(path, head.line, 1, "no column " + names + " in the header (it has " + header_list() + ")");
+    if (time_col < 0)
+      throw InputError(path, head.line, 1,
+                       "no time column in the header (expected 'time_s' (seconds of simulation time) or 'datetime' "
+                       "(ISO 8601, with sim.start_utc); the header has " + header_list() + ")");
+    const util::CsvCell& tcell = head.cells[static_cast<std::size_t>(time_col)];
+    if (calendar && !start_epoch_s)
+      throw InputError(path, tcell.line, tcell.column,
+                       "column '" + tcell.text +
+                           "' holds calendar times, so the scenario must say which one simulation time 0 is "
+                           "(expected sim.start_utc = \"YYYY-MM-DDT00:00:00Z\")");
+    for (std::size_t k = 0; k < columns.size(); ++k) {
+      for (const std::string& name : columns[k].names) {
+        for (std::size_t c = 0; c < head.cells.size(); ++c)
+          if (head.cells[c].text == name) value_col[k] = static_cast<int>(c);
+        if (value_col[k] >= 0) break;
+      }
+      if (value_col[k] < 0 && columns[k].required) {
+        std::string names;
+        for (const auto& n : columns[k].names) names += (names.empty() ? "'" : " or '") + n + "'";
+        throw InputError(path, head.line, 1, "no column " + names + " in the header (it has " + header_list() + ")");
+      }
     }
-  }
-
-  SeriesTable out;
-  out.values.resize(columns.size());
-  double last_epoch = 0;
-  int last_line = 0;
-  for (std::size_t r = 1; r < recs.size(); ++r) {
-    const util::CsvRecord& rec = recs[r];
+  };
+  std::vector<double> row(columns.size(), 0.0);
+  util::for_each_csv_record(text, path, [&](util::CsvRecord& rec) {
+    if (!have_head) {
+      head = std::move(rec);
+      have_head = true;
+      read_header();
+      return;
+    }
     auto cell = [&](int c) -> const util::CsvCell& {
       if (static_cast<std::size_t>(c) >= rec.cells.size()) {
         const util::CsvCell& lastc = rec.cells.back();
@@ -99,7 +107,7 @@ SeriesTable read_series_csv(std::string_view text, const std::string& path, cons
         throw InputError(path, tc.line, tc.column, "time_s '" + tc.text + "' is not a number >= 0 (seconds of simulation time)");
       t = *v;
     }
-    if (!out.times_s.empty() || last_line > 0) {
+    if (last_line > 0) {
       const double prev = calendar ? last_epoch - *start_epoch_s : out.times_s.back();
       if (!(t > prev))
         throw InputError(path, tc.line, tc.column,
@@ -108,8 +116,8 @@ SeriesTable read_series_csv(std::string_view text, const std::string& path, cons
     }
     last_line = tc.line;
     if (calendar) last_epoch = t + *start_epoch_s;
-    std::vector<double> row(columns.size(), 0.0);
     for (std::size_t k = 0; k < columns.size(); ++k) {
+      row[k] = 0.0;
       if (value_col[k] < 0) continue;
       const util::CsvCell& vc = cell(value_col[k]);
       const auto v = util::parse_decimal(vc.text);
@@ -127,7 +135,7 @@ SeriesTable read_series_csv(std::string_view text, const std::string& path, cons
       // Before (or at) simulation time 0: only the step in force at 0 is kept.
       out.times_s.assign(1, 0.0);
       for (std::size_t k = 0; k < columns.size(); ++k) out.values[k].assign(1, row[k]);
-      continue;
+      return;
     }
     if (out.times_s.empty()) {
       if (calendar)
@@ -139,7 +147,8 @@ SeriesTable read_series_csv(std::string_view text, const std::string& path, cons
     }
     out.times_s.push_back(t);
     for (std::size_t k = 0; k < columns.size(); ++k) out.values[k].push_back(row[k]);
-  }
+  });
+  if (!have_head) throw InputError(path, 1, 1, "empty time series (expected a header, then one row per step)");
   if (out.times_s.empty()) throw InputError(path, head.line, 1, "the time series has no rows (expected one row per step after the header)");
   for (std::size_t k = 0; k < columns.size(); ++k)
     if (value_col[k] < 0) out.values[k].clear();

@@ -94,4 +94,36 @@ double StepSeries::next_change_after(double t_s) const {
   return next;
 }
 
+double StepSeries::Cursor::next_change_s() const {
+  const StepSeries& s = *s_;
+  const std::size_t n = s.t_.size();
+  if (n == 1) return std::numeric_limits<double>::infinity();
+  if (s.end_ != SeriesEnd::kWrap || !std::isfinite(s.end_s_))
+    return k_ + 1 < n ? s.t_[k_ + 1] : std::numeric_limits<double>::infinity();
+  // As next_change_after, from the position advance_to found.
+  double next = (k_ + 1 < n ? s.t_[k_ + 1] : s.end_s_) + periods_ * s.end_s_;
+  if (!(next > t_)) next = std::nextafter(t_, std::numeric_limits<double>::infinity());
+  return next;
+}
+
+void StepSeries::Cursor::advance_to(double t_s) {
+  // locate()'s arithmetic for the period and the offset in it, then a forward walk from the
+  // step in force instead of a binary search: the same step as upper_bound finds, because
+  // times only grow.
+  const StepSeries& s = *s_;
+  double periods = 0, rem = t_s > 0 ? t_s : 0.0;
+  if (s.end_ == SeriesEnd::kWrap && std::isfinite(s.end_s_)) {
+    periods = std::floor(rem / s.end_s_);
+    rem = rem - periods * s.end_s_;
+    if (rem < 0) rem = 0;
+    if (rem >= s.end_s_) rem = std::nextafter(s.end_s_, 0.0);
+  }
+  if (periods != periods_ || rem < s.t_[k_]) {
+    periods_ = periods;
+    k_ = 0;
+  }
+  while (k_ + 1 < s.t_.size() && s.t_[k_ + 1] <= rem) ++k_;
+  t_ = t_s;
+}
+
 }  // namespace geopipe

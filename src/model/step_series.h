@@ -49,6 +49,25 @@ class StepSeries {
   const std::vector<double>& times_s() const { return t_; }
   const std::vector<double>& values() const { return v_; }
 
+  /// Walks a series forward in time without searching: what the engine uses at each step
+  /// (value_at and next_change_after search, O(log n) each). advance_to(t) with
+  /// non-decreasing t gives value() == value_at(t) and next_change_s() == next_change_after(t)
+  /// (checked in tests/unit/test_time_series.cpp).
+  class Cursor {
+   public:
+    explicit Cursor(const StepSeries& s) : s_(&s) {}
+    void advance_to(double t_s);
+    double value() const { return s_->v_[k_]; }
+    /// Time of the next step (+inf if none).
+    double next_change_s() const;
+
+   private:
+    const StepSeries* s_;
+    std::size_t k_ = 0;   ///< step in force
+    double periods_ = 0;  ///< whole periods before it (wrap)
+    double t_ = 0;        ///< the last time advanced to
+  };
+
  private:
   /// Position of t inside the covered span: the step index and the offset into the series'
   /// period (wrap) or t itself (hold), and how many whole periods lie before it (wrap).

@@ -18,6 +18,15 @@ int generated_stages(const ModelMixEntry& e, const LlmSpec& llm, const Topology&
   return std::clamp(s, s0, llm.layers);
 }
 
+double reference_iteration_time_s(const Job& job, const LlmSpec& llm, const GpuType& reference,
+                                  const ComputeOptions& compute) {
+  return ideal_iteration_time(make_profile(job, llm, compute), reference, compute);
+}
+
+std::int64_t iterations_for_run_length(double run_length_s, double t_ref_s) {
+  return std::max<std::int64_t>(1, std::llround(run_length_s / t_ref_s));
+}
+
 std::vector<Job> generate_workload(const WorkloadOptions& opt, const std::vector<LlmSpec>& llms,
                                    const Topology& topo, const GpuType& reference,
                                    const ComputeOptions& compute, std::uint64_t seed) {
@@ -49,10 +58,8 @@ std::vector<Job> generate_workload(const WorkloadOptions& opt, const std::vector
     j.micro_batch_size = e.micro_batch_size;
     j.micro_batches = e.micro_batches;
     j.gpus_per_stage = e.gpus_per_stage;
-    j.iterations = 1;
-    const JobProfile p = make_profile(j, llm, compute);
-    const double t_ref = ideal_iteration_time(p, reference, compute);
-    j.iterations = std::max<std::int64_t>(1, std::llround(units::hours_to_s(dur_h) / t_ref));
+    j.iterations = 1;  // the profile T_ref is computed from is built with I = 1 (I does not enter T_ref)
+    j.iterations = iterations_for_run_length(units::hours_to_s(dur_h), reference_iteration_time_s(j, llm, reference, compute));
     jobs.push_back(j);
   }
   return jobs;

@@ -42,6 +42,19 @@ std::vector<Job> generate_workload(const WorkloadOptions& opt, const std::vector
                                    const Topology& topo, const GpuType& reference,
                                    const ComputeOptions& compute, std::uint64_t seed);
 
+/// T_ref: the compute-only iteration time of `job` (its stages, micro-batches, g) with every
+/// stage on `reference` under `compute` (ideal_iteration_time of the even-split profile), s.
+/// Requires 1 <= job.stages <= llm.layers. The one definition of the reference iteration time
+/// that the generator and the trace importer (traceimport/trace_import.h) turn run lengths into
+/// iterations with.
+double reference_iteration_time_s(const Job& job, const LlmSpec& llm, const GpuType& reference,
+                                  const ComputeOptions& compute);
+
+/// Iterations of a run of `run_length_s` seconds at `t_ref_s` seconds per iteration:
+/// I = max(1, round(run_length_s / t_ref_s)) (half away from zero). Requires
+/// run_length_s / t_ref_s <= kMaxJobIterations (callers check: docs/limits.md).
+std::int64_t iterations_for_run_length(double run_length_s, double t_ref_s);
+
 /// Stage count the generator uses for a mix entry on this topology under `compute`'s pipeline
 /// schedule (0 if the model fits no GPU).
 int generated_stages(const ModelMixEntry& e, const LlmSpec& llm, const Topology& topo, const ComputeOptions& compute);

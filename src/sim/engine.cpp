@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <queue>
@@ -578,7 +579,8 @@ class LinkCapacitySource final : public EventSource {
         if (a != b) {
           const StepSeries* s = e.topo_.link(a, b).capacity_series.get();
           if (!s) continue;
-          const double nx = s->next_change_after(0.0);
+          cursor_.emplace(a * R + b, StepSeries::Cursor(*s));
+          const double nx = cursor_.at(a * R + b).next_change_s();
           if (nx < kInf) due_.push({nx, a * R + b});
         }
   }
@@ -595,14 +597,15 @@ class LinkCapacitySource final : public EventSource {
       const int l = due_.top().link;
       due_.pop();
       const int a = l / R, b = l % R;
-      const StepSeries& s = *e_.topo_.link(a, b).capacity_series;
-      const double now = e_.net_.capacity(a, b), next = s.value_at(t);
+      StepSeries::Cursor& c = cursor_.at(l);
+      c.advance_to(t);  // its steps in (last fire, t]: the value at t, no search
+      const double now = e_.net_.capacity(a, b), next = c.value();
       if (next != now) {
         e_.net_.set_capacity(a, b, next);
         f.call = true;
         f.epoch |= next > now;
       }
-      const double nx = s.next_change_after(t);
+      const double nx = c.next_change_s();
       if (nx < kInf) due_.push({nx, l});
     }
     return f;
@@ -616,6 +619,7 @@ class LinkCapacitySource final : public EventSource {
     bool operator>(const Due& o) const { return t > o.t || (t == o.t && link > o.link); }
   };
   std::priority_queue<Due, std::vector<Due>, std::greater<>> due_;
+  std::map<int, StepSeries::Cursor> cursor_;  ///< by link a * R + b
 };
 
 // The scheduler's bandwidth monitor (sim/bandwidth_monitor.h): its ticks are events only while

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 
 #include "util/input_error.h"
 
@@ -82,26 +83,31 @@ bool blank(char c) { return c == ' ' || c == '\t'; }
 
 }  // namespace
 
-std::vector<CsvRecord> read_csv(std::string_view text, const std::string& path) {
-  std::vector<CsvRecord> records;
+void for_each_csv_record(std::string_view text, const std::string& path, const std::function<void(CsvRecord&)>& on_record) {
   Cursor cur(text, path);
+  CsvRecord rec;       // reused: its cells keep their capacity from one record to the next
+  std::string lead;    // blanks before a cell
+  std::string trail;   // blanks after a closing quote
   while (!cur.done()) {
-    CsvRecord rec;
     rec.line = cur.line();
+    std::size_t n = 0;  // cells of this record so far (rec.cells may hold more, from an earlier one)
     bool first_cell = true;
     bool skip_line = false;
     for (;;) {
-      CsvCell cell;
-      std::string lead;  // blanks before the cell
+      lead.clear();
       while (!cur.done() && blank(cur.peek())) cur.take(lead);
-      cell.line = cur.line();
-      cell.column = cur.column();
       if (first_cell && (cur.at_line_end() || (!cur.done() && cur.peek() == '#'))) {
         // a blank line, or a comment: skipped to its end
         skip_line = true;
         while (!cur.at_line_end()) cur.skip();
         break;
       }
+      if (n == rec.cells.size()) rec.cells.emplace_back();
+      CsvCell& cell = rec.cells[n];
+      cell.text.clear();
+      cell.quoted = false;
+      cell.line = cur.line();
+      cell.column = cur.column();
       if (!cur.done() && cur.peek() == '"') {
         if (!lead.empty()) cur.fail("a quote after spaces at the start of a cell (expected the quote as its first character)");
         cell.quoted = true;
@@ -119,7 +125,7 @@ std::vector<CsvRecord> read_csv(std::string_view text, const std::string& path) 
           }
           cur.take(cell.text);
         }
-        std::string trail;
+        trail.clear();
         while (!cur.done() && blank(cur.peek())) cur.take(trail);
         if (!cur.at_line_end() && cur.peek() != ',')
           cur.fail("text after a closing quote (expected , or the end of the line)");
@@ -128,7 +134,7 @@ std::vector<CsvRecord> read_csv(std::string_view text, const std::string& path) 
         while (!cell.text.empty() && blank(cell.text.back())) cell.text.pop_back();
       }
       first_cell = false;
-      rec.cells.push_back(std::move(cell));
+      ++n;
       if (!cur.done() && cur.peek() == ',') {
         cur.skip();
         continue;
@@ -136,8 +142,15 @@ std::vector<CsvRecord> read_csv(std::string_view text, const std::string& path) 
       break;  // the end of the line or of the text
     }
     if (!cur.done()) cur.skip();  // the LF or CRLF
-    if (!skip_line) records.push_back(std::move(rec));
+    if (skip_line) continue;
+    rec.cells.resize(n);  // drops the cells an earlier, longer record left
+    on_record(rec);
   }
+}
+
+std::vector<CsvRecord> read_csv(std::string_view text, const std::string& path) {
+  std::vector<CsvRecord> records;
+  for_each_csv_record(text, path, [&](CsvRecord& rec) { records.push_back(std::move(rec)); });
   return records;
 }
 

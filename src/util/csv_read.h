@@ -14,6 +14,7 @@
 // and exponent; no hexadecimal, no inf or nan, no digit separators, no spaces inside.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,6 +37,12 @@ struct CsvRecord {
 /// The records of `text`. Throws InputError(path, line, column, ...) for what the syntax above
 /// refuses. Columns count characters (UTF-8 code points), as editors do.
 std::vector<CsvRecord> read_csv(std::string_view text, const std::string& path);
+
+/// The same records, one at a time and in order, without holding them all (for files of
+/// millions of rows: util/csv_read.h's syntax, read_csv's errors). `on_record` may keep or move
+/// from the record it is given; the reader reuses the object for the next record. An exception
+/// from `on_record` ends the reading.
+void for_each_csv_record(std::string_view text, const std::string& path, const std::function<void(CsvRecord&)>& on_record);
 
 /// The value of a decimal number in the syntax above ("12", "-0.5", "+1e3", ".5"), or nullopt
 /// for anything else ("0x10", "inf", "nan", "1_000", "1e", "1.2.3", ""). Values beyond the

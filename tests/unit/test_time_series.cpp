@@ -100,6 +100,32 @@ TEST(StepSeries, WrappedHourlySeriesIsThe24HourProfileBitForBit) {
   }
 }
 
+// The cursor the engine walks a series with gives what the searching accessors give, at every
+// step boundary and between them, for hold and wrap.
+TEST(StepSeries, CursorAgreesWithTheSearchingAccessors) {
+  Rng rng(77);
+  for (SeriesEnd end : {SeriesEnd::kHold, SeriesEnd::kWrap})
+    for (int n = 1; n <= 6; ++n) {
+      std::vector<double> t{0.0}, v{rng.uniform(0.0, 5.0)};
+      for (int k = 1; k < n; ++k) {
+        t.push_back(t.back() + 0.5 + rng.uniform(0.0, 100.0));
+        v.push_back(rng.uniform(0.0, 5.0));
+      }
+      const StepSeries s(t, v, end);
+      StepSeries::Cursor c(s);
+      double x = 0;
+      for (int step = 0; step < 200; ++step) {
+        c.advance_to(x);
+        ASSERT_EQ(c.value(), s.value_at(x)) << x;
+        ASSERT_EQ(c.next_change_s(), s.next_change_after(x)) << x;
+        // Next: exactly the next boundary, or somewhere before it.
+        const double nx = c.next_change_s();
+        if (nx == kInf) break;
+        x = step % 2 ? nx : x + (nx - x) * rng.uniform();
+      }
+    }
+}
+
 TEST(Datetime, ParsesIsoFormsAndZones) {
   using util::parse_datetime;
   EXPECT_EQ(*parse_datetime("1970-01-01").epoch_s, 0.0);

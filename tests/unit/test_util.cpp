@@ -55,6 +55,34 @@ TEST(CsvRead, Rfc4180WithBomCommentsAndBothLineEnds) {
   EXPECT_EQ(recs[2].line, 5);
 }
 
+// for_each_csv_record reuses one record: a long record, then shorter and quoted ones, must come
+// out exactly as read_csv gives them.
+TEST(CsvRead, RecordByRecordIsReadCsv) {
+  const std::string text = "a,b,c,d,e\n\"q\"\"1\",x\n# c\n\n,,,\n\"long cell, with a comma\",2\r\nlast";
+  const auto all = util::read_csv(text, "t.csv");
+  std::vector<util::CsvRecord> one_by_one;
+  util::for_each_csv_record(text, "t.csv", [&](const util::CsvRecord& r) { one_by_one.push_back(r); });
+  ASSERT_EQ(one_by_one.size(), all.size());
+  ASSERT_EQ(all.size(), 5u);
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    EXPECT_EQ(one_by_one[i].line, all[i].line);
+    ASSERT_EQ(one_by_one[i].cells.size(), all[i].cells.size()) << i;
+    for (std::size_t c = 0; c < all[i].cells.size(); ++c) {
+      const util::CsvCell &x = one_by_one[i].cells[c], &y = all[i].cells[c];
+      EXPECT_EQ(x.text, y.text);
+      EXPECT_EQ(x.quoted, y.quoted);
+      EXPECT_EQ(x.line, y.line);
+      EXPECT_EQ(x.column, y.column);
+    }
+  }
+  EXPECT_EQ(all[1].cells.size(), 2u);
+  EXPECT_EQ(all[1].cells[0].text, "q\"1");
+  EXPECT_TRUE(all[1].cells[0].quoted);
+  EXPECT_FALSE(all[2].cells[0].quoted);  // the reused cell forgets it was quoted
+  EXPECT_EQ(all[2].cells.size(), 4u);
+  EXPECT_EQ(all[4].cells[0].text, "last");
+}
+
 TEST(CsvRead, WhatIsNotTextIsAnErrorAtItsPosition) {
   auto error_of = [](const std::string& text) {
     try {
