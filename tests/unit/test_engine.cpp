@@ -12,6 +12,7 @@
 #include "model/scenario.h"
 #include "sim/engine.h"
 #include "model/gpipe.h"
+#include "sched/registry.h"
 #include "sim/energy.h"
 #include "sim/timeline.h"
 #include "util/input_error.h"
@@ -593,6 +594,25 @@ TEST(EngineSeries, CarbonSeriesIntegratesOverItsSteps) {
   const double P = r.jobs[0].energy_j / T;
   const double want = P * (100.0 * 3600.0 + 300.0 * (T - 3600.0)) / 3.6e6;
   EXPECT_NEAR(r.jobs[0].carbon_g, want, 1e-9 * want);
+}
+
+// A job that only a link which is down could carry waits (bace-pipe's failure cache remembers
+// the failed shape), and starts when the link comes back: the rise starts a new epoch, so the
+// cached failure expires. Two 1-GPU regions, a 2-stage job: it must span the link.
+TEST(EngineSeries, ACapacityRiseExpiresCachedFailures) {
+  SeriesCase c;
+  c.sc.topology.regions[0].gpu_count = 1;
+  c.sc.topology.regions[1].gpu_count = 1;
+  const double t_up = 5000.0;
+  c.link_series({0.0, 10.0, t_up}, {c.beta, 0.0, c.beta});
+  for (const char* preset : {"bace-pipe", "delay-first", "bace-no-costmin"}) {
+    auto sched = make_scheduler(preset, c.sc.scheduler);
+    const SimResult r = simulate(c.sc, {make_job(0, 20.0, 2, 4, 100), make_job(1, 30.0, 2, 4, 100)}, *sched, 1);
+    // The bandwidth-aware searches see a share of 0 over the down link and wait for it.
+    EXPECT_EQ(r.jobs[0].start_s, t_up) << preset;
+    EXPECT_GT(r.jobs[1].start_s, t_up) << preset;
+    EXPECT_EQ(r.metrics.jobs_completed, 2) << preset;
+  }
 }
 
 }  // namespace
