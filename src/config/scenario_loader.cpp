@@ -122,6 +122,11 @@ class Builder {
   /// The series file `n` names (key `key_path`, relative to the scenario's directory), read
   /// with `columns`; its errors are this key's (file:line:col of the key, then of the CSV).
   SeriesTable read_series_file(const toml::node& n, const std::string& key_path, const std::vector<SeriesColumn>& columns) const;
+  /// The file a string key names (relative paths against the scenario's directory), read whole
+  /// (at most kMaxTraceBytes): its shown path and text; failing at the key, "cannot open
+  /// <what> file ...", when it cannot be read.
+  void read_named_file(const toml::node& n, const std::string& key_path, const char* what, std::string& shown,
+                       std::string& text) const;
 
   SeriesEnd series_end_ = SeriesEnd::kError;   ///< sim.series_end
   std::optional<double> start_epoch_s_;        ///< sim.start_utc
@@ -620,19 +625,8 @@ void Builder::load_trace(Scenario& sc) {
   const toml::table& t = *table(root_, "workload");
   const toml::node* tn = get(t, "trace");
   if (!tn) return;
-  const std::string trace = tn->as_string()->get();
-  if (trace.empty()) fail(*tn, "workload.trace must not be empty (expected a CSV file path)");
-  namespace fs = std::filesystem;
-  const fs::path given(trace);
-  const fs::path resolved =
-      (given.is_absolute() || base_dir_.empty() || base_dir_ == ".") ? given : (fs::path(base_dir_) / given).lexically_normal();
-  const std::string shown = resolved.string();
-  std::string text;
-  if (auto why = read_input_file(shown, kMaxTraceBytes, text))
-    fail(*tn, "workload.trace: cannot open trace file '" + shown + "': " + *why +
-                  (given.is_absolute() || *why != "no such file"
-                       ? ""
-                       : " (relative paths are resolved against the scenario file's directory)"));
+  std::string shown, text;
+  read_named_file(*tn, "workload.trace", "trace", shown, text);
   try {
     sc.trace_jobs = parse_trace_csv(text, shown, sc.llms, sc.topology, sc.compute);
     sc.trace_path = shown;
@@ -689,20 +683,25 @@ void Builder::read_series_options(const toml::table& sim) {
   }
 }
 
-SeriesTable Builder::read_series_file(const toml::node& n, const std::string& key_path,
-                                      const std::vector<SeriesColumn>& columns) const {
+void Builder::read_named_file(const toml::node& n, const std::string& key_path, const char* what, std::string& shown,
+                              std::string& text) const {
   const std::string given_text = n.as_string()->get();
   if (given_text.empty()) fail(n, key_path + " must not be empty (expected a CSV file path)");
   namespace fs = std::filesystem;
   const fs::path given(given_text);
   const fs::path resolved =
       (given.is_absolute() || base_dir_.empty() || base_dir_ == ".") ? given : (fs::path(base_dir_) / given).lexically_normal();
-  const std::string shown = resolved.string();
-  std::string text;
+  shown = resolved.string();
   if (auto why = read_input_file(shown, kMaxTraceBytes, text))
-    fail(n, key_path + ": cannot open series file '" + shown + "': " + *why +
+    fail(n, key_path + ": cannot open " + what + " file '" + shown + "': " + *why +
                 (given.is_absolute() || *why != "no such file" ? ""
                                                                : " (relative paths are resolved against the scenario file's directory)"));
+}
+
+SeriesTable Builder::read_series_file(const toml::node& n, const std::string& key_path,
+                                      const std::vector<SeriesColumn>& columns) const {
+  std::string shown, text;
+  read_named_file(n, key_path, "series", shown, text);
   try {
     return read_series_csv(text, shown, columns, start_epoch_s_);
   } catch (const InputError& e) {

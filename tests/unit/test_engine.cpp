@@ -182,6 +182,22 @@ TEST(Engine, CostFollowsHourlyPriceAcrossMidnight) {
   EXPECT_NEAR(r.jobs[0].energy_j, power * run, 1e-6);
 }
 
+/// Iteration time of a 2-stage, 4-micro-batch job with forward times f0, f1 over one hop of
+/// bandwidth `bw` each way and 10 ms latency, by the schedule's recurrence.
+double two_stage_iteration_s(PipelineScheduleKind kind, double f0, double f1, double bw, double activation_bytes) {
+  std::vector<double> f = {f0, f1}, b = {2 * f0, 2 * f1}, B = {bw}, lat = {0.01};
+  PipelineInput in;
+  in.micro_batches = 4;
+  in.fwd_s = f;
+  in.bwd_s = b;
+  in.hop_fwd_bytes_per_s = B;
+  in.hop_bwd_bytes_per_s = B;
+  in.hop_latency_s = lat;
+  in.activation_bytes = activation_bytes;
+  PipelineScratch scratch;
+  return pipeline_schedule(kind).iteration_time(in, scratch);
+}
+
 // Regions 0 and 1 joined by a link of capacity C per direction, below each job's demand β; the
 // engine times both jobs with the scenario's pipeline schedule.
 /// Returns the iteration time of a job alone on the link.
@@ -194,19 +210,7 @@ double two_jobs_share_a_link(PipelineScheduleKind kind) {
   const double C = 0.5 * beta;
   sc.topology.link(0, 1) = Link{C, 0.01, 0, {}};
   sc.topology.link(1, 0) = Link{C, 0.01, 0, {}};
-  auto T_at = [&](double bw) {
-    std::vector<double> f = {f0, f1}, b = {2 * f0, 2 * f1}, B = {bw}, lat = {0.01};
-    PipelineInput in;
-    in.micro_batches = 4;
-    in.fwd_s = f;
-    in.bwd_s = b;
-    in.hop_fwd_bytes_per_s = B;
-    in.hop_bwd_bytes_per_s = B;
-    in.hop_latency_s = lat;
-    in.activation_bytes = p.activation_bytes;
-    PipelineScratch scratch;
-    return pipeline_schedule(kind).iteration_time(in, scratch);
-  };
+  auto T_at = [&](double bw) { return two_stage_iteration_s(kind, f0, f1, bw, p.activation_bytes); };
   const double T_alone = T_at(C), T_shared = T_at(C / 2);
   EXPECT_GT(T_shared, T_alone);
   // Job 0 starts at 0 alone; job 1 arrives at t1 and shares the link; job 0 then runs at
@@ -435,19 +439,7 @@ struct SeriesCase {
     f1 = p.fwd_flops[1] / 50e12;
     beta = p.activation_bytes / std::min(f0, f1);
   }
-  double T(double bw) const {
-    std::vector<double> f = {f0, f1}, b = {2 * f0, 2 * f1}, B = {bw}, lat = {0.01};
-    PipelineInput in;
-    in.micro_batches = 4;
-    in.fwd_s = f;
-    in.bwd_s = b;
-    in.hop_fwd_bytes_per_s = B;
-    in.hop_bwd_bytes_per_s = B;
-    in.hop_latency_s = lat;
-    in.activation_bytes = p.activation_bytes;
-    PipelineScratch scratch;
-    return gpipe_iteration_time(in, scratch);
-  }
+  double T(double bw) const { return two_stage_iteration_s(PipelineScheduleKind::kGPipe, f0, f1, bw, p.activation_bytes); }
   void link_series(std::vector<double> t, std::vector<double> cap, SeriesEnd end = SeriesEnd::kHold) {
     auto s = std::make_shared<const StepSeries>(std::move(t), std::move(cap), end, true);
     for (auto [a, b] : {std::pair{0, 1}, std::pair{1, 0}}) {
