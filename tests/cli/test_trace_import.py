@@ -5,12 +5,13 @@ Usage: test_trace_import.py GEOPIPE_BINARY SOURCE_DIR
 
 For each format, a small hand-written trace of tests/cli/trace_import/ is imported; the summary's
 counts are checked; the output (self-documenting '#' lines, then geopipe's trace CSV) is replayed
-by `geopipe run` with workload.trace pointing at it and --jobs-csv: one job per kept row, with the
+by `geopipe run` with workload.trace pointing at it and --jobs-csv (and, for one format, by a sweep
+whose /jobs is read with h5py): one job per kept row, with the
 model, stages and GPUs per stage the default shape table gives the row's GPU count, and the
 arrivals of the output. Then a shape-table override, and the bad paths: a malformed row (exit 2,
 one line file:line:col, nothing written; --skip-bad-rows counts it), an existing output (refused
 unless --force), -o naming the input (refused even with --force), a bad flag, no row kept.
-Standard library only.
+Standard library, and h5py (Debian python3-h5py) for the /jobs check.
 """
 import csv
 import io
@@ -156,6 +157,23 @@ try:
                   f"{fmt}: job {j['job_id']} ran as {j['model']} S={j['stages']} g={j['gpus_per_stage']}, trace says {r}")
             check(float(j["arrival_s"]) == float(r["arrival_s"]), f"{fmt}: job {j['job_id']} arrival {j['arrival_s']} vs {r['arrival_s']}")
             check(float(j["finish_s"]) > float(j["start_s"]) >= float(j["arrival_s"]), f"{fmt}: job {j['job_id']} times")
+        # and through a sweep: /jobs of the result file has one row per kept trace row, the mapped shape
+        if fmt == "philly":
+            import h5py  # /usr/bin/python3 (Debian's python3-h5py, installed by scripts/setup.sh)
+            sweep = os.path.join(work, "replay.sweep.toml")
+            with open(sweep, "w") as f:
+                f.write('[sweep]\nname = "replay"\nbase = "replay.toml"\nschedulers = ["bace-pipe"]\nseeds = 1\n')
+            h5 = os.path.join(work, "replay.h5")
+            p = geopipe("sweep", sweep, "-o", h5, "--save-jobs", "--no-mpi")
+            check(p.returncode == 0, f"{fmt}: sweep exit {p.returncode}: {p.stderr[:400]}")
+            if p.returncode == 0:
+                with h5py.File(h5, "r") as f:
+                    jobs = sorted(f["jobs"][:].tolist(), key=lambda r: r[list(f["jobs"].dtype.names).index("job_id")])
+                    names = list(f["jobs"].dtype.names)
+                check(len(jobs) == len(rows), f"{fmt}: /jobs has {len(jobs)} rows, the trace {len(rows)}")
+                for j, r in zip(jobs, rows):
+                    got = (j[names.index("model")].decode(), int(j[names.index("stages")]), int(j[names.index("gpus_per_stage")]))
+                    check(got == (r["model"], int(r["stages"]), int(r["gpus_per_stage"])), f"{fmt}: /jobs row {got} vs trace {r}")
 
     # --- a shape-table override: stages 0 is decided by geopipe on the cluster
     work = os.path.join(tmp, "shapes")
