@@ -9,7 +9,6 @@
 namespace geopipe::traceimport::detail {
 namespace {
 
-constexpr double kMaxRowGpus = 1e7;
 constexpr double kWholeGpuMilli = 1000;
 
 class Alibaba2023Reader final : public FormatReader {

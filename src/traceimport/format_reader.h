@@ -14,6 +14,9 @@
 
 namespace geopipe::traceimport::detail {
 
+/// Most GPUs a trace row may ask for (a larger number is a broken cell, not a job).
+inline constexpr double kMaxRowGpus = 1e7;
+
 /// What a format reads from one data row whose state is kept.
 struct RowFields {
   double submit_s = 0;          ///< submit time on the trace's clock (epoch s, or s since trace start), finite

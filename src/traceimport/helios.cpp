@@ -9,8 +9,6 @@
 namespace geopipe::traceimport::detail {
 namespace {
 
-constexpr double kMaxRowGpus = 1e7;
-
 class HeliosReader final : public FormatReader {
  public:
   HeliosReader(std::string path, const std::vector<std::string>& states) : path_(std::move(path)), states_(states) {}

@@ -5,9 +5,6 @@
 namespace geopipe::traceimport::detail {
 namespace {
 
-/// Most GPUs a trace row may ask for (a larger number is a broken cell, not a job).
-constexpr double kMaxRowGpus = 1e7;
-
 class PhillyReader final : public FormatReader {
  public:
   explicit PhillyReader(std::string path) : path_(std::move(path)) {}
