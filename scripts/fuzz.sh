@@ -78,7 +78,8 @@ seeds() {
       done
       ;;
     trace)
-      for f in tests/config/good/*.csv tests/config/bad/*.csv; do
+      # Traces and time series (fuzz_trace.cpp reads each input with both readers).
+      for f in tests/config/good/*.csv tests/config/bad/*.csv sweeps/real/*.csv; do
         cp "$f" "$dir/$(basename "$(dirname "$f")")-$(basename "$f")"
       done
       ;;

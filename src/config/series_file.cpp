@@ -11,6 +11,9 @@
 namespace geopipe::config {
 namespace {
 
+/// Latest step time a series may have (as a trace's arrival_s): integrals stay finite.
+constexpr double kMaxSeriesTimeS = 1e12;
+
 std::string lower(std::string_view s) {
   std::string o(s);
   for (char& c : o) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -107,6 +110,10 @@ SeriesTable read_series_csv(std::string_view text, const std::string& path, cons
         throw InputError(path, tc.line, tc.column, "time_s '" + tc.text + "' is not a number >= 0 (seconds of simulation time)");
       t = *v;
     }
+    if (!(t <= kMaxSeriesTimeS))
+      throw InputError(path, tc.line, tc.column,
+                       "time '" + tc.text + "' is more than 10^12 s after simulation time 0 (expected at most " +
+                           "10^12 s, about 31,700 years)");
     if (last_line > 0) {
       const double prev = calendar ? last_epoch - *start_epoch_s : out.times_s.back();
       if (!(t > prev))
