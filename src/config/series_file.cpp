@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
 
+#include "config/error.h"
 #include "util/csv_read.h"
 #include "util/datetime.h"
 #include "util/input_error.h"
@@ -18,12 +18,6 @@ std::string lower(std::string_view s) {
   std::string o(s);
   for (char& c : o) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return o;
-}
-
-std::string number_text(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
 }
 
 }  // namespace
@@ -134,7 +128,7 @@ SeriesTable read_series_csv(std::string_view text, const std::string& path, cons
                          name + ": '" + vc.text + "' is not a number (expected decimal digits, e.g. 12, 0.5 or 1e3)");
       if (*v < 0 || *v > columns[k].max_value)
         throw InputError(path, vc.line, vc.column,
-                         name + ": " + vc.text + " is out of range (expected 0 .. " + number_text(columns[k].max_value) +
+                         name + ": " + vc.text + " is out of range (expected 0 .. " + format_number(columns[k].max_value) +
                              (*v < 0 ? "; negative values are not modelled: clip them in the file" : "") + ")");
       row[k] = *v * columns[k].scale;
     }

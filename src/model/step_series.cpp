@@ -46,7 +46,6 @@ StepSeries::StepSeries(std::vector<double> times_s, std::vector<double> values, 
     prefix_[k + 1] = std::isfinite(next) ? prefix_[k] + v_[k] * (next - t_[k]) : prefix_[k];
   }
   max_ = *std::max_element(v_.begin(), v_.end());
-  min_ = *std::min_element(v_.begin(), v_.end());
 }
 
 void StepSeries::locate(double t_s, double& periods, double& rem, std::size_t& k) const {

@@ -44,7 +44,6 @@ class StepSeries {
   double end_s() const { return end_s_; }
   SeriesEnd end() const { return end_; }
   double max_value() const { return max_; }
-  double min_value() const { return min_; }
   std::size_t size() const { return t_.size(); }
   const std::vector<double>& times_s() const { return t_; }
   const std::vector<double>& values() const { return v_; }
@@ -76,7 +75,7 @@ class StepSeries {
   std::vector<double> t_, v_;
   std::vector<double> prefix_;  ///< prefix_[k] = ∫_0^{t_k}; size n + 1 (prefix_[n] = ∫ over the span)
   double end_s_ = std::numeric_limits<double>::infinity();
-  double max_ = 0, min_ = 0;
+  double max_ = 0;
   SeriesEnd end_ = SeriesEnd::kHold;
 };
 

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
-#include <map>
 #include <memory>
 #include <optional>
 #include <queue>
@@ -579,9 +578,11 @@ class LinkCapacitySource final : public EventSource {
         if (a != b) {
           const StepSeries* s = e.topo_.link(a, b).capacity_series.get();
           if (!s) continue;
-          cursor_.emplace(a * R + b, StepSeries::Cursor(*s));
-          const double nx = cursor_.at(a * R + b).next_change_s();
-          if (nx < kInf) due_.push({nx, a * R + b});
+          const int k = static_cast<int>(cursors_.size());
+          cursors_.emplace_back(*s);
+          links_.push_back(a * R + b);
+          const double nx = cursors_.back().next_change_s();
+          if (nx < kInf) due_.push({nx, k});
         }
   }
   // Steps matter while a job runs, waits or will arrive; past the last job nothing needs them
@@ -594,10 +595,10 @@ class LinkCapacitySource final : public EventSource {
     Fired f;
     const int R = e_.topo_.num_regions();
     while (!due_.empty() && due_.top().t <= t) {
-      const int l = due_.top().link;
+      const int k = due_.top().series;
       due_.pop();
-      const int a = l / R, b = l % R;
-      StepSeries::Cursor& c = cursor_.at(l);
+      const int a = links_[static_cast<size_t>(k)] / R, b = links_[static_cast<size_t>(k)] % R;
+      StepSeries::Cursor& c = cursors_[static_cast<size_t>(k)];
       c.advance_to(t);  // its steps in (last fire, t]: the value at t, no search
       const double now = e_.net_.capacity(a, b), next = c.value();
       if (next != now) {
@@ -606,7 +607,7 @@ class LinkCapacitySource final : public EventSource {
         f.epoch |= next > now;
       }
       const double nx = c.next_change_s();
-      if (nx < kInf) due_.push({nx, l});
+      if (nx < kInf) due_.push({nx, k});
     }
     return f;
   }
@@ -615,11 +616,12 @@ class LinkCapacitySource final : public EventSource {
  private:
   struct Due {
     double t;
-    int link;  ///< a * R + b
-    bool operator>(const Due& o) const { return t > o.t || (t == o.t && link > o.link); }
+    int series;  ///< index into cursors_ (link index order: ties by link a * R + b)
+    bool operator>(const Due& o) const { return t > o.t || (t == o.t && series > o.series); }
   };
   std::priority_queue<Due, std::vector<Due>, std::greater<>> due_;
-  std::map<int, StepSeries::Cursor> cursor_;  ///< by link a * R + b
+  std::vector<StepSeries::Cursor> cursors_;  ///< one per direction with a series, in link index order
+  std::vector<int> links_;                   ///< its direction a * R + b
 };
 
 // The scheduler's bandwidth monitor (sim/bandwidth_monitor.h): its ticks are events only while

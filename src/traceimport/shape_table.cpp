@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "model/workload.h"
 #include "util/csv_read.h"
 #include "util/input_error.h"
 
@@ -94,8 +95,8 @@ std::vector<ShapeRule> default_shape_table() {
     r.model = model;
     r.gpus_per_stage = g;
     r.stages = kStagesFromGpus;
-    r.micro_batch_size = 1;   // the generator's mix defaults (model/workload.h ModelMixEntry)
-    r.micro_batches = 16;
+    r.micro_batch_size = geopipe::ModelMixEntry{}.micro_batch_size;  // the generator's mix defaults
+    r.micro_batches = geopipe::ModelMixEntry{}.micro_batches;
     return r;
   };
   return {rule(1, 1, "gpt3-1.3b", 1),     rule(2, 7, "llama2-7b", 1),   rule(8, 15, "llama2-13b", 2),

@@ -34,7 +34,6 @@ TEST(StepSeries, HoldByHand) {
   EXPECT_EQ(s.next_change_after(10), 30.0);
   EXPECT_EQ(s.next_change_after(30), kInf);
   EXPECT_EQ(s.max_value(), 5.0);
-  EXPECT_EQ(s.min_value(), 1.0);
 }
 
 TEST(StepSeries, WrapByHand) {
