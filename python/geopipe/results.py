@@ -364,7 +364,7 @@ def paired_values(df: pd.DataFrame, metric: str, target: str, baseline: str, by=
 
 def _ratio_of_means(t: np.ndarray, b: np.ndarray, q) -> tuple:
     """(mean(t) / mean(b) - 1, its 95 % half width by the delta method, mean(t), mean(b)) over
-    n paired values, as ``geopipe summarize`` computes them (src/sweep/summarize.cpp)."""
+    n paired values, as ``geopipe summarize`` computes them (src/report/summarize.cpp)."""
     n = t.size
     if n == 0:
         return math.nan, math.nan, math.nan, math.nan

@@ -82,7 +82,7 @@ def design(path: str) -> pd.DataFrame:
 
 
 def _check_complete(f, path, points, sc, sched, paired_vs, schedulers, per_seed):
-    """As `geopipe analyze` (src/sweep/analyze.cpp, check_complete): the design covers the
+    """As `geopipe analyze` (src/report/analyze.cpp, check_complete): the design covers the
     sweep's points, no scenario of the analysed scheduler(s) failed, and with fixed seeds every
     point has every seed. ValueError saying what is missing otherwise."""
     scen_points = int(sc["point"].max()) + 1 if len(sc) else 0

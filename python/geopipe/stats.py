@@ -1,7 +1,7 @@
 """Confidence intervals of means: Student-t quantiles and ``mean_ci``.
 
 The quantiles come from scipy (``scipy.stats.t.ppf``, imported on first use): the exact
-quantiles, as ``geopipe summarize`` computes them (Boost.Math, src/sweep/stats.cpp). Every
+quantiles, as ``geopipe summarize`` computes them (Boost.Math, src/analysis/stats.cpp). Every
 function of this package that computes a confidence interval takes ``quantile=`` (a function
 dof -> quantile) to choose another.
 """

@@ -1,5 +1,5 @@
 // geopipe analyze sobol|morris|oat: sensitivity indices of a sampling design's result file
-// (sweep/analyze.h), printed as a table, CSV (RFC 4180) or JSON (docs/analysis.md).
+// (report/analyze.h), printed as a table, CSV (RFC 4180) or JSON (docs/analysis.md).
 #include <fmt/format.h>
 
 #include <cmath>
@@ -12,7 +12,7 @@
 
 #include "cli/commands.h"
 #include "cli/flags.h"
-#include "sweep/analyze.h"
+#include "report/analyze.h"
 #include "util/csv.h"
 #include "util/input_error.h"
 

@@ -18,7 +18,7 @@
 #include "util/input_error.h"
 #include "sched/registry.h"
 #include "sim/engine.h"
-#include "sweep/execute.h"
+#include "run/execute_scenario.h"
 #include "util/output_file.h"
 #include "util/system.h"
 

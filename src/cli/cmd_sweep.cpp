@@ -14,14 +14,14 @@
 
 #include "cli/commands.h"
 #include "cli/flags.h"
-#include "config/quick_sweep.h"
+#include "sweepfile/quick_sweep.h"
 #include "config/scenario_loader.h"
-#include "config/sweep_loader.h"
+#include "sweepfile/loader.h"
 #include "util/input_error.h"
 #include "util/system.h"
-#include "sweep/output.h"
-#include "sweep/runner.h"
-#include "sweep/summarize.h"
+#include "results/output.h"
+#include "run/runner.h"
+#include "report/summarize.h"
 
 #include "geopipe_version.h"
 
@@ -43,7 +43,7 @@ std::string cmd_line(const CLI::App* cmd) {
 /// The sweep that --base/--axis/... stand for: its text in o.generated_text and its path,
 /// OUT.sweep.toml next to the output (the output's name with .sweep.toml for its extension), in
 /// o.sweep_file. Nothing is written here: the runner validates the text with everything else and
-/// writes the file when the run starts (sweep/runner.h, SweepOptions::generated_text).
+/// writes the file when the run starts (run/runner.h, SweepOptions::generated_text).
 void generate_quick_sweep(config::QuickSweep q, sweep::SweepOptions& o, const std::string& line) {
   namespace fs = std::filesystem;
   if (q.base.empty()) throw InputError("--base", 0, 0, "empty path (expected the base scenario file)");

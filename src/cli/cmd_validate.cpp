@@ -8,7 +8,7 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "config/scenario_loader.h"
-#include "config/sweep_loader.h"
+#include "sweepfile/loader.h"
 #include "util/input_error.h"
 #include "util/system.h"
 

@@ -10,7 +10,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "sweep/runner.h"
+#include "run/runner.h"
 #include "config/error.h"
 #include "util/input_error.h"
 

@@ -1,6 +1,6 @@
 // Error helpers of the config layer that do not depend on toml++: "did you mean" suggestions
 // and list formatting. (The toml++-specific helpers are in config/toml_error.h, which only
-// src/config and src/sweep include.)
+// src/config and src/sweepfile include.)
 //
 // Every bad input is reported as geopipe::InputError ("file:line:col: what is wrong
 // (expected ...)"), declared in util/input_error.h.

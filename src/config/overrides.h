@@ -1,5 +1,5 @@
 // Applying "--set path=value" overrides to a parsed scenario document (toml::table) before it
-// is validated. Internal to src/config and src/sweep (this header includes toml++).
+// is validated. Internal to src/config and src/sweepfile (this header includes toml++).
 //
 // Value nodes inserted by an override carry a source region pointing at the override
 // (origin, line, column), so later validation errors about them point at the override rather

@@ -39,7 +39,7 @@ SourceLoc location_of(const toml::source_region& r, const std::string& fallback_
 InputError error_at(const toml::source_region& r, const std::string& fallback_file, const std::string& msg);
 
 /// Strings and keys never hold U+0000: every text geopipe writes (HDF5 columns are NUL-padded
-/// fixed-length strings, sweep/h5_validate.cpp) must read back as written, so the writer and
+/// fixed-length strings, results/hdf5/validate.cpp) must read back as written, so the writer and
 /// every reader agree on what text is. parse_toml() checks every document with it; `where`
 /// prefixes the paths in messages ("" at the top).
 void refuse_nul(const toml::node& n, const std::string& file, const std::string& where);

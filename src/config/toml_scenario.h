@@ -1,4 +1,4 @@
-// toml-level entry points of the scenario loader (internal to src/config and src/sweep).
+// toml-level entry points of the scenario loader (internal to src/config and src/sweepfile).
 // load_scenario_string() = parse_scenario_toml() + apply_overrides() + build_scenario().
 #pragma once
 

@@ -1,5 +1,5 @@
 // Reading CSV: the one syntax of every CSV geopipe reads (workload traces, model/trace.h; points
-// files, config/sweep_points_file.cpp), so that they accept the same files and refuse the
+// files, sweepfile/points_file.cpp), so that they accept the same files and refuse the
 // others with the same messages (docs/scenario-format.md, "CSV files").
 //
 // The syntax (RFC 4180, with what spreadsheets and scripts commonly write):

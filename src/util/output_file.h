@@ -1,6 +1,6 @@
 // The one way geopipe writes a file that is not an HDF5 result (docs/design.md, "Outputs"):
 // per-job CSVs, timelines, generated sweep files. (HDF5 result files have their own crash-safe
-// path with the same rules: sweep/h5store.h.)
+// path with the same rules: results/hdf5/store.h.)
 //
 // Rules, for every such output:
 //  * an input is never overwritten: the path must not name an input *file* (same device and

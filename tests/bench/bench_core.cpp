@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "config/scenario_key.h"
+#include "sweepfile/scenario_key.h"
 #include "config/scenario_loader.h"
 #include "model/rng.h"
 #include "sched/registry.h"
@@ -100,7 +100,7 @@ const int kRegistered = [] {
 }  // namespace
 }  // namespace geopipe
 
-// Content digest of sweep points (config/scenario_key.h): a point of the six-region base with
+// Content digest of sweep points (sweepfile/scenario_key.h): a point of the six-region base with
 // two swept values, each drawn from `range(0)` distinct values (the keyer caches per distinct
 // value, so a grid of a million points over two 1000-value axes costs what this measures).
 static void BM_PointDigest(benchmark::State& state) {

@@ -24,7 +24,7 @@
 #include "config/overrides.h"
 #include "config/scenario_loader.h"
 #include "config/schema.h"
-#include "config/sweep_loader.h"
+#include "sweepfile/loader.h"
 #include "config/toml_limits.h"
 #include "model/job.h"
 #include "sched/registry.h"

@@ -1,4 +1,4 @@
-// Content keys (config/scenario_key.h): what must not change a key (formatting, comments, key
+// Content keys (sweepfile/scenario_key.h): what must not change a key (formatting, comments, key
 // order, override order and spelling, defaults written out, where a trace lives) and what must
 // (any value, a trace's content, the seed, the scheduler, the model version).
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "config/scenario_key.h"
+#include "sweepfile/scenario_key.h"
 #include "config/schema.h"
 #include "sim/model_version.h"
 

@@ -1,4 +1,4 @@
-// Tests of sweep files (src/config/sweep_loader.h, docs/sweep-format.md): expansion order,
+// Tests of sweep files (src/sweepfile/loader.h, docs/sweep-format.md): expansion order,
 // ranges, zips, explicit points, schedulers and seeds, [sweep.set], columns, the hash,
 // ScenarioFactory (including concurrent use), every shipped sweep under sweeps/, and a
 // data-driven test over tests/config/sweeps/bad/*.toml whose first line is
@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "config/scenario_loader.h"
-#include "config/sweep_loader.h"
+#include "sweepfile/loader.h"
 #include "util/input_error.h"
 #include "sched/registry.h"
 #include "util/hash.h"

@@ -1,4 +1,4 @@
-// Fuzz target: the points-file design (config/sweep_points_file.cpp over util/csv_read.h, the
+// Fuzz target: the points-file design (sweepfile/points_file.cpp over util/csv_read.h, the
 // one CSV syntax). Each input is written to <tmp>/points.csv next to a fixed sweep file that
 // reads it (design = "points_file", base six-regions.toml), then the sweep is loaded; a sweep
 // that loads also builds its first point. An input whose first byte is below 0x10 takes it as
@@ -13,7 +13,7 @@
 #include <algorithm>
 #include <string>
 
-#include "config/sweep_loader.h"
+#include "sweepfile/loader.h"
 #include "fuzz_target.h"
 #include "util/input_error.h"
 

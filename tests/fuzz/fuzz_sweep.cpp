@@ -1,4 +1,4 @@
-// Fuzz target: the sweep loader (config/sweep_loader.h). It reads a file, so each input is
+// Fuzz target: the sweep loader (sweepfile/loader.h). It reads a file, so each input is
 // written to <tmp>/s/t/input.toml in a private temporary tree that holds copies of the shipped
 // base scenarios where the shipped sweeps look for them ("base/X", "../base/X",
 // "../../sweeps/base/X", and the trace that trace-base.toml names), then loaded; a sweep that
@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "config/sweep_loader.h"
+#include "sweepfile/loader.h"
 #include "fuzz_target.h"
 #include "util/input_error.h"
 

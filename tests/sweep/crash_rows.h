@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "sweep/result.h"
+#include "results/result.h"
 
 namespace geopipe::sweep::crash_rows {
 

@@ -27,9 +27,9 @@
 #include <unordered_set>
 #include <vector>
 
-#include "config/sweep_loader.h"
+#include "sweepfile/loader.h"
 #include "crash_rows.h"
-#include "sweep/h5store.h"
+#include "results/hdf5/store.h"
 
 using namespace geopipe;
 using namespace geopipe::sweep;

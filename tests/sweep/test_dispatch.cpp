@@ -1,11 +1,11 @@
-// The dispatcher's bookkeeping (sweep/dispatch.h), without MPI or threads: the ids left to run,
+// The dispatcher's bookkeeping (plan/dispatch.h), without MPI or threads: the ids left to run,
 // batch sizes, and results reaching the output in id order.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <vector>
 
-#include "sweep/dispatch.h"
+#include "plan/dispatch.h"
 
 namespace geopipe::sweep {
 namespace {

@@ -1,12 +1,12 @@
-// Running one scenario of a sweep (sweep/execute.h): the per-thread cache of the point's
+// Running one scenario of a sweep (run/execute_scenario.h): the per-thread cache of the point's
 // scenario belongs to one ScenarioFactory, even when a later factory reuses its address.
 #include <gtest/gtest.h>
 
 #include <new>
 #include <string>
 
-#include "config/sweep_loader.h"
-#include "sweep/execute.h"
+#include "sweepfile/loader.h"
+#include "run/execute_scenario.h"
 
 namespace geopipe::sweep {
 namespace {

@@ -1,4 +1,4 @@
-// Tests of the HDF5 result store (src/sweep/h5store.h): real HDF5 files in a temp directory,
+// Tests of the HDF5 result store (src/results/hdf5/store.h): real HDF5 files in a temp directory,
 // read back with the library, the HDF5 C API and (when available) Python h5py + pandas.
 // The crash tests run tests/sweep/h5_crash_writer.cpp and kill it with SIGKILL.
 #include <gtest/gtest.h>
@@ -28,11 +28,11 @@
 #include <string>
 #include <vector>
 
-#include "config/sweep_loader.h"
+#include "sweepfile/loader.h"
 #include "sim/model_version.h"
 #include "crash_rows.h"
-#include "sweep/h5_table.h"
-#include "sweep/h5store.h"
+#include "results/hdf5/table.h"
+#include "results/hdf5/store.h"
 
 using namespace geopipe;
 using namespace geopipe::sweep;

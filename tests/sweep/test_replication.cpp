@@ -1,11 +1,11 @@
-// Precision-driven replication (sweep/replication.h): the rounds' decisions on hand-computed
+// Precision-driven replication (plan/replication.h): the rounds' decisions on hand-computed
 // cases. The end-to-end determinism (threads, ranks, kill -9 + resume) is sweep.precision_seeds.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 
-#include "sweep/replication.h"
+#include "plan/replication.h"
 
 namespace geopipe::sweep {
 namespace {

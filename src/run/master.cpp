@@ -1,0 +1,220 @@
+#include "run/master.h"
+
+#include <mpi.h>
+
+#include <signal.h>
+
+#include <chrono>
+#include <iostream>
+#include <optional>
+#include <string>
+
+#include "plan/dispatch.h"
+#include "run/mpi_protocol.h"
+#include "run/progress.h"
+#include "run/signals.h"
+#include "util/exit_codes.h"
+
+namespace geopipe::sweep {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// Workers still computing after a stop request get this long to return their batch.
+constexpr double kStopGraceS = 30.0;
+
+class Master {
+ public:
+  Master(const SweepOptions& opt, const ExecContext& cx, ResultSink& sink, const std::vector<std::int64_t>& done,
+         int ranks, int threads, bool mpi, const RoundOptions& round)
+      : opt_(opt), sink_(sink), round_(round), cursor_(*cx.plan, done, round.allowance),
+        progress_(cursor_.remaining(), total_of(cx, round) - cursor_.remaining(), opt.quiet, opt.progress_interval_s),
+        sizer_(threads, ranks), local_(cx), reorder_(sink), mpi_(mpi), workers_left_(ranks - 1) {}
+
+  MasterOutcome run() {
+    while (true) {
+      bool activity = mpi_ && workers_left_ > 0 && serve_a_worker();
+      // When nothing happened, wait for local results for up to 1 ms (this is also the MPI
+      // polling period: a worker waits at most ~1 ms for its next batch, against ~0.25 s
+      // batches, and the dispatcher thread stays off the cores the executors need).
+      activity = serve_local(activity) || activity;
+      const auto now = Clock::now();
+      if (std::chrono::duration<double>(now - last_flush_).count() >= opt_.flush_interval_s) {
+        sink_.flush();
+        last_flush_ = now;
+      }
+      progress_.update(done_, failed_);
+      if (local_.idle() && (cursor_.empty() || stop_requested()) && workers_left_ == 0) {
+        local_.drain(results_, std::chrono::microseconds(0));
+        record();
+        break;
+      }
+      if (stop_requested() && grace_over(now)) break;
+    }
+    return finish();
+  }
+
+ private:
+  /// Receives one worker message, if any, and answers it. Returns whether there was one.
+  bool serve_a_worker() {
+    int flag = 0;
+    MPI_Status status;
+    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
+    if (!flag) return false;
+    int nbytes = 0;
+    MPI_Get_count(&status, MPI_BYTE, &nbytes);
+    inbox_.resize(static_cast<size_t>(std::max(nbytes, 1)));
+    MPI_Recv(inbox_.data(), nbytes, MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    decode_results(inbox_.data(), static_cast<size_t>(nbytes), results_);
+    record();
+    if (status.MPI_TAG == kTagResultsFinal) {
+      // A worker was signalled (scancel, time limit): the whole sweep stops, resumably.
+      --workers_left_;
+      if (!stop_requested()) request_stop(SIGTERM);
+      return true;
+    }
+    next_batch();
+    if (batch_.empty()) {
+      MPI_Send(nullptr, 0, MPI_BYTE, status.MPI_SOURCE, kTagStop, MPI_COMM_WORLD);
+      --workers_left_;
+    } else {
+      encode_ranges(batch_, outbox_);
+      MPI_Send(outbox_.data(), static_cast<int>(outbox_.size()), MPI_BYTE, status.MPI_SOURCE, kTagBatch,
+               MPI_COMM_WORLD);
+      dispatched_ += count(batch_);
+    }
+    return true;
+  }
+
+  /// Collects the local executor's results, then refills it when idle. Returns whether
+  /// anything happened.
+  bool serve_local(bool activity) {
+    bool any = false;
+    local_.drain(results_, activity ? std::chrono::microseconds(0) : std::chrono::microseconds(1000));
+    if (!results_.empty()) {
+      any = true;
+      record();
+    }
+    if (local_.idle()) {
+      local_.drain(results_, std::chrono::microseconds(0));  // results that raced with idleness
+      record();
+      next_batch();
+      if (!batch_.empty()) {
+        dispatched_ += count(batch_);
+        local_.submit(batch_);
+        any = true;
+      }
+    }
+    return any;
+  }
+
+  void record() {
+    for (ScenarioResult& r : results_) {
+      if (r.ok) sizer_.observe(r.metrics.wall_s);
+      ++done_;
+      if (!r.ok) ++failed_;
+      reorder_.add(std::move(r));
+    }
+    results_.clear();
+  }
+
+  void next_batch() {
+    batch_.clear();
+    if (!stop_requested()) cursor_.take(sizer_.next(cursor_.remaining()), batch_);
+    reorder_.dispatched(batch_);
+  }
+
+  /// After a stop request: have the workers had their grace period (and is the local
+  /// executor idle)? Then the master stops without them.
+  bool grace_over(Clock::time_point now) {
+    if (!stop_since_) stop_since_ = now;
+    if (std::chrono::duration<double>(now - *stop_since_).count() > kStopGraceS && local_.idle()) {
+      abandoned_workers_ = workers_left_ > 0;
+      return true;
+    }
+    return false;
+  }
+
+  MasterOutcome finish() {
+    // Every dispatched id must have come back; otherwise the output is incomplete (resumable).
+    const bool interrupted = stop_requested() || !cursor_.empty() || done_ != dispatched_;
+    reorder_.release_all();  // interrupted: whatever order; complete: already empty
+    if (interrupted) {
+      sink_.flush();
+      progress_.finish(done_, failed_, "interrupted (signal " + std::to_string(stop_signal()) + "): " + opt_.output +
+                                           " closed; rerun with --resume to finish");
+      if (abandoned_workers_) std::cerr << "geopipe: workers did not return within 30 s; aborting them\n";
+      return {util::kExitInterrupted, abandoned_workers_, done_, failed_};
+    }
+    if (round_.final) sink_.finalize();
+    else sink_.flush();
+    progress_.finish(done_, failed_, "-> " + opt_.output);
+    return {failed_ ? util::kExitFailures : util::kExitOk, false, done_, failed_};
+  }
+
+  /// Scenarios of the round: the shard's, or those of the allowance.
+  static std::uint64_t total_of(const ExecContext& cx, const RoundOptions& round) {
+    if (!round.allowance) return cx.plan->shard_total();
+    std::uint64_t n = 0;
+    for (const std::uint32_t a : *round.allowance) n += a;
+    return n * cx.plan->schedulers();
+  }
+
+  const SweepOptions& opt_;
+  ResultSink& sink_;
+  RoundOptions round_;
+  IdCursor cursor_;
+  Progress progress_;
+  BatchSizer sizer_;
+  LocalExecutor local_;
+  Reorder reorder_;
+  bool mpi_;
+  int workers_left_;
+  std::uint64_t done_ = 0, failed_ = 0, dispatched_ = 0;
+  std::vector<char> inbox_, outbox_;
+  std::vector<ScenarioResult> results_;
+  std::vector<IdRange> batch_;
+  Clock::time_point last_flush_ = Clock::now();
+  std::optional<Clock::time_point> stop_since_;
+  bool abandoned_workers_ = false;
+};
+
+}  // namespace
+
+MasterOutcome run_master(const SweepOptions& opt, const ExecContext& cx, ResultSink& sink,
+                         const std::vector<std::int64_t>& done, int ranks, int threads, bool mpi,
+                         const RoundOptions& round) {
+  Master m(opt, cx, sink, done, ranks, threads, mpi, round);
+  return m.run();
+}
+
+int run_worker(const ExecContext& cx) {
+  std::vector<ScenarioResult> results;
+  std::vector<char> outbox, inbox;
+  std::vector<IdRange> batch;
+  std::mutex mu;
+  while (true) {
+    encode_results(results, outbox);
+    MPI_Send(outbox.data(), static_cast<int>(outbox.size()), MPI_BYTE, 0, kTagResults, MPI_COMM_WORLD);
+    results.clear();
+    MPI_Status status;
+    MPI_Probe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &status);
+    int nbytes = 0;
+    MPI_Get_count(&status, MPI_BYTE, &nbytes);
+    inbox.resize(static_cast<size_t>(std::max(nbytes, 1)));
+    MPI_Recv(inbox.data(), nbytes, MPI_BYTE, 0, status.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (status.MPI_TAG == kTagStop) return stop_requested() ? util::kExitInterrupted : util::kExitOk;
+    decode_ranges(inbox.data(), static_cast<size_t>(nbytes), batch);
+    run_batch(cx, batch, [&](std::vector<ScenarioResult>&& chunk) {
+      std::lock_guard<std::mutex> lk(mu);
+      for (auto& r : chunk) results.push_back(std::move(r));
+    });
+    if (stop_requested()) {  // hand back what we have and leave
+      encode_results(results, outbox);
+      MPI_Send(outbox.data(), static_cast<int>(outbox.size()), MPI_BYTE, 0, kTagResultsFinal, MPI_COMM_WORLD);
+      return util::kExitInterrupted;
+    }
+  }
+}
+
+}  // namespace geopipe::sweep

@@ -1,0 +1,97 @@
+// The one-at-a-time design of a sweep file (sweepfile/design.h; docs/sweep-format.md,
+// "Sampling designs"), as Dakota's centered parameter study: the base scenario, then for each
+// [[factor]] in order its levels with every other parameter at the base's value.
+//
+//   [sweep]
+//   design = "oat"
+//   [oat]
+//   levels = 5            # optional (default 5): values of a min/max factor, >= 2
+//   [[factor]]            # as for "lhs"
+//   param = "network.bandwidth_scale"
+//   kind = "log-uniform"
+//   min = 0.25
+//   max = 4.0
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "sweepfile/design.h"
+#include "sweepfile/factors.h"
+
+namespace geopipe::config::sweep_internal {
+namespace {
+
+constexpr std::uint64_t kMaxLevels = 1'000'000;
+
+class OatDesign final : public FactorDesign {
+ public:
+  OatDesign(const SweepFile& file, const toml::table& root);
+
+  std::uint64_t num_points() const override;
+  void materialise(SweepSpec& spec) const override;
+
+ private:
+  std::uint64_t levels_ = 5;
+
+  /// The unit coordinates of factor `f`'s levels: k / (levels - 1) for a min/max factor (an
+  /// integer factor's repeated values once), (k + 0.5) / count for a discrete one.
+  std::vector<double> levels_of(const Factor& f) const;
+};
+
+OatDesign::OatDesign(const SweepFile& file, const toml::table& root) : FactorDesign(file) {
+  Pos anchor{1, 1};
+  if (const toml::node* oat = root.get("oat")) {
+    const toml::table* t = oat->as_table();
+    if (!t) file_.fail(*oat, "oat: expected a table, got " + type_of(*oat));
+    file_.check_keys(*t, {"levels"}, "in [oat]");
+    if (t->get("levels")) levels_ = count_key(file_, *t, "levels", "oat", 2, kMaxLevels, "the values per factor, at least 2");
+    anchor = pos_of(*t);
+  }
+  factors_ = parse_factors(file_, root, "oat", anchor);
+}
+
+std::vector<double> OatDesign::levels_of(const Factor& f) const {
+  std::vector<double> u;
+  if (f.kind == FactorKind::kDiscrete) {
+    for (std::size_t k = 0; k < f.values.size(); ++k)
+      u.push_back((static_cast<double>(k) + 0.5) / static_cast<double>(f.values.size()));
+    return u;
+  }
+  double last = std::numeric_limits<double>::quiet_NaN();
+  for (std::uint64_t k = 0; k < levels_; ++k) {
+    const double x = static_cast<double>(k) / static_cast<double>(levels_ - 1);
+    const double v = factor_value(f, x).number;
+    if (f.kind == FactorKind::kInteger && v == last) continue;  // an integer range shorter than the levels
+    last = v;
+    u.push_back(x);
+  }
+  return u;
+}
+
+std::uint64_t OatDesign::num_points() const {
+  std::uint64_t n = 1;
+  for (const Factor& f : factors_) n += levels_of(f).size();
+  return n;
+}
+
+void OatDesign::materialise(SweepSpec& spec) const {
+  const std::size_t nf = factors_.size();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  // Point 0: the base (every factor at the base's value: NaN in /design); then each factor's
+  // levels with the others unset.
+  std::vector<double> unit(nf, nan);
+  for (std::size_t j = 0; j < nf; ++j)
+    for (const double u : levels_of(factors_[j]))
+      for (std::size_t k = 0; k < nf; ++k) unit.push_back(k == j ? u : nan);
+  add_unit_points(spec, file_, factors_, std::move(unit));
+}
+
+}  // namespace
+
+std::unique_ptr<SweepDesign> parse_oat_design(const SweepFile& file, const toml::table& root) {
+  return std::make_unique<OatDesign>(file, root);
+}
+
+}  // namespace geopipe::config::sweep_internal
