@@ -26,7 +26,7 @@ void run_batch(const ExecContext& cx, const std::vector<IdRange>& batch,
       out.reserve(rg.size());
       for (size_t k = rg.begin(); k != rg.end(); ++k) {
         if (stop_requested()) break;
-        out.push_back(execute_scenario(*cx.spec, *cx.factory, *cx.plan, id_of(k), cx.exec));
+        out.push_back(execute_scenario(*cx.evaluator, *cx.plan, id_of(k), cx.exec));
       }
       if (!out.empty()) sink(std::move(out));
     });

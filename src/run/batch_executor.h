@@ -12,6 +12,7 @@
 #include <tbb/task_arena.h>
 
 #include "sweepfile/loader.h"
+#include "run/evaluator.h"
 #include "run/execute_scenario.h"
 #include "plan/plan.h"
 #include "results/result.h"
@@ -22,7 +23,7 @@ namespace geopipe::sweep {
 /// What running a scenario needs; shared read-only by all threads of a rank.
 struct ExecContext {
   const config::SweepSpec* spec = nullptr;
-  const config::ScenarioFactory* factory = nullptr;
+  const PointEvaluator* evaluator = nullptr;
   const Plan* plan = nullptr;
   ExecuteOptions exec;
   tbb::task_arena* arena = nullptr;

@@ -5,21 +5,12 @@
 #include <exception>
 #include <stdexcept>
 #include <string>
-#include <optional>
 
 #include "sched/registry.h"
 #include "sim/engine.h"
 
 namespace geopipe::sweep {
 namespace {
-
-struct ThreadCache {
-  std::uint64_t factory = 0;  // cache is valid for this factory only (ScenarioFactory::serial)
-  std::uint64_t point = ~0ULL;
-  std::optional<Scenario> scenario;
-  std::uint64_t jobs_point = ~0ULL, jobs_seed = ~0ULL;
-  std::vector<Job> jobs;
-};
 
 // Fault injection for the tests of /errors and exit codes: GEOPIPE_FAIL_IDS="3,17" makes
 // those scenario ids throw. Read once; unset in normal use.
@@ -79,9 +70,8 @@ std::unique_ptr<Scheduler> make_run_scheduler(const std::string& preset, const S
   return make_scheduler(preset, params);
 }
 
-ScenarioResult execute_scenario(const config::SweepSpec& spec, const config::ScenarioFactory& factory,
-                                const Plan& plan, std::int64_t id, const ExecuteOptions& opt) {
-  thread_local ThreadCache cache;
+ScenarioResult execute_scenario(const PointEvaluator& evaluator, const Plan& plan, std::int64_t id,
+                                const ExecuteOptions& opt) {
   ScenarioResult res;
   res.id = id;
   if (opt.null_scenarios) {
@@ -93,40 +83,7 @@ ScenarioResult execute_scenario(const config::SweepSpec& spec, const config::Sce
     if (std::find(fail.begin(), fail.end(), id) != fail.end())
       throw std::runtime_error("injected failure (GEOPIPE_FAIL_IDS) of scenario " + std::to_string(id));
     const ScenarioKey k = plan.key(static_cast<std::uint64_t>(id));
-    if (spec.test_function) {  // an analytic function of the point's inputs (the factor columns)
-      const config::SweepPoint p = spec.point(static_cast<std::size_t>(k.point));
-      res.metrics.avg_jct_s = (*spec.test_function)(p.numeric.data());
-      res.ok = true;
-      return res;
-    }
-    if (cache.factory != factory.serial()) {
-      cache = ThreadCache{};
-      cache.factory = factory.serial();
-    }
-    if (cache.point != k.point) {
-      cache.scenario.reset();
-      cache.point = ~0ULL;
-      cache.scenario.emplace(factory.make(k.point));
-      cache.point = k.point;
-      cache.jobs_point = ~0ULL;
-    }
-    const Scenario& sc = *cache.scenario;
-    const std::uint64_t seed = spec.seeds[k.seed_index];
-    if (cache.jobs_point != k.point || cache.jobs_seed != seed) {
-      cache.jobs_point = ~0ULL;
-      cache.jobs = sc.jobs_for_seed(seed);
-      cache.jobs_point = k.point;
-      cache.jobs_seed = seed;
-    }
-    auto scheduler = make_run_scheduler(spec.schedulers[k.scheduler_index], sc.scheduler);
-    SimOptions so;
-    so.record_jobs = opt.save_jobs;
-    SimResult sim = simulate(sc, cache.jobs, *scheduler, seed, so);
-    res.metrics = sim.metrics;
-    if (opt.save_jobs) {
-      res.jobs.reserve(sim.jobs.size());
-      for (const JobRecord& j : sim.jobs) res.jobs.push_back(job_row(sc, j));
-    }
+    evaluator.evaluate(k, opt, res);
     res.ok = true;
   } catch (const std::exception& e) {
     res.ok = false;

@@ -54,19 +54,7 @@ void print_dry_run(const config::SweepSpec& spec, const Plan& plan, const std::s
   if (plan.shards() > 1)
     std::printf(" (shard %llu/%llu: %llu)", static_cast<unsigned long long>(plan.shard()),
                 static_cast<unsigned long long>(plan.shards()), static_cast<unsigned long long>(plan.shard_total()));
-  if (spec.test_function) {
-    std::printf("\ntest function:");
-    for (const auto& prm : spec.parameters)
-      if (prm.column < 0) {  // a G-function's coefficient list can be thousands of values long
-        const std::string shown = prm.value.size() <= 200 ? prm.value
-                                                          : prm.value.substr(0, 200) + " ... (" +
-                                                                std::to_string(prm.value.size()) + " characters)";
-        std::printf(" %s = %s", prm.path.c_str(), shown.c_str());
-      }
-    std::printf(" (its value is stored as avg_jct_s)\nschedulers:");
-  } else {
-    std::printf("\nbase: %s\nschedulers:", spec.base_path.c_str());
-  }
+  std::printf("\n%s\nschedulers:", make_evaluator(spec)->describe().c_str());
   for (const auto& s : spec.schedulers) std::printf(" %s", s.c_str());
   if (const auto& r = spec.replication) {
     std::printf("\nseeds: %llu to %llu per point, in rounds until the %g%% CI half-width of %s%s is <= %g%% of |mean|",
@@ -339,8 +327,8 @@ int run_sweep(const SweepOptions& opt) {
     }
     return util::kExitOk;
   }
-  config::ScenarioFactory factory(*spec);
-  const ExecContext cx{&*spec, &factory, &plan, ExecuteOptions{opt.save_jobs, opt.null_scenarios}, &arena};
+  const std::unique_ptr<PointEvaluator> evaluator = make_evaluator(*spec);
+  const ExecContext cx{&*spec, evaluator.get(), &plan, ExecuteOptions{opt.save_jobs, opt.null_scenarios}, &arena};
 
   // Rank 0 decides whether the run can start (output rules) and tells the others.
   OpenedOutput output;

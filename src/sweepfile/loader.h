@@ -210,6 +210,8 @@ std::optional<ReplicationRule> replication_rule_of(const std::string& sweep_toml
 
 /// Builds the scenario of a point: base text + fixed overrides + the point's overrides,
 /// validated. Parses the base text once; make() is const and safe to call from many threads.
+/// For a sweep with a base scenario (a [test_function] sweep has none: its points are
+/// evaluated by the function, run/evaluator.h).
 class ScenarioFactory {
  public:
   explicit ScenarioFactory(const SweepSpec& spec);

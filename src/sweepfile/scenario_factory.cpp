@@ -45,11 +45,10 @@ Scenario make_fresh(const std::string& base_text, const std::string& base_path, 
 }  // namespace sweep_internal
 
 struct ScenarioFactory::Impl {
-  std::optional<sweep_internal::PreparedBase> prepared;  ///< none for a test function's sweep
+  sweep_internal::PreparedBase prepared;
   SweepSpec points;  ///< only the columns, the grid and the listed points of the sweep
 
-  explicit Impl(const SweepSpec& spec) {
-    if (!spec.test_function) prepared.emplace(spec.base_text, spec.base_path, spec.fixed);
+  explicit Impl(const SweepSpec& spec) : prepared(spec.base_text, spec.base_path, spec.fixed) {
     points.columns = spec.columns;
     points.grid = spec.grid;
     points.listed = spec.listed;
@@ -68,8 +67,7 @@ Scenario ScenarioFactory::make(std::size_t point) const {
   if (point >= impl_->points.num_points())
     throw std::out_of_range("ScenarioFactory::make: point " + std::to_string(point) + " out of range (" +
                             std::to_string(impl_->points.num_points()) + " points)");
-  if (!impl_->prepared) throw std::logic_error("ScenarioFactory::make: a test function's sweep has no scenarios");
-  return impl_->prepared->make(impl_->points.point(point).overrides);
+  return impl_->prepared.make(impl_->points.point(point).overrides);
 }
 
 }  // namespace geopipe::config
