@@ -11,7 +11,7 @@
 
 #include "analysis/test_functions.h"
 #include "sim/metrics.h"
-#include "results/hdf5/store.h"
+#include "results/output.h"
 #include "results/result_table.h"
 #include "util/input_error.h"
 
@@ -111,7 +111,7 @@ AnalyzeReport analyze(const AnalyzeOptions& options) {
     for (const MetricDef& m : metric_defs()) names.emplace_back(m.name);
     throw InputError("--metric", 0, 0, "unknown metric '" + options.metric + "' (expected one of " + quoted_join(names) + ")");
   }
-  const MetricByScenario data = read_metric_by_scenario(path, options.metric);
+  const MetricByScenario data = read_metric(path, options.metric);
   const DesignTable& design = data.design;
   if (design.design != options.method)
     throw InputError(path, 0, 0, "analyze " + options.method + " needs the result file of a design = \"" + options.method +

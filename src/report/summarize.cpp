@@ -15,7 +15,6 @@
 #include "config/error.h"
 #include "sweepfile/loader.h"
 #include "sim/metrics.h"
-#include "results/hdf5/store.h"
 #include "results/output.h"
 #include "plan/replication.h"
 #include "analysis/stats.h"
@@ -579,7 +578,7 @@ Json precision_json(const SummarizeOptions& opt, const PrecisionReport& r) {
 void summarize(const SummarizeOptions& opt, std::ostream& os) {
   if (opt.format != "table" && opt.format != "csv" && opt.format != "json")
     throw InputError("--format", 0, 0, "unknown format '" + opt.format + "' (expected table, csv or json)");
-  const StoreContents contents = ResultStore::read(opt.file);
+  const StoreContents contents = read_contents(opt.file);
   const StoreMeta& meta = contents.meta;
   const Table t = read_results(opt.file);
   const std::size_t ok = t.numeric.empty() ? 0 : t.numeric.front().size();

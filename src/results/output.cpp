@@ -1,7 +1,10 @@
 #include "results/output.h"
 
 #include <cstdio>
+#include <deque>
+#include <stdexcept>
 #include <string_view>
+#include <utility>
 
 #include "results/hdf5/store.h"
 #include "util/hash.h"
@@ -93,28 +96,20 @@ OpenedOutput open_hdf5(const OutputRequest& rq, const config::SweepSpec& spec, c
 
 // ---- the formats -------------------------------------------------------------------------------
 
-struct OutputFormat {
-  const char* name;
-  /// File name endings that select this format ("" entries: none; the first format is the
-  /// default for every other path).
-  std::vector<std::string_view> endings;
-  OpenedOutput (*open)(const OutputRequest&, const config::SweepSpec&, const Plan&);
-  void (*check)(const OutputRequest&, const config::SweepSpec&, const Plan&);
-  Table (*read)(const std::string& path);
-  MergeSummary (*merge)(const std::vector<std::string>& inputs, const std::string& output);
-};
-
-const std::vector<OutputFormat>& formats() {
-  static const std::vector<OutputFormat> all = {
-      {"hdf5", {".h5", ".hdf5"}, open_hdf5, check_hdf5, read_joined, merge_stores},
+/// The shipped formats first, then the registered ones. A deque: registering a format keeps the
+/// references format_for() returned valid.
+std::deque<OutputFormat>& formats() {
+  static std::deque<OutputFormat> all = {
+      {"hdf5", {".h5", ".hdf5"}, open_hdf5, check_hdf5, merge_stores, ResultStore::read, read_joined,
+       read_metric_by_scenario},
   };
   return all;
 }
 
 const OutputFormat& format_for(const std::string& path) {
   for (const OutputFormat& f : formats())
-    for (std::string_view e : f.endings)
-      if (path.size() >= e.size() && std::string_view(path).substr(path.size() - e.size()) == e) return f;
+    for (const std::string& e : f.endings)
+      if (std::string_view(path).ends_with(e)) return f;
   return formats().front();
 }
 
@@ -128,7 +123,13 @@ void check_output(const OutputRequest& request, const config::SweepSpec& spec, c
   format_for(request.path).check(request, spec, plan);
 }
 
-Table read_results(const std::string& path) { return format_for(path).read(path); }
+StoreContents read_contents(const std::string& path) { return format_for(path).read_contents(path); }
+
+Table read_results(const std::string& path) { return format_for(path).read_results(path); }
+
+MetricByScenario read_metric(const std::string& path, const std::string& metric) {
+  return format_for(path).read_metric(path, metric);
+}
 
 MergeSummary merge_results(const std::vector<std::string>& inputs, const std::string& output) {
   const OutputFormat& f = format_for(output);
@@ -137,6 +138,28 @@ MergeSummary merge_results(const std::vector<std::string>& inputs, const std::st
       throw InputError(in, 0, 0,
                        std::string("is not a ") + f.name + " file like the output (expected inputs of one format)");
   return f.merge(inputs, output);
+}
+
+void register_output_format(OutputFormat format) {
+  const auto refuse = [&](const std::string& why) {
+    throw std::invalid_argument("register_output_format: format '" + format.name + "' " + why);
+  };
+  if (format.name.empty()) refuse("has no name");
+  if (format.endings.empty()) refuse("has no file name endings (it could never be chosen)");
+  if (!format.open || !format.check || !format.merge || !format.read_contents || !format.read_results ||
+      !format.read_metric)
+    refuse("lacks a function (every entry of OutputFormat is needed)");
+  for (const std::string& e : format.endings)
+    if (e.empty()) refuse("has an empty file name ending");
+  for (const OutputFormat& f : formats()) {
+    if (f.name == format.name) refuse("is already in the table");
+    for (const std::string& mine : format.endings)
+      for (const std::string& theirs : f.endings)
+        if (std::string_view(mine).ends_with(theirs) || std::string_view(theirs).ends_with(mine))
+          refuse("has the ending '" + mine + "', which would be ambiguous with '" + theirs + "' of format '" +
+                 f.name + "'");
+  }
+  formats().push_back(std::move(format));
 }
 
 }  // namespace geopipe::sweep

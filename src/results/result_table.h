@@ -1,5 +1,6 @@
-// A result file read back as columns: what `geopipe summarize` works on, whatever the output
-// format (results/output.h read_results).
+// A result file read back, whatever the output format: as columns, what `geopipe summarize`
+// works on (results/output.h read_results), and as one metric by scenario with the sampling
+// design, what `geopipe analyze` works on (results/output.h read_metric).
 #pragma once
 
 #include <cstdint>

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "sweepfile/loader.h"
+#include "results/contents.h"
 #include "results/merge_summary.h"
 #include "plan/plan.h"
 #include "results/result.h"
@@ -43,33 +44,8 @@
 
 namespace geopipe::sweep {
 
-struct StoreMeta {
-  int format_version = 4;         ///< what the file says; this build writes results/hdf5/file.h kFormatVersion
-  std::string geopipe_version;
-  std::string created_utc;        ///< ISO 8601
-  std::string sweep_name;
-  std::string sweep_toml;
-  std::string base_toml;
-  std::string sweep_hash;         ///< util::hex16(SweepSpec::hash)
-  std::string layout;             ///< "ranks=R threads=T"
-  std::uint64_t num_scenarios = 0;
-  std::uint64_t total_scenarios = 0;
-  std::string shard;              ///< "K/N" or ""
-  std::vector<std::string> schedulers;
-  std::vector<std::string> axes;
-  bool complete = false;
-  int model_version = 0;          ///< sim/model_version.h of the results (0: format < 3, unknown)
-  /// true for the output of a merge of different sweeps (format 4): ids are 0..n-1 in the order
-  /// of the inputs and no longer encode (point, seed, scheduler); points are numbered by content.
-  bool collection = false;
-  std::string design;             ///< the sweep's design ("grid", "lhs", ...; "" in a collection or before format 4)
-};
-
-/// What an existing file holds (for --resume and merge).
-struct StoreContents {
-  StoreMeta meta;
-  std::vector<std::int64_t> done_ids;   ///< ids with a valid /metrics or /errors row, sorted, unique
-};
+// StoreMeta (the root attributes) and StoreContents (what read() returns) are format-neutral:
+// results/contents.h.
 
 /// What ResultStore::extend() did.
 struct Extension {
