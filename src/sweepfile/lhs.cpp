@@ -15,7 +15,6 @@
 //   min = 0.25
 //   max = 4.0             # "discrete": values = [...] instead of min/max
 #include <cstdint>
-#include <limits>
 #include <string>
 #include <vector>
 
@@ -41,14 +40,12 @@ class LhsDesign final : public FactorDesign {
 };
 
 LhsDesign::LhsDesign(const SweepFile& file, const toml::table& root) : FactorDesign(file) {
-  const toml::node* lhs = root.get("lhs");
-  if (!lhs) file_.fail(Pos{1, 1}, "design 'lhs' needs an [lhs] table (expected samples = N and [[factor]] entries)");
-  const toml::table* t = lhs->as_table();
-  if (!t) file_.fail(*lhs, "lhs: expected a table, got " + type_of(*lhs));
-  file_.check_keys(*t, {"samples", "seed"}, "in [lhs]");
-  samples_ = count_key(file_, *t, "samples", "lhs", 1, kMaxSamples, "the number of points, at least 1");
-  if (t->get("seed")) seed_ = count_key(file_, *t, "seed", "lhs", 0, std::numeric_limits<std::int64_t>::max(), "a seed");
-  factors_ = parse_factors(file_, root, "lhs", pos_of(*t));
+  auto read = [&](const toml::table& t) {
+    samples_ = count_key(file_, t, "samples", "lhs", 1, kMaxSamples, "the number of points, at least 1");
+    seed_ = seed_key(file_, t, "lhs");
+  };
+  factors_ = parse_factor_design(file_, root, "lhs", {"samples", "seed"},
+                                 "an [lhs] table (expected samples = N and [[factor]] entries)", read);
 }
 
 void LhsDesign::materialise(SweepSpec& spec) const {

@@ -15,7 +15,6 @@
 // derive_seed(seed, "morris trajectory t"), so adding trajectories keeps the earlier ones);
 // point p = t (D + 1) + s is step s of trajectory t.
 #include <cstdint>
-#include <limits>
 #include <string>
 #include <vector>
 
@@ -43,20 +42,18 @@ class MorrisDesign final : public FactorDesign {
 };
 
 MorrisDesign::MorrisDesign(const SweepFile& file, const toml::table& root) : FactorDesign(file) {
-  const toml::node* n = root.get("morris");
-  if (!n) file_.fail(Pos{1, 1}, "design 'morris' needs a [morris] table (expected trajectories = r and [[factor]] entries)");
-  const toml::table* t = n->as_table();
-  if (!t) file_.fail(*n, "morris: expected a table, got " + type_of(*n));
-  file_.check_keys(*t, {"trajectories", "levels", "seed"}, "in [morris]");
-  trajectories_ = count_key(file_, *t, "trajectories", "morris", 2, kMaxTrajectories, "the number of trajectories r, at least 2");
-  if (t->get("levels")) {
-    levels_ = count_key(file_, *t, "levels", "morris", 2, kMaxLevels, "the grid levels p, even");
-    if (levels_ % 2 != 0)
-      file_.fail(*t->get("levels"), "morris.levels must be even (got " + std::to_string(levels_) +
-                                        "): the step Delta = p / (2 (p - 1)) lands on the grid only for even p");
-  }
-  if (t->get("seed")) seed_ = count_key(file_, *t, "seed", "morris", 0, std::numeric_limits<std::int64_t>::max(), "a seed");
-  factors_ = parse_factors(file_, root, "morris", pos_of(*t));
+  auto read = [&](const toml::table& t) {
+    trajectories_ = count_key(file_, t, "trajectories", "morris", 2, kMaxTrajectories, "the number of trajectories r, at least 2");
+    if (t.get("levels")) {
+      levels_ = count_key(file_, t, "levels", "morris", 2, kMaxLevels, "the grid levels p, even");
+      if (levels_ % 2 != 0)
+        file_.fail(*t.get("levels"), "morris.levels must be even (got " + std::to_string(levels_) +
+                                         "): the step Delta = p / (2 (p - 1)) lands on the grid only for even p");
+    }
+    seed_ = seed_key(file_, t, "morris");
+  };
+  factors_ = parse_factor_design(file_, root, "morris", {"trajectories", "levels", "seed"},
+                                 "a [morris] table (expected trajectories = r and [[factor]] entries)", read);
 }
 
 void MorrisDesign::materialise(SweepSpec& spec) const {

@@ -41,15 +41,9 @@ class OatDesign final : public FactorDesign {
 };
 
 OatDesign::OatDesign(const SweepFile& file, const toml::table& root) : FactorDesign(file) {
-  Pos anchor{1, 1};
-  if (const toml::node* oat = root.get("oat")) {
-    const toml::table* t = oat->as_table();
-    if (!t) file_.fail(*oat, "oat: expected a table, got " + type_of(*oat));
-    file_.check_keys(*t, {"levels"}, "in [oat]");
-    if (t->get("levels")) levels_ = count_key(file_, *t, "levels", "oat", 2, kMaxLevels, "the values per factor, at least 2");
-    anchor = pos_of(*t);
-  }
-  factors_ = parse_factors(file_, root, "oat", anchor);
+  factors_ = parse_factor_design(file_, root, "oat", {"levels"}, "", [&](const toml::table& t) {  // [oat] is optional
+    if (t.get("levels")) levels_ = count_key(file_, t, "levels", "oat", 2, kMaxLevels, "the values per factor, at least 2");
+  });
 }
 
 std::vector<double> OatDesign::levels_of(const Factor& f) const {

@@ -19,7 +19,6 @@
 // b = k - 1: B_i.
 #include <bit>
 #include <cstdint>
-#include <limits>
 #include <string>
 #include <vector>
 
@@ -50,20 +49,18 @@ class SobolDesign final : public FactorDesign {
 };
 
 SobolDesign::SobolDesign(const SweepFile& file, const toml::table& root) : FactorDesign(file) {
-  const toml::node* n = root.get("sobol");
-  if (!n) file_.fail(Pos{1, 1}, "design 'sobol' needs a [sobol] table (expected samples = N, a power of two, and [[factor]] entries)");
-  const toml::table* t = n->as_table();
-  if (!t) file_.fail(*n, "sobol: expected a table, got " + type_of(*n));
-  file_.check_keys(*t, {"samples", "second_order", "seed"}, "in [sobol]");
-  samples_ = count_key(file_, *t, "samples", "sobol", 2, kMaxSamples, "the number of base samples N, a power of two");
-  if (!std::has_single_bit(samples_))
-    file_.fail(*t->get("samples"), "sobol.samples must be a power of two (got " + std::to_string(samples_) + "; the nearest are " +
-                                       std::to_string(std::bit_floor(samples_)) + " and " +
-                                       std::to_string(std::bit_ceil(samples_)) +
-                                       "): Sobol' points are balanced only in blocks of 2^k");
-  second_order_ = bool_key(file_, *t, "second_order", "sobol", true);
-  if (t->get("seed")) seed_ = count_key(file_, *t, "seed", "sobol", 0, std::numeric_limits<std::int64_t>::max(), "a seed");
-  factors_ = parse_factors(file_, root, "sobol", pos_of(*t));
+  auto read = [&](const toml::table& t) {
+    samples_ = count_key(file_, t, "samples", "sobol", 2, kMaxSamples, "the number of base samples N, a power of two");
+    if (!std::has_single_bit(samples_))
+      file_.fail(*t.get("samples"), "sobol.samples must be a power of two (got " + std::to_string(samples_) + "; the nearest are " +
+                                        std::to_string(std::bit_floor(samples_)) + " and " +
+                                        std::to_string(std::bit_ceil(samples_)) +
+                                        "): Sobol' points are balanced only in blocks of 2^k");
+    second_order_ = bool_key(file_, t, "second_order", "sobol", true);
+    seed_ = seed_key(file_, t, "sobol");
+  };
+  factors_ = parse_factor_design(file_, root, "sobol", {"samples", "second_order", "seed"},
+                                 "a [sobol] table (expected samples = N, a power of two, and [[factor]] entries)", read);
   if (factors_.size() > kMaxFactors)
     file_.fail(factors_[kMaxFactors].pos, "design 'sobol' takes at most " + std::to_string(kMaxFactors) +
                                               " factors (Sobol' direction numbers exist for 2 x that many dimensions)");
