@@ -2,7 +2,8 @@
 // D dimensions, each dimension cut into N strata [m/N, (m+1)/N) with exactly one point in each,
 // at a uniform position inside it, the strata paired across dimensions by independent random
 // permutations. Plain C++20; the sweep file's design = "lhs" (sweepfile/lhs.cpp) parses its
-// table and calls this; docs/sweep-format.md, "Latin hypercube".
+// table and calls this; docs/sweep-format.md, "Sampling designs"
+// (its Latin hypercube).
 //
 // Deterministic: column j draws from its own stream Rng(derive_seed(seed, "lhs factor j"))
 // (model/rng.h): a Fisher-Yates permutation of the strata (i = N down to 2: swap i - 1 with

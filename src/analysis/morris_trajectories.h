@@ -3,7 +3,7 @@
 // coordinate by Delta = p / (2 (p - 1)), every coordinate exactly once. Plain C++20; the sweep
 // file's design = "morris" (sweepfile/morris.cpp) parses its table and calls this; the
 // elementary effects are analysis/sensitivity.h's morris_indices; docs/sweep-format.md,
-// "Morris screening".
+// "Sampling designs" (its Morris screening).
 //
 // Trajectory t draws from its own stream Rng(derive_seed(seed, "morris trajectory t"))
 // (model/rng.h), so adding trajectories keeps the earlier ones: for each coordinate j in turn a

@@ -3,8 +3,8 @@
 // levels, one point each, with every other factor unset. Unset is NaN. Plain C++20; the sweep
 // file's design = "oat" (sweepfile/oat.cpp) parses its table, chooses each factor's levels
 // (these functions, then its own filter of an integer factor's repeated values) and calls
-// oat_points; the effects are analysis/sensitivity.h's oat_effects; docs/sweep-format.md, "One
-// factor at a time". Thread-safe: functions of their arguments only.
+// oat_points; the effects are analysis/sensitivity.h's oat_effects; docs/sweep-format.md,
+// "Sampling designs" (its one factor at a time). Thread-safe: functions of their arguments only.
 #pragma once
 
 #include <cstddef>

@@ -1,7 +1,8 @@
 // The points of a Saltelli design for Sobol' indices (Saltelli 2002, 2010), in SALib's
 // saltelli.sample order (the layout of analysis/saltelli_layout.h), on a randomised Sobol'
 // sequence. Plain C++20 (Boost.Random's sobol engine inside); the sweep file's design = "sobol"
-// (sweepfile/sobol.cpp) parses its table and calls this; docs/sweep-format.md, "Sobol' indices".
+// (sweepfile/sobol.cpp) parses its table and calls this; docs/sweep-format.md,
+// "Sampling designs" (its Sobol' indices).
 //
 // The base sample is the first N points of Sobol's sequence in 2D dimensions, the origin first
 // (Boost.Random's sobol engine, Joe & Kuo direction numbers, 64-bit), randomised by a digital
