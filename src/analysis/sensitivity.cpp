@@ -8,6 +8,7 @@
 
 #include <boost/math/distributions/normal.hpp>
 
+#include "analysis/saltelli_layout.h"
 #include "model/rng.h"
 
 namespace geopipe::analysis {
@@ -67,13 +68,17 @@ double sample_sd(const double* x, std::size_t n, std::size_t stride) {
 //   acc[5+2D .. +pairs)  sum w ba_j ab_q, j < q row-major  (S2, second order only)
 
 struct SobolShape {
-  std::size_t D = 0, k = 0, pairs = 0;
+  SaltelliLayout layout;  // which point of a sample is A, AB_j, BA_j, B
+  std::size_t D = 0, pairs = 0;
   bool second = false;
+  explicit SobolShape(SaltelliLayout l)
+      : layout(l), D(l.factors), pairs(l.second_order ? l.factors * (l.factors - 1) / 2 : 0), second(l.second_order) {}
   std::size_t sums() const { return 5 + 2 * D + pairs; }
   std::size_t estimates() const { return 2 * D + pairs; }  // S1[D], ST[D], S2[pairs]
 };
 
 struct SobolRows {
+  explicit SobolRows(const SobolShape& shape) : s(shape) {}
   SobolShape s;
   std::size_t P = 0, stride = 0;
   std::size_t ab = 0, ba = 0;  // offsets of ab_0 and ba_0 in a row (second order)
@@ -81,28 +86,27 @@ struct SobolRows {
   std::vector<double> data;    // n rows of `stride` doubles
 };
 
-/// The rows of the centred outputs y - mean (y in point order, k values per sample).
+/// The rows of the centred outputs y - mean (y in point order, s.layout's k values per sample).
 SobolRows make_rows(const std::vector<double>& y, double mean, const SobolShape& s) {
-  SobolRows X;
-  X.s = s;
+  SobolRows X(s);
   X.P = (s.D + 3) / 4 * 4;
   X.ab = 2 + X.P;
   X.ba = X.ab + s.D + 3;
   X.stride = s.second ? X.ba + s.D : 2 + X.P;
   X.chunk = std::clamp<std::size_t>(2048 / X.stride, 16, 256);
-  const std::size_t n = y.size() / s.k;
+  const SaltelliLayout& L = s.layout;
+  const std::size_t n = L.samples(y.size());
   X.data.assign(n * X.stride, 0.0);
   for (std::size_t i = 0; i < n; ++i) {
-    const double* in = y.data() + i * s.k;
     double* row = X.data.data() + i * X.stride;
-    const double a = in[0] - mean;
+    const double a = y[L.a(i)] - mean;
     row[0] = a;
-    row[1] = in[s.k - 1] - mean;
-    for (std::size_t j = 0; j < s.D; ++j) row[2 + j] = (in[1 + j] - mean) - a;
+    row[1] = y[L.b(i)] - mean;
+    for (std::size_t j = 0; j < s.D; ++j) row[2 + j] = (y[L.ab(i, j)] - mean) - a;
     if (s.second)
       for (std::size_t j = 0; j < s.D; ++j) {
-        row[X.ab + j] = in[1 + j] - mean;
-        row[X.ba + j] = in[1 + s.D + j] - mean;
+        row[X.ab + j] = y[L.ab(i, j)] - mean;
+        row[X.ba + j] = y[L.ba(i, j)] - mean;
       }
   }
   return X;
@@ -208,26 +212,23 @@ SobolIndices sobol_indices(const std::vector<double>& y, std::size_t factors, bo
   const char* fn = "sobol_indices";
   check_options(fn, opt);
   if (factors == 0) throw std::invalid_argument("sobol_indices: factors = 0 (expected at least 1)");
-  SobolShape s;
-  s.D = factors;
-  s.second = second_order;
-  s.k = second_order ? 2 * factors + 2 : factors + 2;
-  s.pairs = second_order ? factors * (factors - 1) / 2 : 0;
-  if (y.size() % s.k != 0)
+  const SobolShape s(SaltelliLayout{factors, second_order});
+  const std::size_t k = s.layout.points_per_sample();
+  if (y.size() % k != 0)
     throw std::invalid_argument("sobol_indices: y has " + str(y.size()) + " values, not a multiple of " +
-                                str(s.k) + " (" + str(factors) + " factors, " +
+                                str(k) + " (" + str(factors) + " factors, " +
                                 (second_order ? "with" : "without") + " second order)");
-  const std::size_t n = y.size() / s.k;
+  const std::size_t n = s.layout.samples(y.size());
   if (n < 2)
-    throw std::invalid_argument("sobol_indices: y has " + str(n) + " sample(s) of " + str(s.k) +
+    throw std::invalid_argument("sobol_indices: y has " + str(n) + " sample(s) of " + str(k) +
                                 " points (expected at least 2)");
   if (n > std::numeric_limits<std::uint32_t>::max())
     throw std::invalid_argument("sobol_indices: " + str(n) + " samples (at most 2^32 - 1)");
   double total = 0.0;
   for (std::size_t p = 0; p < y.size(); ++p) {
     if (!std::isfinite(y[p]))
-      throw std::invalid_argument("sobol_indices: y[" + str(p) + "] (sample " + str(p / s.k) + ", block " +
-                                  str(p % s.k) + ") is not finite");
+      throw std::invalid_argument("sobol_indices: y[" + str(p) + "] (sample " + str(s.layout.sample_of(p)) + ", block " +
+                                  str(s.layout.block_of(p)) + ") is not finite");
     total += y[p];
   }
   // Centre by the mean over every point (SALib: Y = (Y - Y.mean()) / Y.std()).

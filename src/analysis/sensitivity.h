@@ -32,7 +32,7 @@ struct BootstrapOptions {
 // --- Sobol' indices -------------------------------------------------------------------------
 //
 // Saltelli layout of the design (how the sweep's design numbers its points; SALib's
-// saltelli.sample order). Two independent N x D sample matrices A and B over the factors; with
+// saltelli.sample order; written once as SaltelliLayout, analysis/saltelli_layout.h). Two independent N x D sample matrices A and B over the factors; with
 // D factors and N samples, each sample i contributes k consecutive points,
 //     k = D + 2      (first and total order only), or
 //     k = 2D + 2     (with second order);

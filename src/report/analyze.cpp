@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/saltelli_layout.h"
 #include "analysis/test_functions.h"
 #include "sim/metrics.h"
 #include "results/output.h"
@@ -26,17 +27,17 @@ std::string quoted_join(const std::vector<std::string>& v) {
 
 /// The Saltelli blocks per sample (2D + 2 or D + 2) whose structure `unit` has, or 0.
 std::size_t saltelli_block(const std::vector<double>& unit, std::size_t d, std::size_t points) {
-  for (const std::size_t k : {2 * d + 2, d + 2}) {
-    if (points == 0 || points % k != 0) continue;
+  for (const bool second_order : {true, false}) {
+    const analysis::SaltelliLayout layout{d, second_order};
+    const std::size_t k = layout.points_per_sample();
+    if (points == 0 || layout.samples(points) == 0) continue;
     bool ok = true;
-    for (std::size_t i = 0; ok && i < points / k; ++i) {
-      const double* a = &unit[(i * k) * d];
-      const double* b = &unit[(i * k + k - 1) * d];
+    for (std::size_t i = 0; ok && i < layout.samples(points); ++i) {
+      const double* a = &unit[layout.a(i) * d];
+      const double* b = &unit[layout.b(i) * d];
       for (std::size_t blk = 1; ok && blk + 1 < k; ++blk) {
-        const bool ab = blk <= d;
-        const std::size_t j = ab ? blk - 1 : blk - 1 - d;
-        const double* row = &unit[(i * k + blk) * d];
-        for (std::size_t c = 0; ok && c < d; ++c) ok = row[c] == ((c == j) == ab ? b[c] : a[c]);
+        const double* row = &unit[layout.point(i, blk) * d];
+        for (std::size_t c = 0; ok && c < d; ++c) ok = row[c] == (layout.from_b(blk, c) ? b[c] : a[c]);
       }
     }
     if (ok) return k;

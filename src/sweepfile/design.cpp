@@ -1,4 +1,4 @@
-// The table of sweep designs (sweepfile/design.h).
+// The table of sweep designs and the reading of a design's own table (sweepfile/design.h).
 #include "sweepfile/design.h"
 
 namespace geopipe::config::sweep_internal {
@@ -13,6 +13,19 @@ const std::vector<DesignKind>& designs() {
       {"points_file", {"points_file"}, parse_points_file_design},
   };
   return all;
+}
+
+const toml::table* design_table(const SweepFile& file, const toml::table& root, const std::string& name,
+                                const std::vector<std::string>& keys, const std::string& needs) {
+  const toml::node* n = root.get(name);
+  if (!n) {
+    if (needs.empty()) return nullptr;
+    file.fail(Pos{1, 1}, "design '" + name + "' needs " + needs);
+  }
+  const toml::table* t = n->as_table();
+  if (!t) file.fail(*n, name + ": expected a table, got " + type_of(*n));
+  file.check_keys(*t, keys, "in [" + name + "]");
+  return t;
 }
 
 }  // namespace geopipe::config::sweep_internal

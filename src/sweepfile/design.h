@@ -56,6 +56,13 @@ struct DesignKind {
 /// Every design; the first is the default.
 const std::vector<DesignKind>& designs();
 
+/// The design's own table `[name]` of the sweep file's root table, checked: a table whose keys
+/// are all in `keys` (else the error names "[name]"). Without one: if `needs` is empty, nullptr
+/// (the table is optional), else fails at 1:1 with "design 'NAME' needs " + needs (e.g. "an
+/// [lhs] table (expected samples = N and [[factor]] entries)"). Throws InputError.
+const toml::table* design_table(const SweepFile& file, const toml::table& root, const std::string& name,
+                                const std::vector<std::string>& keys, const std::string& needs);
+
 /// Reads [[axis]], [[zip]] and [[point]] from the sweep file's root table. Throws InputError.
 std::unique_ptr<SweepDesign> parse_grid_design(const SweepFile& file, const toml::table& root);
 /// Reads [lhs] and [[factor]] (a Latin hypercube, sweepfile/lhs.cpp). Throws InputError.

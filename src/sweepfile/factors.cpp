@@ -271,6 +271,19 @@ std::uint64_t count_key(const SweepFile& file, const toml::table& t, const char*
   return static_cast<std::uint64_t>(*v);
 }
 
+std::uint64_t seed_key(const SweepFile& file, const toml::table& t, const std::string& where, std::uint64_t fallback) {
+  if (!t.get("seed")) return fallback;
+  return count_key(file, t, "seed", where, 0, static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()), "a seed");
+}
+
+std::vector<Factor> parse_factor_design(const SweepFile& file, const toml::table& root, const std::string& name,
+                                        const std::vector<std::string>& keys, const std::string& needs,
+                                        const std::function<void(const toml::table&)>& read) {
+  const toml::table* t = design_table(file, root, name, keys, needs);
+  if (t) read(*t);
+  return parse_factors(file, root, name, t ? pos_of(*t) : Pos{1, 1});
+}
+
 }  // namespace geopipe::config::sweep_internal
 
 namespace geopipe::config {

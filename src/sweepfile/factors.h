@@ -1,10 +1,13 @@
 // Internal to src/sweepfile (includes toml++). Owns the [[factor]] entries of the sampling designs
-// (sweepfile/design.h: "lhs", "oat"): a parameter and its range or values, with every error
-// about them, and the mapping of a unit coordinate u in [0, 1] to the factor's value
-// (docs/sweep-format.md, "Sampling designs"). How factors combine into points is each design's.
+// (sweepfile/design.h: "lhs", "oat", "sobol", "morris"): a parameter and its range or values,
+// with every error about them, the preamble those designs share (their own table, then the
+// factors: parse_factor_design), and the mapping of a unit coordinate u in [0, 1] to the
+// factor's value (docs/sweep-format.md, "Sampling designs"). How factors combine into points is
+// each design's (its generator in src/analysis).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,6 +43,14 @@ std::optional<analysis::TestFunction> parse_test_function(const SweepFile& file,
 /// With a [test_function], its inputs are the factors: x1 .. xD, uniform on the function's
 /// domain, and a [[factor]] is an error.
 std::vector<Factor> parse_factors(const SweepFile& file, const toml::table& root, const std::string& design, Pos anchor);
+
+/// The preamble of a design over [[factor]]s: its own table `[name]` (design_table, design.h:
+/// only `keys`; required unless `needs` is empty), whose keys `read` takes (called only when the
+/// table is there), then the [[factor]] entries (parse_factors; "no [[factor]]" is reported at
+/// the table, or at 1:1 without one). Throws InputError.
+std::vector<Factor> parse_factor_design(const SweepFile& file, const toml::table& root, const std::string& name,
+                                        const std::vector<std::string>& keys, const std::string& needs,
+                                        const std::function<void(const toml::table&)>& read);
 
 /// The value of factor `f` at unit coordinate u in [0, 1]: min + u (max - min); exp(log min +
 /// u (log max - log min)); min + floor(u (max - min + 1)) capped at max; values[floor(u count)]
@@ -87,5 +98,8 @@ bool bool_key(const SweepFile& file, const toml::table& t, const char* key, cons
 /// table in messages and `what` says what the key means.
 std::uint64_t count_key(const SweepFile& file, const toml::table& t, const char* key, const std::string& where,
                         std::uint64_t lo, std::uint64_t hi, const std::string& what);
+
+/// A design's `seed` in table `t`: an integer in [0, 2^63 - 1] (count_key), or `fallback` without one.
+std::uint64_t seed_key(const SweepFile& file, const toml::table& t, const std::string& where, std::uint64_t fallback = 1);
 
 }  // namespace geopipe::config::sweep_internal

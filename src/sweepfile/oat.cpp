@@ -11,12 +11,12 @@
 //   kind = "log-uniform"
 //   min = 0.25
 //   max = 4.0
-#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
 
+#include "analysis/one_at_a_time.h"
 #include "sweepfile/design.h"
 #include "sweepfile/factors.h"
 
@@ -41,27 +41,16 @@ class OatDesign final : public FactorDesign {
 };
 
 OatDesign::OatDesign(const SweepFile& file, const toml::table& root) : FactorDesign(file) {
-  Pos anchor{1, 1};
-  if (const toml::node* oat = root.get("oat")) {
-    const toml::table* t = oat->as_table();
-    if (!t) file_.fail(*oat, "oat: expected a table, got " + type_of(*oat));
-    file_.check_keys(*t, {"levels"}, "in [oat]");
-    if (t->get("levels")) levels_ = count_key(file_, *t, "levels", "oat", 2, kMaxLevels, "the values per factor, at least 2");
-    anchor = pos_of(*t);
-  }
-  factors_ = parse_factors(file_, root, "oat", anchor);
+  factors_ = parse_factor_design(file_, root, "oat", {"levels"}, "", [&](const toml::table& t) {  // [oat] is optional
+    if (t.get("levels")) levels_ = count_key(file_, t, "levels", "oat", 2, kMaxLevels, "the values per factor, at least 2");
+  });
 }
 
 std::vector<double> OatDesign::levels_of(const Factor& f) const {
+  if (f.kind == FactorKind::kDiscrete) return analysis::oat_value_levels(f.values.size());
   std::vector<double> u;
-  if (f.kind == FactorKind::kDiscrete) {
-    for (std::size_t k = 0; k < f.values.size(); ++k)
-      u.push_back((static_cast<double>(k) + 0.5) / static_cast<double>(f.values.size()));
-    return u;
-  }
   double last = std::numeric_limits<double>::quiet_NaN();
-  for (std::uint64_t k = 0; k < levels_; ++k) {
-    const double x = static_cast<double>(k) / static_cast<double>(levels_ - 1);
+  for (const double x : analysis::oat_grid_levels(levels_)) {
     const double v = factor_value(f, x).number;
     if (f.kind == FactorKind::kInteger && v == last) continue;  // an integer range shorter than the levels
     last = v;
@@ -77,15 +66,11 @@ std::uint64_t OatDesign::num_points() const {
 }
 
 void OatDesign::materialise(SweepSpec& spec) const {
-  const std::size_t nf = factors_.size();
-  const double nan = std::numeric_limits<double>::quiet_NaN();
   // Point 0: the base (every factor at the base's value: NaN in /design); then each factor's
-  // levels with the others unset.
-  std::vector<double> unit(nf, nan);
-  for (std::size_t j = 0; j < nf; ++j)
-    for (const double u : levels_of(factors_[j]))
-      for (std::size_t k = 0; k < nf; ++k) unit.push_back(k == j ? u : nan);
-  add_unit_points(spec, file_, factors_, std::move(unit));
+  // levels with the others unset (analysis/one_at_a_time.h).
+  std::vector<std::vector<double>> levels;
+  for (const Factor& f : factors_) levels.push_back(levels_of(f));
+  add_unit_points(spec, file_, factors_, analysis::oat_points(levels));
 }
 
 }  // namespace

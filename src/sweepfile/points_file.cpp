@@ -92,12 +92,7 @@ class PointsFileDesign final : public SweepDesign {
 };
 
 PointsFileDesign::PointsFileDesign(const SweepFile& file, const toml::table& root) : file_(file) {
-  const toml::node* pf = root.get("points_file");
-  if (!pf)
-    file_.fail(Pos{1, 1}, "design 'points_file' needs a [points_file] table (expected path = \"points.csv\")");
-  const toml::table* t = pf->as_table();
-  if (!t) file_.fail(*pf, "points_file: expected a table, got " + type_of(*pf));
-  file_.check_keys(*t, {"path"}, "in [points_file]");
+  const toml::table* t = design_table(file_, root, "points_file", {"path"}, "a [points_file] table (expected path = \"points.csv\")");
   const toml::node* p = t->get("path");
   if (!p) file_.fail(pos_of(*t), "points_file: missing 'path' (expected the CSV file of points)");
   if (!p->is_string() || p->as_string()->get().empty())
