@@ -10,7 +10,6 @@
 #include <cstring>
 
 #include "cli/commands.h"
-#include "config/error.h"
 #include "cli/flags.h"
 #include "cli/report.h"
 #include "cli/timeline_json.h"
@@ -54,7 +53,7 @@ int do_run(const RunArgs& a) {
       std::string n = pick.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
       if (!find_preset(n)) {
         throw InputError("--scheduler", 0, 0,
-                         "unknown scheduler '" + n + "'" + config::suggestion_suffix(n, preset_names()) +
+                         "unknown scheduler '" + n + "'" + util::suggestion_suffix(n, preset_names()) +
                              " (expected all or one of: " + util::joined_names(presets()) + ")");
       }
       names.push_back(n);

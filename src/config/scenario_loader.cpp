@@ -13,7 +13,7 @@
 #include <new>
 #include <sstream>
 
-#include "config/error.h"
+#include "util/input_error.h"
 #include "config/input_file.h"
 #include "config/overrides.h"
 #include "config/schema.h"

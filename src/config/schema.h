@@ -11,7 +11,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "config/error.h"  // format_number
+#include "util/input_error.h"  // format_number
 #include "util/named_table.h"
 
 namespace geopipe::config::schema {
