@@ -1,7 +1,8 @@
 // The outputs of sweeps, by format: the only place that knows which formats exist. The runner
 // opens its ResultSink here, `geopipe merge` joins files here and `geopipe summarize` reads
-// them here. A format is a table entry in output.cpp (today: HDF5, the default for every
-// path); docs/design.md, "Add an output format", walks through adding one.
+// them here. A format is a table entry in output.cpp, chosen by the ending of the file name (the
+// table's first format for a path no entry claims); docs/design.md, "Add an output format", walks
+// through adding one.
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,8 @@
 // Internal to src/sweepfile (includes toml++). Owns the [[factor]] entries of the sampling designs
-// (sweepfile/design.h: "lhs", "oat"): a parameter and its range or values, with every error
-// about them, and the mapping of a unit coordinate u in [0, 1] to the factor's value
-// (docs/sweep-format.md, "Sampling designs"). How factors combine into points is each design's.
+// (the designs whose entry in the table of sweepfile/design.cpp lists the key "factor"): a
+// parameter and its range or values, with every error about them, and the mapping of a unit
+// coordinate u in [0, 1] to the factor's value (docs/sweep-format.md, "Sampling designs"). How
+// factors combine into points is each design's.
 #pragma once
 
 #include <cstdint>
