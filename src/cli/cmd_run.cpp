@@ -10,12 +10,12 @@
 #include <cstring>
 
 #include "cli/commands.h"
-#include "config/error.h"
 #include "cli/flags.h"
 #include "cli/report.h"
 #include "cli/timeline_json.h"
 #include "config/scenario_loader.h"
 #include "util/input_error.h"
+#include "util/named_table.h"
 #include "sched/registry.h"
 #include "sim/engine.h"
 #include "run/execute_scenario.h"
@@ -52,11 +52,9 @@ int do_run(const RunArgs& a) {
       const size_t comma = pick.find(',', start);
       std::string n = pick.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
       if (!find_preset(n)) {
-        std::string valid;
-        for (const auto& p : preset_names()) valid += (valid.empty() ? "" : ", ") + p;
         throw InputError("--scheduler", 0, 0,
-                         "unknown scheduler '" + n + "'" + config::suggestion_suffix(n, preset_names()) +
-                             " (expected all or one of: " + valid + ")");
+                         "unknown scheduler '" + n + "'" + util::suggestion_suffix(n, preset_names()) +
+                             " (expected all or one of: " + util::joined_names(presets()) + ")");
       }
       names.push_back(n);
       if (comma == std::string::npos) break;

@@ -12,7 +12,6 @@
 
 #include "cli/commands.h"
 #include "cli/flags.h"
-#include "config/error.h"
 #include "config/input_file.h"
 #include "config/schema.h"
 #include "traceimport/trace_import.h"
@@ -78,8 +77,8 @@ traceimport::ImportOptions import_options(const ImportArgs& a, const CLI::App& c
   const traceimport::FormatInfo* f = traceimport::find_format(a.format);
   if (!f)
     throw InputError("--format", 0, 0,
-                     "unknown format '" + a.format + "'" + config::suggestion_suffix(a.format, format_names()) + " (expected one of " +
-                         config::quoted_list(format_names()) + ")");
+                     "unknown format '" + a.format + "'" + util::suggestion_suffix(a.format, format_names()) + " (expected one of " +
+                         util::quoted_list(format_names()) + ")");
   opt.format = f->format;
   auto given = [&](const char* name) { return cmd.get_option(name)->count() > 0; };
   if (given("--states")) {

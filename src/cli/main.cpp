@@ -11,7 +11,6 @@
 
 #include "cli/commands.h"
 #include "run/runner.h"
-#include "config/error.h"
 #include "util/input_error.h"
 
 #include "geopipe_version.h"
@@ -55,8 +54,8 @@ std::string friendlier(const CLI::App& app, const CLI::ParseError& e, int argc, 
   // The first argument that is not an option must be a command.
   if (argc >= 2 && argv[1][0] != '-' &&
       std::find(commands.begin(), commands.end(), std::string(argv[1])) == commands.end())
-    return "unknown command '" + std::string(argv[1]) + "'" + geopipe::config::suggestion_suffix(argv[1], commands) +
-           " (expected one of " + geopipe::config::quoted_list(commands) + ")";
+    return "unknown command '" + std::string(argv[1]) + "'" + geopipe::util::suggestion_suffix(argv[1], commands) +
+           " (expected one of " + geopipe::util::quoted_list(commands) + ")";
   if (dynamic_cast<const CLI::ExtrasError*>(&e) == nullptr) return "";
   const CLI::App* cmd = parsed_command(app);
   if (!cmd) return "";
@@ -71,9 +70,9 @@ std::string friendlier(const CLI::App& app, const CLI::ParseError& e, int argc, 
     const std::string name = a.substr(0, a.find('='));
     if (std::find(options.begin(), options.end(), name) != options.end()) continue;
     msg += (msg.empty() ? "" : "; ") + ("unknown option '" + name + "'") +
-           geopipe::config::suggestion_suffix(name, options) + " of 'geopipe " + failed_command(app) + "'";
+           geopipe::util::suggestion_suffix(name, options) + " of 'geopipe " + failed_command(app) + "'";
   }
-  return msg.empty() ? "" : msg + " (expected one of " + geopipe::config::quoted_list(options, options.size()) + ")";
+  return msg.empty() ? "" : msg + " (expected one of " + geopipe::util::quoted_list(options, options.size()) + ")";
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// Reading an input file (scenario, sweep, base scenario, CSV trace) whole, bounded in time and
-// memory (docs/limits.md, "Input files"). Plain C++ over POSIX; no toml++.
+// Reading an input file whole, bounded in time and memory: the one reader of every file geopipe
+// reads as input, each caller giving its kind's size limit (the files and their limits are listed
+// in docs/limits.md, "Input files"). Plain C++ over POSIX; no toml++.
 //
 // Only a regular file (or a symbolic link to one) is read. The path is checked with stat(),
 // then opened with O_RDONLY | O_NONBLOCK | O_CLOEXEC (so a FIFO that appears in between never

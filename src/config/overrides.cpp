@@ -4,7 +4,7 @@
 
 #include <cstddef>
 
-#include "config/error.h"
+#include "util/input_error.h"
 #include "config/schema.h"
 #include "config/toml_error.h"
 #include "config/toml_limits.h"

@@ -13,7 +13,7 @@
 #include <new>
 #include <sstream>
 
-#include "config/error.h"
+#include "util/input_error.h"
 #include "config/input_file.h"
 #include "config/overrides.h"
 #include "config/schema.h"
@@ -27,6 +27,7 @@
 #include "model/trace.h"
 #include "config/series_file.h"
 #include "util/datetime.h"
+#include "util/named_table.h"
 #include "model/units.h"
 #include "model/workload.h"
 #include "sched/feasibility.h"
@@ -193,8 +194,7 @@ void Builder::build_models(Scenario& sc) {
 void Builder::build_cluster(Scenario& sc) {
   const toml::table& ct = *table(root_, "cluster");
   read(ct, "capacity_scale", sc.capacity_scale);
-  std::vector<std::string> gpu_names;
-  for (const auto& g : sc.topology.gpu_types) gpu_names.push_back(g.name);
+  const std::vector<std::string> gpu_names = util::names_of(sc.topology.gpu_types);
 
   std::map<std::string, const toml::node*> seen;
   const auto list = entries(&ct, "region");
@@ -303,8 +303,7 @@ void Builder::build_network(Scenario& sc) {
   if (!std::isfinite(topo.intra_bandwidth_bytes_per_s))
     fail(*get(t, "intra_bandwidth_gbps"), "network.intra_bandwidth_gbps is too large (expected a finite bandwidth)");
 
-  std::vector<std::string> region_names;
-  for (const auto& r : topo.regions) region_names.push_back(r.name);
+  const std::vector<std::string> region_names = util::names_of(topo.regions);
   std::map<std::pair<int, int>, std::size_t> seen;
   const auto list = entries(nt, "link");
   for (std::size_t i = 0; i < list.size(); ++i) {
@@ -419,8 +418,7 @@ void Builder::build_workload(Scenario& sc) {
     }
   }
   if (sc.reference_gpu_index() < 0) {
-    std::vector<std::string> names;
-    for (const auto& g : sc.topology.gpu_types) names.push_back(g.name);
+    const std::vector<std::string> names = util::names_of(sc.topology.gpu_types);
     fail(*get(t, "reference_gpu"), "workload.reference_gpu: unknown GPU type '" + w.reference_gpu + "'" +
                                        suggestion_suffix(w.reference_gpu, names) + " (expected one of " +
                                        quoted_list(names) + ")");
@@ -447,8 +445,7 @@ void Builder::check_arrival_span(const Scenario& sc, const toml::table& t) const
 
 void Builder::build_mix(Scenario& sc, const toml::table& t) {
   WorkloadOptions& w = sc.workload;
-  std::vector<std::string> model_names;
-  for (const auto& m : sc.llms) model_names.push_back(m.name);
+  const std::vector<std::string> model_names = util::names_of(sc.llms);
   const auto list = entries(&t, "mix");
   for (std::size_t i = 0; i < list.size(); ++i) {
     const toml::table& mt = *list[i];

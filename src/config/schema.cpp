@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "config/error.h"
+#include "util/input_error.h"
 #include "config/toml_text.h"
 #include "model/job.h"
 #include "model/llm.h"

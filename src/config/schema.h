@@ -11,7 +11,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "config/error.h"  // format_number
+#include "util/input_error.h"  // format_number
+#include "util/named_table.h"
 
 namespace geopipe::config::schema {
 
@@ -92,16 +93,8 @@ struct Field {
 struct TableSpec {
   std::vector<Field> fields;
 
-  const Field* find(std::string_view name) const {
-    for (const auto& f : fields)
-      if (f.name == name) return &f;
-    return nullptr;
-  }
-  std::vector<std::string> names() const {
-    std::vector<std::string> out;
-    for (const auto& f : fields) out.push_back(f.name);
-    return out;
-  }
+  const Field* find(std::string_view name) const { return util::find_named(fields, name); }
+  std::vector<std::string> names() const { return util::names_of(fields); }
 };
 
 /// The root of the scenario schema.

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "config/error.h"
+#include "util/input_error.h"
 #include "config/schema.h"
 #include "config/toml_error.h"
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 
-#include "config/error.h"
 #include "util/csv_read.h"
 #include "util/datetime.h"
 #include "util/input_error.h"

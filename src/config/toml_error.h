@@ -1,5 +1,8 @@
-// toml++-specific error helpers (internal to src/config): turn toml++ source regions and parse
-// errors into geopipe::InputError.
+// Internal to src/config and src/sweepfile (includes toml++): the toml++ side of the input-error
+// vocabulary of util/input_error.h. Turns toml++ source regions (including the source paths of
+// --set overrides) and parse errors into a located geopipe::InputError, and parses TOML text so
+// that only InputError leaves. The format-neutral part (the error type, the message helpers) is
+// util/input_error.h; no other folder of src/ includes this header.
 #pragma once
 
 #include <exception>
@@ -8,7 +11,7 @@
 
 #include <toml++/toml.h>
 
-#include "config/error.h"
+#include "util/input_error.h"
 
 namespace geopipe::config {
 

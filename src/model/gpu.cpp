@@ -1,6 +1,7 @@
 #include "model/gpu.h"
 
 #include "model/units.h"
+#include "util/named_table.h"
 
 namespace geopipe {
 
@@ -20,10 +21,6 @@ const std::vector<GpuType>& builtin_gpus() {
   return gpus;
 }
 
-const GpuType* find_builtin_gpu(std::string_view name) {
-  for (const auto& g : builtin_gpus())
-    if (g.name == name) return &g;
-  return nullptr;
-}
+const GpuType* find_builtin_gpu(std::string_view name) { return util::find_named(builtin_gpus(), name); }
 
 }  // namespace geopipe

@@ -15,7 +15,7 @@ struct GpuType {
   double idle_power_w = 0;    ///< board power while idle (bubbles, stalls), W
 };
 
-/// The built-in GPU catalogue (A100-80GB, H100-SXM, V100-32GB, ...), from vendor datasheets.
+/// The built-in GPU catalogue (the table of gpu.cpp, from vendor datasheets; `geopipe list gpus`).
 const std::vector<GpuType>& builtin_gpus();
 
 /// Built-in GPU by name (case-sensitive), or nullptr.

@@ -1,5 +1,7 @@
 #include "model/llm.h"
 
+#include "util/named_table.h"
+
 namespace geopipe {
 
 const std::vector<LlmSpec>& builtin_llms() {
@@ -18,10 +20,6 @@ const std::vector<LlmSpec>& builtin_llms() {
   return llms;
 }
 
-const LlmSpec* find_builtin_llm(std::string_view name) {
-  for (const auto& m : builtin_llms())
-    if (m.name == name) return &m;
-  return nullptr;
-}
+const LlmSpec* find_builtin_llm(std::string_view name) { return util::find_named(builtin_llms(), name); }
 
 }  // namespace geopipe

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "model/units.h"
+#include "util/named_table.h"
 
 namespace geopipe {
 
@@ -95,11 +96,7 @@ int Topology::total_gpus() const {
   return n;
 }
 
-int Topology::find_region(const std::string& name) const {
-  for (size_t i = 0; i < regions.size(); ++i)
-    if (regions[i].name == name) return static_cast<int>(i);
-  return -1;
-}
+int Topology::find_region(const std::string& name) const { return util::index_of_named(regions, name); }
 
 void Topology::reset_links() {
   links.assign(regions.size() * regions.size(), Link{});

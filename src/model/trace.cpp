@@ -8,6 +8,7 @@
 
 #include "util/csv_read.h"
 #include "util/input_error.h"
+#include "util/named_table.h"
 #include "model/workload.h"
 
 namespace geopipe {
@@ -79,10 +80,10 @@ std::vector<Job> parse_trace_csv(const std::string& text, const std::string& fil
     Job j;
     j.arrival_s = num(0, 0, kMaxArrivalSpanS);
     const util::CsvCell& mf = fields[static_cast<size_t>(pos[1])];
-    auto it = std::find_if(llms.begin(), llms.end(), [&](const LlmSpec& m) { return m.name == mf.text; });
-    if (it == llms.end()) throw InputError(file, lineno, mf.column, "unknown model '" + mf.text + "'");
-    j.model = static_cast<int>(it - llms.begin());
-    const auto stages = integer(2, 0, it->layers);
+    const LlmSpec* llm = util::find_named(llms, mf.text);
+    if (!llm) throw InputError(file, lineno, mf.column, "unknown model '" + mf.text + "'");
+    j.model = static_cast<int>(llm - llms.data());
+    const auto stages = integer(2, 0, llm->layers);
     j.gpus_per_stage = static_cast<int>(integer(3, 1, 4096));
     j.micro_batch_size = static_cast<int>(integer(4, 1, 1 << 20));
     j.micro_batches = static_cast<int>(integer(5, 1, 1 << 20));
@@ -92,10 +93,10 @@ std::vector<Job> parse_trace_csv(const std::string& text, const std::string& fil
       e.gpus_per_stage = j.gpus_per_stage;
       e.micro_batch_size = j.micro_batch_size;
       e.micro_batches = j.micro_batches;
-      j.stages = generated_stages(e, *it, topo, compute);
+      j.stages = generated_stages(e, *llm, topo, compute);
       if (j.stages == 0)
         throw InputError(file, lineno, fields[static_cast<size_t>(pos[2])].column,
-                         "model '" + it->name + "' does not fit any GPU of the cluster at any stage count");
+                         "model '" + llm->name + "' does not fit any GPU of the cluster at any stage count");
     } else {
       j.stages = static_cast<int>(stages);
     }

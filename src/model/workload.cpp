@@ -5,6 +5,7 @@
 
 #include "model/rng.h"
 #include "model/units.h"
+#include "util/named_table.h"
 
 namespace geopipe {
 
@@ -71,11 +72,7 @@ std::vector<Job> generate_workload(const WorkloadOptions& opt, const std::vector
 
 namespace geopipe {
 
-int Scenario::reference_gpu_index() const {
-  for (size_t i = 0; i < topology.gpu_types.size(); ++i)
-    if (topology.gpu_types[i].name == workload.reference_gpu) return static_cast<int>(i);
-  return -1;
-}
+int Scenario::reference_gpu_index() const { return util::index_of_named(topology.gpu_types, workload.reference_gpu); }
 
 std::vector<Job> Scenario::jobs_for_seed(std::uint64_t s) const {
   if (!trace_jobs.empty()) return trace_jobs;

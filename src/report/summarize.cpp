@@ -12,7 +12,6 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/test_functions.h"
-#include "config/error.h"
 #include "sweepfile/loader.h"
 #include "sim/metrics.h"
 #include "results/output.h"

@@ -1,9 +1,10 @@
 // The outputs of sweeps, by format: the only place that knows which formats exist. The runner
 // opens its ResultSink here, `geopipe merge` joins files here, and `geopipe summarize` and
 // `geopipe analyze` read them here (report/ includes no header of a format). A format is an
-// OutputFormat: the shipped ones are the table in output.cpp (today: HDF5, the default for
-// every path); register_output_format() adds one at run time (the tests add a toy format that
-// way, tests/sweep/test_output_formats.cpp). docs/design.md, "Add an output format", walks
+// OutputFormat, chosen by the ending of the file name (the table's first format for a path no
+// entry claims): the shipped ones are the table in output.cpp; register_output_format() adds
+// one at run time (the tests add a toy format that way, tests/sweep/test_output_formats.cpp).
+// docs/design.md, "Add an output format", walks
 // through adding one.
 #pragma once
 

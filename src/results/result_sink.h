@@ -1,7 +1,7 @@
 // Where the results of a sweep go: the seam between the runner (which produces results) and
 // an output format (which stores them). The runner and the commands that read or join result
-// files never name a format; they go through results/output.h, which picks one. Today there is
-// one format, the HDF5 store (results/hdf5/store.h); docs/design.md explains how to add another.
+// files never name a format; they go through results/output.h, which picks one from the table of
+// formats in results/output.cpp; docs/design.md explains how to add another.
 #pragma once
 
 #include <cstdint>

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdint>
 #include <numeric>
 
 #include "sim/energy.h"
@@ -13,7 +14,113 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 }
 
+/// The search state behind Pathfinder: the per-search tables (sized per search, their buffers
+/// kept between searches), the memo of dominance labels, the region-set decomposition and the
+/// incumbent.
+struct Pathfinder::Impl {
+  SearchResult search(const JobProfile& p, const ClusterView& view, const SearchSpec& spec);
+
+  struct Label {
+    double obj, sum, max;
+    int next;  ///< next label of the same memo slot in memo_labels_, −1 at the end
+  };
+  /// Open-addressing slot keyed by (used-region mask, next stage, last region); a slot is live
+  /// when gen == memo_gen_, so clearing the memo between searches is O(1).
+  struct MemoSlot {
+    std::uint64_t mask;
+    int stage, region;
+    int head;  ///< first label in memo_labels_, −1 if none
+    std::uint32_t gen;
+  };
+
+  bool derive_tables();  // run_, order_, bounds from unit_/coef_/cap_; true if a stage fits nowhere
+  bool search_by_region_sets(int cap_total);  // false: too many sets, use the plain DFS
+  bool region_sets_apply() const;             // strategy, size and set count allow set mode
+  void first_incumbent(int cap_total);        // a quick first placement that prunes the sets
+  struct RegionSet;
+  void enumerate_sets();                      // sets_: every set that may hold the optimum, by bound
+  void search_sets();                         // the DFS restricted to each set, best bound first
+  bool some_order_within(const RegionSet& st, double thr) const;
+  void compute_hop_bounds();       // hop_lb_, hopc_lb_ (set mode)
+  double rest_chain(int last, std::uint64_t unused) const;  // least Σ hop_lb_ from last through unused
+  void compute_symmetry();         // sym_prev_ (set mode)
+  void memo_clear();
+  MemoSlot& memo_slot(std::uint64_t mask, int stage, int region);
+  void dfs(int i, int last, int blocks, std::uint64_t mask, int cap_unused, double obj, double sum, double mx);
+  bool dominated_or_insert(int i, int r, std::uint64_t mask, double obj, double sum, double mx);
+  bool suffix_bound(int j, std::uint64_t mask, int blocks_left, int last, double& sum, double& mx, double& obj,
+                    double& hops) const;
+  double unit(int r, int i) const { return unit_[static_cast<size_t>(r * S_ + i)]; }
+  double coef(int r, int i) const { return coef_[static_cast<size_t>(r * S_ + i)]; }
+
+  // per-search inputs
+  const JobProfile* p_ = nullptr;
+  const ClusterView* view_ = nullptr;
+  SearchSpec spec_;
+  int S_ = 0, R_ = 0, m_ = 0;
+  double mm1_ = 0;  ///< the schedule's bottleneck weight (m − 1 for GPipe and 1F1B)
+  double intra_c_ = 0, intra_lat_ = 0, opt_step_ = 0;
+  std::vector<double> unit_, fwd_, coef_;     // R×S: 3f, f, cost coefficient (inf: stage does not fit)
+  std::vector<double> unit_prefix_, coef_prefix_;  // R×(S+1)
+  std::vector<int> run_;                      // R×S: feasible stages in a row from i on r
+  std::vector<int> cap_;                      // stages region r can take
+  std::vector<double> lb_sum_, lb_max_, lb_obj_;  // suffix bounds, size S+1
+  std::vector<double> sufmin_unit_, sufmin_coef_;  // R×(S+1): min over stages >= j on region r
+  std::vector<std::vector<int>> lb_order_unit_, lb_order_coef_;  // per j: regions by sufmin, best first
+  std::vector<int> cap_order_;                // regions by capacity, largest first
+  double min_hop_time_ = 0;                   // smallest round-trip latency of any link
+  std::vector<double> hop_lat_;               // R×R round-trip latency (inf: not linked)
+  std::vector<double> hop_egress_;            // R×R egress cost of the whole job over hop a -> b (cost search; else 0)
+  std::vector<std::vector<int>> order_;       // per stage: candidate regions, best first
+  std::vector<MemoSlot> memo_slots_;          // size a power of two, load <= 1/2
+  std::vector<Label> memo_labels_;            // label pool, reset per search
+  std::uint32_t memo_gen_ = 0;
+  size_t memo_used_ = 0;
+  // region-set decomposition
+  struct RegionSet {
+    double lb;  ///< objective lower bound (cost, or time with the cheapest-hop term)
+    std::uint64_t mask;
+    int capsum;
+    double maxunit;  ///< lower bound of the max term without hops
+    double tsum;     ///< lower bound of the time's other terms without hops
+  };
+  struct SetFrame {
+    int next;
+    std::uint64_t mask;
+    int filled, capsum, k;
+    double fill, maxunit;
+  };
+  std::vector<RegionSet> sets_;
+  std::vector<SetFrame> set_stack_;
+  std::vector<int> set_rank_;                 // usable regions, best figure first
+  std::vector<double> fmin_, fmax_;           // per region: extreme forward times of the stages it takes
+  std::vector<int> sym_prev_;                 // per region: previous interchangeable region by index, −1 if none
+  std::vector<std::uint64_t> sym_hash_;
+  std::vector<double> hop_lb_, hopc_lb_;      // R×R: least latency+communication and communication time of a hop (inf: never usable)
+  std::uint64_t full_ = 0;                    // bits of all R regions
+  bool require_all_ = false;                  // leaf must have used every region (set mode)
+  std::vector<int> path_r_, path_len_;        // current blocks
+  std::vector<double> blockmax_buf_;          // max_blocks × (S+1): per depth, block max by length
+  // incumbent
+  double best_obj_ = 0, best_T_ = 0;
+  std::vector<int> best_r_, best_len_;
+  std::vector<Placement> incumbents_;         // keep_incumbents
+  long nodes_ = 0;
+  bool truncated_ = false;
+  bool stop_ = false;                         // stop_at_first satisfied
+};
+
+Pathfinder::Pathfinder() : impl_(std::make_unique<Impl>()) {}
+Pathfinder::~Pathfinder() = default;
+Pathfinder::Pathfinder(Pathfinder&&) noexcept = default;
+Pathfinder& Pathfinder::operator=(Pathfinder&&) noexcept = default;
+
 SearchResult Pathfinder::search(const JobProfile& p, const ClusterView& view, const SearchSpec& spec) {
+  if (!impl_) impl_ = std::make_unique<Impl>();  // moved from
+  return impl_->search(p, view, spec);
+}
+
+SearchResult Pathfinder::Impl::search(const JobProfile& p, const ClusterView& view, const SearchSpec& spec) {
   p_ = &p;
   view_ = &view;
   spec_ = spec;
@@ -124,7 +231,7 @@ SearchResult Pathfinder::search(const JobProfile& p, const ClusterView& view, co
   return res;
 }
 
-bool Pathfinder::derive_tables() {
+bool Pathfinder::Impl::derive_tables() {
   const bool cost = spec_.objective == SearchSpec::Objective::kMinCost;
   for (int r = 0; r < R_; ++r) {
     int runlen = 0;
@@ -200,7 +307,7 @@ bool Pathfinder::derive_tables() {
   return any_stage_impossible;
 }
 
-bool Pathfinder::suffix_bound(int j, std::uint64_t mask, int blocks_left, int last, double& sum, double& mx,
+bool Pathfinder::Impl::suffix_bound(int j, std::uint64_t mask, int blocks_left, int last, double& sum, double& mx,
                               double& obj, double& hops) const {
   sum = mx = obj = hops = 0;
   const int n = S_ - j;
@@ -248,7 +355,7 @@ bool Pathfinder::suffix_bound(int j, std::uint64_t mask, int blocks_left, int la
   return true;
 }
 
-void Pathfinder::memo_clear() {
+void Pathfinder::Impl::memo_clear() {
   if (memo_slots_.empty()) memo_slots_.resize(1024);
   if (++memo_gen_ == 0) {  // generation wrapped: really clear once every 2^32 searches
     for (MemoSlot& sl : memo_slots_) sl.gen = 0;
@@ -268,7 +375,7 @@ inline std::uint64_t mix64(std::uint64_t x) {  // SplitMix64 finaliser
 }
 }  // namespace
 
-Pathfinder::MemoSlot& Pathfinder::memo_slot(std::uint64_t mask, int stage, int region) {
+Pathfinder::Impl::MemoSlot& Pathfinder::Impl::memo_slot(std::uint64_t mask, int stage, int region) {
   if (2 * (memo_used_ + 1) > memo_slots_.size()) {  // keep the load factor <= 1/2
     std::vector<MemoSlot> old(memo_slots_.size() * 2);
     old.swap(memo_slots_);
@@ -293,7 +400,7 @@ Pathfinder::MemoSlot& Pathfinder::memo_slot(std::uint64_t mask, int stage, int r
   }
 }
 
-bool Pathfinder::dominated_or_insert(int i, int r, std::uint64_t mask, double obj, double sum, double mx) {
+bool Pathfinder::Impl::dominated_or_insert(int i, int r, std::uint64_t mask, double obj, double sum, double mx) {
   MemoSlot& sl = memo_slot(mask, i, r);
   for (int k = sl.head; k >= 0; k = memo_labels_[static_cast<size_t>(k)].next) {
     const Label& l = memo_labels_[static_cast<size_t>(k)];
@@ -315,7 +422,7 @@ bool Pathfinder::dominated_or_insert(int i, int r, std::uint64_t mask, double ob
   return false;
 }
 
-bool Pathfinder::search_by_region_sets(int cap_total) {
+bool Pathfinder::Impl::search_by_region_sets(int cap_total) {
   // Decomposition by the set of regions a placement uses (each placement uses exactly one
   // set). Every set of at most max_blocks regions that can hold the job gets a lower bound of
   // the objective that needs no ordering: the S stages filled into its regions best figure
@@ -337,7 +444,7 @@ bool Pathfinder::search_by_region_sets(int cap_total) {
   return true;
 }
 
-bool Pathfinder::region_sets_apply() const {
+bool Pathfinder::Impl::region_sets_apply() const {
   using St = SearchSpec::Strategy;
   const int K = std::min(spec_.max_blocks, R_);
   if (spec_.strategy == St::kPlain || K <= 0 || K > 6) return false;  // K > 6: K! orders per set
@@ -354,7 +461,7 @@ bool Pathfinder::region_sets_apply() const {
   return nsets <= 250'000;
 }
 
-void Pathfinder::first_incumbent(int cap_total) {
+void Pathfinder::Impl::first_incumbent(int cap_total) {
   // A first incumbent prunes the set enumeration: the plain DFS's first placement (best
   // regions first, long blocks first) within a small node budget. It is a placement like any
   // other; ties with it are resolved as with any incumbent.
@@ -368,7 +475,7 @@ void Pathfinder::first_incumbent(int cap_total) {
   truncated_ = stop_ = false;
 }
 
-void Pathfinder::enumerate_sets() {
+void Pathfinder::Impl::enumerate_sets() {
   const int K = std::min(spec_.max_blocks, R_);
   const bool cost = spec_.objective == SearchSpec::Objective::kMinCost;
   const double mm1 = mm1_;
@@ -421,7 +528,7 @@ void Pathfinder::enumerate_sets() {
   });
 }
 
-void Pathfinder::search_sets() {
+void Pathfinder::Impl::search_sets() {
   const bool cost = spec_.objective == SearchSpec::Objective::kMinCost;
   const double cap_t = spec_.time_cap_s * (1.0 + 1e-9);
   require_all_ = true;
@@ -435,7 +542,7 @@ void Pathfinder::search_sets() {
   require_all_ = false;
 }
 
-bool Pathfinder::some_order_within(const RegionSet& st, double thr) const {
+bool Pathfinder::Impl::some_order_within(const RegionSet& st, double thr) const {
   // Tighter, order-aware test: is there an order of the set's regions whose hops (latency,
   // least communication time and stall-freedom, hop_lb_/hopc_lb_, in the sum and max terms)
   // keep the bound within `thr` (the cap for cost, the incumbent for time, minus the set's
@@ -457,7 +564,7 @@ bool Pathfinder::some_order_within(const RegionSet& st, double thr) const {
   return false;
 }
 
-void Pathfinder::compute_hop_bounds() {
+void Pathfinder::Impl::compute_hop_bounds() {
   // Per region, the extreme forward times over the stages it can take: every hop's β lies in
   // [A / min(fmax_a, fmax_b), A / min(fmin_a, fmin_b)].
   fmin_.assign(static_cast<size_t>(R_), kInf);
@@ -493,7 +600,7 @@ void Pathfinder::compute_hop_bounds() {
     }
 }
 
-void Pathfinder::compute_symmetry() {
+void Pathfinder::Impl::compute_symmetry() {
   // Regions a < b are interchangeable when swapping them maps the search onto itself: equal
   // per-stage tables (unit, forward, cost coefficient) and capacity, and equal links (presence,
   // latency, capacity, residual, flows) to and from every other region, the a–b link equal in
@@ -537,7 +644,7 @@ void Pathfinder::compute_symmetry() {
       }
 }
 
-double Pathfinder::rest_chain(int last, std::uint64_t unused) const {
+double Pathfinder::Impl::rest_chain(int last, std::uint64_t unused) const {
   // Least Σ hop_lb_ of a chain from `last` through all regions of `unused` (at most 5).
   int regs[6], k = 0;
   for (std::uint64_t b = unused; b; b &= b - 1) regs[k++] = std::countr_zero(b);
@@ -551,7 +658,7 @@ double Pathfinder::rest_chain(int last, std::uint64_t unused) const {
   return best;
 }
 
-void Pathfinder::dfs(int i, int last, int blocks, std::uint64_t mask, int cap_unused, double obj,
+void Pathfinder::Impl::dfs(int i, int last, int blocks, std::uint64_t mask, int cap_unused, double obj,
                      double sum, double mx) {
   if (++nodes_ > spec_.node_budget) {
     truncated_ = true;

@@ -34,8 +34,8 @@
 
 #pragma once
 
-#include <cstdint>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "model/job.h"
@@ -94,100 +94,24 @@ struct SearchResult {
 /// placements the search never reached. Always false for the even split.
 bool balanced_split_beats(const JobProfile& p, const ClusterView& view, const SearchSpec& spec, const SearchResult& r);
 
-/// Reusable search state (one per scheduler; not thread-safe).
+/// Reusable search state (one per scheduler; not thread-safe). The state is allocated once, at
+/// construction, and searches reuse its buffers: a search allocates only its result and any
+/// table it needs larger than every earlier search did. Movable, not copyable; a moved-from
+/// Pathfinder gets fresh state at its next search.
 class Pathfinder {
  public:
+  Pathfinder();
+  ~Pathfinder();
+  Pathfinder(Pathfinder&&) noexcept;
+  Pathfinder& operator=(Pathfinder&&) noexcept;
+  Pathfinder(const Pathfinder&) = delete;
+  Pathfinder& operator=(const Pathfinder&) = delete;
+
   SearchResult search(const JobProfile& p, const ClusterView& view, const SearchSpec& spec);
 
  private:
-  struct Label {
-    double obj, sum, max;
-    int next;  ///< next label of the same memo slot in memo_labels_, −1 at the end
-  };
-  /// Open-addressing slot keyed by (used-region mask, next stage, last region); a slot is live
-  /// when gen == memo_gen_, so clearing the memo between searches is O(1).
-  struct MemoSlot {
-    std::uint64_t mask;
-    int stage, region;
-    int head;  ///< first label in memo_labels_, −1 if none
-    std::uint32_t gen;
-  };
-
-  bool derive_tables();  // run_, order_, bounds from unit_/coef_/cap_; true if a stage fits nowhere
-  bool search_by_region_sets(int cap_total);  // false: too many sets, use the plain DFS
-  bool region_sets_apply() const;             // strategy, size and set count allow set mode
-  void first_incumbent(int cap_total);        // a quick first placement that prunes the sets
-  struct RegionSet;
-  void enumerate_sets();                      // sets_: every set that may hold the optimum, by bound
-  void search_sets();                         // the DFS restricted to each set, best bound first
-  bool some_order_within(const RegionSet& st, double thr) const;
-  void compute_hop_bounds();       // hop_lb_, hopc_lb_ (set mode)
-  double rest_chain(int last, std::uint64_t unused) const;  // least Σ hop_lb_ from last through unused
-  void compute_symmetry();         // sym_prev_ (set mode)
-  void memo_clear();
-  MemoSlot& memo_slot(std::uint64_t mask, int stage, int region);
-  void dfs(int i, int last, int blocks, std::uint64_t mask, int cap_unused, double obj, double sum, double mx);
-  bool dominated_or_insert(int i, int r, std::uint64_t mask, double obj, double sum, double mx);
-  bool suffix_bound(int j, std::uint64_t mask, int blocks_left, int last, double& sum, double& mx, double& obj,
-                    double& hops) const;
-  double unit(int r, int i) const { return unit_[static_cast<size_t>(r * S_ + i)]; }
-  double coef(int r, int i) const { return coef_[static_cast<size_t>(r * S_ + i)]; }
-
-  // per-search inputs
-  const JobProfile* p_ = nullptr;
-  const ClusterView* view_ = nullptr;
-  SearchSpec spec_;
-  int S_ = 0, R_ = 0, m_ = 0;
-  double mm1_ = 0;  ///< the schedule's bottleneck weight (m − 1 for GPipe and 1F1B)
-  double intra_c_ = 0, intra_lat_ = 0, opt_step_ = 0;
-  std::vector<double> unit_, fwd_, coef_;     // R×S: 3f, f, cost coefficient (inf: stage does not fit)
-  std::vector<double> unit_prefix_, coef_prefix_;  // R×(S+1)
-  std::vector<int> run_;                      // R×S: feasible stages in a row from i on r
-  std::vector<int> cap_;                      // stages region r can take
-  std::vector<double> lb_sum_, lb_max_, lb_obj_;  // suffix bounds, size S+1
-  std::vector<double> sufmin_unit_, sufmin_coef_;  // R×(S+1): min over stages >= j on region r
-  std::vector<std::vector<int>> lb_order_unit_, lb_order_coef_;  // per j: regions by sufmin, best first
-  std::vector<int> cap_order_;                // regions by capacity, largest first
-  double min_hop_time_ = 0;                   // smallest round-trip latency of any link
-  std::vector<double> hop_lat_;               // R×R round-trip latency (inf: not linked)
-  std::vector<double> hop_egress_;            // R×R egress cost of the whole job over hop a -> b (cost search; else 0)
-  std::vector<std::vector<int>> order_;       // per stage: candidate regions, best first
-  std::vector<MemoSlot> memo_slots_;          // size a power of two, load <= 1/2
-  std::vector<Label> memo_labels_;            // label pool, reset per search
-  std::uint32_t memo_gen_ = 0;
-  size_t memo_used_ = 0;
-  // region-set decomposition
-  struct RegionSet {
-    double lb;  ///< objective lower bound (cost, or time with the cheapest-hop term)
-    std::uint64_t mask;
-    int capsum;
-    double maxunit;  ///< lower bound of the max term without hops
-    double tsum;     ///< lower bound of the time's other terms without hops
-  };
-  struct SetFrame {
-    int next;
-    std::uint64_t mask;
-    int filled, capsum, k;
-    double fill, maxunit;
-  };
-  std::vector<RegionSet> sets_;
-  std::vector<SetFrame> set_stack_;
-  std::vector<int> set_rank_;                 // usable regions, best figure first
-  std::vector<double> fmin_, fmax_;           // per region: extreme forward times of the stages it takes
-  std::vector<int> sym_prev_;                 // per region: previous interchangeable region by index, −1 if none
-  std::vector<std::uint64_t> sym_hash_;
-  std::vector<double> hop_lb_, hopc_lb_;      // R×R: least latency+communication and communication time of a hop (inf: never usable)
-  std::uint64_t full_ = 0;                    // bits of all R regions
-  bool require_all_ = false;                  // leaf must have used every region (set mode)
-  std::vector<int> path_r_, path_len_;        // current blocks
-  std::vector<double> blockmax_buf_;          // max_blocks × (S+1): per depth, block max by length
-  // incumbent
-  double best_obj_ = 0, best_T_ = 0;
-  std::vector<int> best_r_, best_len_;
-  std::vector<Placement> incumbents_;         // keep_incumbents
-  long nodes_ = 0;
-  bool truncated_ = false;
-  bool stop_ = false;                         // stop_at_first satisfied
+  struct Impl;  // the search state and the search (pathfinder.cpp)
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace geopipe

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "sched/scheduler.h"
+#include "util/named_table.h"
 
 namespace geopipe {
 
@@ -25,17 +26,9 @@ const std::vector<PresetInfo>& presets() {
   return all;
 }
 
-const PresetInfo* find_preset(std::string_view name) {
-  for (const auto& p : presets())
-    if (p.name == name) return &p;
-  return nullptr;
-}
+const PresetInfo* find_preset(std::string_view name) { return util::find_named(presets(), name); }
 
-std::vector<std::string> preset_names() {
-  std::vector<std::string> v;
-  for (const auto& p : presets()) v.emplace_back(p.name);
-  return v;
-}
+std::vector<std::string> preset_names() { return util::names_of(presets()); }
 
 std::unique_ptr<Scheduler> make_scheduler(std::string_view name, const SchedulerParams& prm) {
   const PresetInfo* info = find_preset(name);

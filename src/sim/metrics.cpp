@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "model/units.h"
+#include "util/named_table.h"
 
 namespace geopipe {
 
@@ -17,11 +18,7 @@ const std::vector<MetricDef>& metric_defs() {
   return defs;
 }
 
-const MetricDef* find_metric(std::string_view name) {
-  for (const MetricDef& d : metric_defs())
-    if (d.name == name) return &d;
-  return nullptr;
-}
+const MetricDef* find_metric(std::string_view name) { return util::find_named(metric_defs(), name); }
 
 bool metric_leaves_out_unfinished_jobs(std::string_view name) {
   return name != "jobs_total" && name != "jobs_completed" && name != "jobs_unfinished";

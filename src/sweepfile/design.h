@@ -5,12 +5,10 @@
 // path is reported at the parameter), then lets it materialise the columns and points.
 //
 // A sweep file picks its design with `[sweep] design = "NAME"` (default "grid"). The designs are
-// the table of designs() (sweepfile/design.cpp): "grid" (sweepfile/grid.cpp: cartesian product of
-// [[axis]] and [[zip]], then explicit [[point]] entries), "lhs" (sweepfile/lhs.cpp: a Latin
-// hypercube over [[factor]]s, sweepfile/factors.h), "oat" (sweepfile/oat.cpp: one factor at a time
-// around the base), "sobol" (sweepfile/sobol.cpp: Saltelli's scheme for Sobol' indices), "morris"
-// (sweepfile/morris.cpp: elementary-effect trajectories) and "points_file" (sweepfile/points_file.cpp:
-// the rows of a CSV). Another design is one more unit implementing SweepDesign plus its entry
+// the table of designs() (sweepfile/design.cpp): each entry names a design, the top-level keys
+// that belong to it and its parse function, declared below; each design is one unit
+// (sweepfile/NAME.cpp) whose top comment says how it lays out its points (users' side:
+// docs/sweep-format.md). Another design is one more unit implementing SweepDesign plus its entry
 // in that table; the loader, the members, validation and factory units do not change.
 #pragma once
 

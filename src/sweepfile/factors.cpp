@@ -6,7 +6,7 @@
 #include <limits>
 #include <utility>
 
-#include "config/error.h"
+#include "util/input_error.h"
 
 namespace geopipe::config::sweep_internal {
 namespace {

@@ -1,9 +1,9 @@
 // Internal to src/sweepfile (includes toml++). Owns the [[factor]] entries of the sampling designs
-// (sweepfile/design.h: "lhs", "oat", "sobol", "morris"): a parameter and its range or values,
-// with every error about them, the preamble those designs share (their own table, then the
-// factors: parse_factor_design), and the mapping of a unit coordinate u in [0, 1] to the
-// factor's value (docs/sweep-format.md, "Sampling designs"). How factors combine into points is
-// each design's (its generator in src/analysis).
+// (the designs whose entry in the table of sweepfile/design.cpp lists the key "factor"): a
+// parameter and its range or values, with every error about them, the preamble those designs
+// share (their own table, then the factors: parse_factor_design), and the mapping of a unit
+// coordinate u in [0, 1] to the factor's value (docs/sweep-format.md, "Sampling designs"). How
+// factors combine into points is each design's (its generator in src/analysis).
 #pragma once
 
 #include <cstdint>

@@ -19,7 +19,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "config/error.h"
+#include "util/input_error.h"
 #include "config/input_file.h"
 #include "config/overrides.h"
 #include "sweepfile/design.h"

@@ -1,9 +1,9 @@
 // Sweep files (TOML) -> a validated SweepSpec (format in docs/sweep-format.md; how the parts
 // fit in docs/design.md).
 //
-// A sweep names a base scenario, the schedulers, the seeds and the points to run. Points are
-// the cartesian product of the [[axis]] entries and [[zip]] groups (in file order, the last
-// one varying fastest), followed by any explicit [[point]] entries. A scenario is
+// A sweep names a base scenario, the schedulers, the seeds and the points to run. The points
+// are laid out by the sweep's design ([sweep] design, sweepfile/design.h; the designs are the
+// table of sweepfile/design.cpp), each point a list of overrides of the base. A scenario is
 // (point, seed, scheduler); see src/plan/plan.h for its stable integer id.
 //
 // Every problem (syntax, unknown key, unknown axis parameter, empty values, bad range, zip

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <map>
 
-#include "config/error.h"
+#include "util/input_error.h"
 
 namespace geopipe::config::sweep_internal {
 namespace {

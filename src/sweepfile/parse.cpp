@@ -7,7 +7,7 @@
 #include <map>
 #include <sstream>
 
-#include "config/error.h"
+#include "util/input_error.h"
 #include "config/toml_error.h"
 #include "config/toml_text.h"
 

@@ -1,5 +1,6 @@
-// Internal to src/traceimport: the interface each trace format implements (philly.cpp,
-// helios.cpp, alibaba2023.cpp) and the cell parsers they share. The mapping from what a format
+// Internal to src/traceimport: the interface each trace format implements (one file per format,
+// named after it; the formats are the table of formats() in trace_import.cpp, their readers made
+// by make_reader() below) and the cell parsers they share. The mapping from what a format
 // reads to a pipeline job is trace_import.cpp's; a format only says, for each data row, whether
 // its state is kept and, if so, its submit time, GPUs and run time.
 #pragma once

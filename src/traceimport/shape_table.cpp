@@ -7,6 +7,7 @@
 #include "model/workload.h"
 #include "util/csv_read.h"
 #include "util/input_error.h"
+#include "util/named_table.h"
 
 namespace geopipe::traceimport {
 namespace {
@@ -29,11 +30,7 @@ std::string row_prefix(const std::string& path, const ShapeRule& r) {
   throw InputError(where(path), r.line, r.column[c], row_prefix(path, r) + msg);
 }
 
-std::string builtin_model_list() {
-  std::string s;
-  for (const LlmSpec& m : builtin_llms()) s += (s.empty() ? "" : ", ") + m.name;
-  return s;
-}
+std::string builtin_model_list() { return util::joined_names(builtin_llms()); }
 
 std::string gb(double bytes) {
   char buf[32];

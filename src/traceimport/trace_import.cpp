@@ -12,6 +12,7 @@
 #include "util/csv_read.h"
 #include "util/hash.h"
 #include "util/input_error.h"
+#include "util/named_table.h"
 
 namespace geopipe::traceimport {
 namespace {
@@ -145,9 +146,8 @@ void check_options(const ImportOptions& opt) {
 
 const GpuType& reference_gpu(const std::string& name) {
   if (const GpuType* g = find_builtin_gpu(name)) return *g;
-  std::string valid;
-  for (const GpuType& g : builtin_gpus()) valid += (valid.empty() ? "" : ", ") + g.name;
-  throw InputError("--reference-gpu", 0, 0, "unknown GPU '" + name + "' (expected a built-in GPU: " + valid + ")");
+  throw InputError("--reference-gpu", 0, 0,
+                   "unknown GPU '" + name + "' (expected a built-in GPU: " + util::joined_names(builtin_gpus()) + ")");
 }
 
 /// T_ref per (shape row, S), computed once each.

@@ -1,5 +1,9 @@
-// Printable one-line messages (util/input_error.h).
+// Printable one-line messages and the helpers messages are written with (util/input_error.h).
 #include "util/input_error.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
 
 namespace geopipe::util {
 namespace {
@@ -16,6 +20,8 @@ void code_point(std::string& out, unsigned cp) {
   out += "\\u";
   for (int shift = 12; shift >= 0; shift -= 4) out += kHex[(cp >> shift) & 15];
 }
+
+char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 
 }  // namespace
 
@@ -58,10 +64,6 @@ bool valid_utf8(std::string_view s) {
   }
   return true;
 }
-
-namespace {
-
-}  // namespace
 
 std::string printable_text(std::string_view s) {
   std::string out;
@@ -111,6 +113,69 @@ std::string shortened_text(std::string_view s, std::size_t max_bytes) {
   const std::size_t tail = boundary(s.size() - tail_len);
   return std::string(s.substr(0, head)) + " ... (" + std::to_string(tail - head) + " bytes omitted) ... " +
          std::string(s.substr(tail));
+}
+
+// ---- writing messages ----
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t subst = prev[j - 1] + (lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, subst});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::optional<std::string> did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
+  const std::size_t limit = std::max<std::size_t>(1, word.size() / 3);
+  std::optional<std::string> best;
+  std::size_t best_d = limit + 1;
+  for (const auto& c : candidates) {
+    // The distance is at least the difference in length: skip what cannot be close (and keeps a
+    // megabyte-long key from costing its length times every candidate's).
+    const std::size_t diff = word.size() > c.size() ? word.size() - c.size() : c.size() - word.size();
+    if (diff >= best_d) continue;
+    const std::size_t d = edit_distance(word, c);
+    if (c == word) continue;  // the word itself is no suggestion (a case variant is)
+    if (d < best_d) {
+      best_d = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+std::string suggestion_suffix(std::string_view word, const std::vector<std::string>& candidates) {
+  if (auto s = did_you_mean(word, candidates)) return " (did you mean '" + *s + "'?)";
+  return "";
+}
+
+std::string quoted_list(const std::vector<std::string>& items, std::size_t max_items) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i == max_items) {
+      out += ", ...";
+      break;
+    }
+    if (i) out += ", ";
+    out += "'" + items[i] + "'";
+  }
+  return out;
+}
+
+std::string format_number(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  if (v == std::floor(v) && std::fabs(v) < 1e15) return std::to_string(static_cast<long long>(v));
+  char buf[64];
+  auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  if (ec != std::errc()) return std::to_string(v);
+  return std::string(buf, p);
 }
 
 }  // namespace geopipe::util

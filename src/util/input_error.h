@@ -1,6 +1,10 @@
-// The one exception type for bad input (scenario files, traces, --set overrides, sweep files).
-// Its message is always "file:line:col: what is wrong (expected ...)"; the CLI maps it to
-// exit code 2. Line/column are 1-based; 0 means "unknown" and is omitted from the message.
+// The vocabulary of bad input, for every layer and every input format (scenario files, traces,
+// --set overrides, sweep files, flags, result files): the one exception type and the helpers
+// its messages are written with. The toml++ side (source regions to positions, parse errors)
+// is config/toml_error.h, internal to src/config and src/sweepfile.
+//
+// InputError's message is always "file:line:col: what is wrong (expected ...)"; the CLI maps it
+// to exit code 2. Line/column are 1-based; 0 means "unknown" and is omitted from the message.
 //
 // what() is always one line of printable text: the file name and the message may echo user
 // strings (names, keys, paths) that contain newlines or other control characters, so
@@ -9,9 +13,11 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace geopipe {
 
@@ -35,6 +41,25 @@ bool valid_utf8(std::string_view s);
 /// `s` if it has at most `max_bytes` bytes, else its start and end around
 /// " ... (N bytes omitted) ... ", cut between UTF-8 characters.
 std::string shortened_text(std::string_view s, std::size_t max_bytes);
+
+// ---- writing messages ----
+
+/// Levenshtein distance (insertions, deletions, substitutions all cost 1), ASCII
+/// case-insensitive.
+std::size_t edit_distance(std::string_view a, std::string_view b);
+
+/// The candidate closest to `word` if its edit distance is <= max(1, word.size() / 3); ties go
+/// to the earliest candidate. An exact (case-insensitive) match is returned too.
+std::optional<std::string> did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
+
+/// " (did you mean 'x'?)" or "" when nothing is close enough.
+std::string suggestion_suffix(std::string_view word, const std::vector<std::string>& candidates);
+
+/// "'a', 'b', 'c'" (at most `max_items` items, then ", ...").
+std::string quoted_list(const std::vector<std::string>& items, std::size_t max_items = 20);
+
+/// Shortest decimal text that reads back to the same double ("0.1", "-1", "1e+20", "nan").
+std::string format_number(double v);
 
 }  // namespace util
 
@@ -65,5 +90,16 @@ class InputError : public std::runtime_error {
   int line_, column_;
   std::string message_;
 };
+
+/// The config and sweep-file layers (namespace config) write their messages with these helpers
+/// unqualified, and report/summarize.cpp names them config::...: the same functions, not a
+/// second vocabulary. New code outside namespace config names them util::.
+namespace config {
+using util::did_you_mean;
+using util::edit_distance;
+using util::format_number;
+using util::quoted_list;
+using util::suggestion_suffix;
+}  // namespace config
 
 }  // namespace geopipe

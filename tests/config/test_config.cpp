@@ -16,7 +16,6 @@
 #include <string>
 #include <vector>
 
-#include "config/error.h"
 #include "config/overrides.h"
 #include "config/scenario_loader.h"
 #include "config/schema.h"
@@ -342,7 +341,7 @@ TEST(GoodScenario, DefaultsAreTheOldLiteralsBitForBit) {
   };
   for (const Loaded& l : loaded)
     EXPECT_EQ(std::bit_cast<std::uint64_t>(l.value), std::bit_cast<std::uint64_t>(l.old))
-        << l.key << ": " << format_number(l.value) << " vs " << format_number(l.old);
+        << l.key << ": " << util::format_number(l.value) << " vs " << util::format_number(l.old);
   EXPECT_EQ(sc.llms.back().name, "tiny");
   EXPECT_EQ(w.reference_gpu, "A100-80GB");
   EXPECT_EQ(s.preset, "bace-pipe");
@@ -707,19 +706,6 @@ TEST(Paths, DocumentedDefaultsAreTheSchemas) {
     }
     EXPECT_EQ(rows.size(), leaves) << section << ": rows for keys the schema does not have";
   }
-}
-
-TEST(DidYouMean, Levenshtein) {
-  EXPECT_EQ(edit_distance("", ""), 0u);
-  EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
-  EXPECT_EQ(edit_distance("abc", "ABC"), 0u);
-  const std::vector<std::string> keys = {"bandwidth_scale", "intra_bandwidth_gbps", "intra_latency_ms", "link"};
-  EXPECT_EQ(did_you_mean("bandwith_scale", keys), "bandwidth_scale");
-  EXPECT_EQ(did_you_mean("lnk", keys), "link");        // len 3 -> max distance 1
-  EXPECT_EQ(did_you_mean("lk", keys), std::nullopt);   // distance 2 > max(1, 0)
-  EXPECT_EQ(did_you_mean("zzzzzzzzzz", keys), std::nullopt);
-  EXPECT_EQ(suggestion_suffix("bace_pipe", {"bace-pipe", "cost-first"}), " (did you mean 'bace-pipe'?)");
-  EXPECT_EQ(suggestion_suffix("qqq", {"bace-pipe"}), "");
 }
 
 TEST(Errors, MissingFile) {

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/rng.h"
@@ -559,6 +560,32 @@ TEST(PathfinderCases, Deterministic) {
         EXPECT_EQ(r1.est_iteration_s, r->est_iteration_s);
         EXPECT_EQ(r1.nodes, r->nodes);
       }
+    }
+  }
+}
+
+// The search state lives behind the Pathfinder (pathfinder.cpp): moving one moves its state
+// (the next search is that of the reused object), and a moved-from one searches again from
+// fresh state; either way the result is a fresh object's.
+TEST(PathfinderCases, MovedKeepsAndMovedFromRestartsTheSearchState) {
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    Instance in = random_instance(derive_seed(seed, "pathfinder-determinism"));
+    SearchSpec s;
+    s.max_blocks = in.max_blocks;
+    Pathfinder fresh, a;
+    const SearchResult want = fresh.search(in.p, in.view, s);
+    a.search(in.p, in.view, s);
+    Pathfinder b = std::move(a);
+    const SearchResult moved = b.search(in.p, in.view, s);
+    const SearchResult moved_from = a.search(in.p, in.view, s);  // NOLINT(bugprone-use-after-move): documented
+    Pathfinder c;
+    c = std::move(b);
+    const SearchResult assigned = c.search(in.p, in.view, s);
+    for (const SearchResult* r : {&moved, &moved_from, &assigned}) {
+      EXPECT_EQ(want.found, r->found);
+      EXPECT_EQ(want.placement.stage_region, r->placement.stage_region);
+      EXPECT_EQ(want.objective, r->objective);
+      EXPECT_EQ(want.nodes, r->nodes);
     }
   }
 }

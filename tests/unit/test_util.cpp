@@ -1,9 +1,13 @@
-// The bottom layer: FNV-1a known answers, hex form, exit-code mapping, path checks.
+// The bottom layer: FNV-1a known answers, hex form, exit-code mapping, path checks, the helpers
+// input errors are written with.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <unistd.h>
 
@@ -133,6 +137,36 @@ TEST(ExitCodes, GuardedMapsExceptionsToCodes) {
   EXPECT_EQ(util::guarded([] { return 7; }), 7);
   EXPECT_EQ(util::guarded([]() -> int { throw InputError("f.toml", 3, 4, "bad"); }), util::kExitInput);
   EXPECT_EQ(util::guarded([]() -> int { throw std::logic_error("bug"); }), util::kExitInternal);
+}
+
+TEST(DidYouMean, Levenshtein) {
+  EXPECT_EQ(util::edit_distance("", ""), 0u);
+  EXPECT_EQ(util::edit_distance("kitten", "sitting"), 3u);
+  EXPECT_EQ(util::edit_distance("abc", "ABC"), 0u);
+  const std::vector<std::string> keys = {"bandwidth_scale", "intra_bandwidth_gbps", "intra_latency_ms", "link"};
+  EXPECT_EQ(util::did_you_mean("bandwith_scale", keys), "bandwidth_scale");
+  EXPECT_EQ(util::did_you_mean("lnk", keys), "link");        // len 3 -> max distance 1
+  EXPECT_EQ(util::did_you_mean("lk", keys), std::nullopt);   // distance 2 > max(1, 0)
+  EXPECT_EQ(util::did_you_mean("zzzzzzzzzz", keys), std::nullopt);
+  EXPECT_EQ(util::suggestion_suffix("bace_pipe", {"bace-pipe", "cost-first"}), " (did you mean 'bace-pipe'?)");
+  EXPECT_EQ(util::suggestion_suffix("qqq", {"bace-pipe"}), "");
+}
+
+// The list and number forms of messages ("expected one of 'a', 'b'", "got 0.1").
+TEST(MessageText, QuotedListsAndShortestNumbers) {
+  EXPECT_EQ(util::quoted_list({}), "");
+  EXPECT_EQ(util::quoted_list({"a"}), "'a'");
+  EXPECT_EQ(util::quoted_list({"a", "b", "c"}), "'a', 'b', 'c'");
+  EXPECT_EQ(util::quoted_list({"a", "b", "c"}, 2), "'a', 'b', ...");
+  EXPECT_EQ(util::format_number(0.1), "0.1");
+  EXPECT_EQ(util::format_number(-1), "-1");
+  EXPECT_EQ(util::format_number(200), "200");
+  EXPECT_EQ(util::format_number(1e20), "1e+20");
+  EXPECT_EQ(util::format_number(std::nan("")), "nan");
+  EXPECT_EQ(util::format_number(-std::numeric_limits<double>::infinity()), "-inf");
+  // The config layer's spelling is the same function, not a copy.
+  EXPECT_TRUE(&config::format_number == &util::format_number);
+  EXPECT_TRUE(&config::suggestion_suffix == &util::suggestion_suffix);
 }
 
 TEST(System, TimestampShapeAndPathExistsSeesDanglingLinks) {

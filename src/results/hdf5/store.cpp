@@ -1,10 +1,10 @@
 // ResultStore (results/hdf5/store.h): creating, appending to, resuming and finalizing the HDF5
 // result file of a sweep. Layout and crash-safety design in docs/hdf5-format.md.
 //
-// HDF5 C API only, through the store's internal headers: results/hdf5/error.h (lock, handles, error
-// mapping), results/hdf5/table.h (row layouts and table I/O), results/hdf5/file.h (metadata, tmp+rename
-// production, opening) and results/hdf5/rebuild.h (resume/finalize/merge rewrite). merge_stores() is in
-// results/hdf5/rebuild.cpp, read_joined() in results/hdf5/read.cpp. Every public entry point takes the Lock.
+// This file defines ResultStore's members; store.h's free functions are defined in the file of
+// their part of this folder (merging in merge.cpp, reading in read.cpp). It uses the HDF5 C API
+// only through the folder's internal headers (results/hdf5/*.h but store.h), each of which states
+// the part it owns. Every public entry point takes the Lock.
 #include "results/hdf5/store.h"
 
 #include <fcntl.h>

@@ -11,6 +11,7 @@
 #include "sim/metrics.h"
 #include "util/hash.h"
 #include "util/input_error.h"
+#include "util/named_table.h"
 
 namespace geopipe::sweep::h5 {
 
@@ -31,11 +32,7 @@ Layout& Layout::add(std::string name, Kind k, std::size_t str_size) {
   return *this;
 }
 
-const Field* Layout::find(std::string_view name) const {
-  for (const auto& f : fields)
-    if (f.name == name) return &f;
-  return nullptr;
-}
+const Field* Layout::find(std::string_view name) const { return util::find_named(fields, name); }
 
 const Field& Layout::at(std::string_view name) const {
   const Field* f = find(name);

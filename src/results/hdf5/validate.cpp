@@ -1,6 +1,6 @@
 // Opening and checking an existing result file: open_input() (see results/hdf5/file.h), the one check
-// shared by every reader (summarize, merge, resume), so that they accept and refuse the same
-// files with the same message. The rules are listed in docs/hdf5-format.md, "Validation".
+// every reader of an existing file goes through, so that they accept and refuse the same files
+// with the same message. The rules are listed in docs/hdf5-format.md, "Validation".
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
