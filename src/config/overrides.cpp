@@ -235,12 +235,12 @@ class OverrideWalk {
 
   InputError unknown() const {
     std::string msg = "unknown parameter '" + o_.path + "'";
-    if (auto s = did_you_mean(o_.path, document_paths(root_))) {
+    if (auto s = util::did_you_mean(o_.path, document_paths(root_))) {
       msg += " (did you mean '" + *s + "'?)";
     } else {
       std::vector<std::string> keys;
       for (const auto& f : spec_->fields) keys.push_back(walked_.empty() ? f.name : walked_ + "." + f.name);
-      msg += " (expected one of " + quoted_list(keys) + ")";
+      msg += " (expected one of " + util::quoted_list(keys) + ")";
     }
     return fail(msg);
   }
@@ -355,7 +355,7 @@ class OverrideWalk {
     }
     if (!entry) {
       throw fail("cannot apply override '" + o_.path + "': no [[" + here + "]] entry with " + f.address_key + " '" +
-                 name + "'" + suggestion_suffix(name, names) + " (entries: " + quoted_list(names) + ")");
+                 name + "'" + util::suggestion_suffix(name, names) + " (entries: " + util::quoted_list(names) + ")");
     }
     if (count > 1) {
       throw fail("cannot apply override '" + o_.path + "': " + std::to_string(count) + " [[" + here +

@@ -161,7 +161,7 @@ void Builder::build_gpus(Scenario& sc) {
     read(t, "idle_power_w", g.idle_power_w);
     if (g.idle_power_w > g.busy_power_w)
       fail(*get(t, "idle_power_w"), p + ".idle_power_w must be <= busy_power_w (got " +
-                                        format_number(g.idle_power_w) + " > " + format_number(g.busy_power_w) + ")");
+                                        util::format_number(g.idle_power_w) + " > " + util::format_number(g.busy_power_w) + ")");
     sc.topology.gpu_types.push_back(g);
   }
 }
@@ -212,8 +212,8 @@ void Builder::build_cluster(Scenario& sc) {
     const std::string gname = required<std::string>(t, "gpu");
     const auto git = std::find(gpu_names.begin(), gpu_names.end(), gname);
     if (git == gpu_names.end()) {
-      fail(*get(t, "gpu"), p + ".gpu: unknown GPU type '" + gname + "'" + suggestion_suffix(gname, gpu_names) +
-                               " (expected one of " + quoted_list(gpu_names) + ", or a [[gpu]] defined in the file)");
+      fail(*get(t, "gpu"), p + ".gpu: unknown GPU type '" + gname + "'" + util::suggestion_suffix(gname, gpu_names) +
+                               " (expected one of " + util::quoted_list(gpu_names) + ", or a [[gpu]] defined in the file)");
     }
     r.gpu_type = static_cast<int>(git - gpu_names.begin());
 
@@ -221,8 +221,8 @@ void Builder::build_cluster(Scenario& sc) {
     const double scaled = std::max(0.0, std::round(static_cast<double>(gpus) * sc.capacity_scale));
     if (scaled > kMaxGpusPerRegion) {
       const toml::node* at = get(ct, "capacity_scale");
-      fail(at ? *at : *get(t, "gpus"), "cluster.capacity_scale = " + format_number(sc.capacity_scale) +
-                                           " gives region '" + r.name + "' " + format_number(scaled) +
+      fail(at ? *at : *get(t, "gpus"), "cluster.capacity_scale = " + util::format_number(sc.capacity_scale) +
+                                           " gives region '" + r.name + "' " + util::format_number(scaled) +
                                            " GPUs (expected at most " + std::to_string(kMaxGpusPerRegion) +
                                            " per region)");
     }
@@ -285,7 +285,7 @@ void Builder::build_cluster(Scenario& sc) {
   if (sc.topology.total_gpus() <= 0) {
     const toml::node* at = get(ct, "capacity_scale");
     fail(at ? *at : static_cast<const toml::node&>(ct),
-         "cluster.capacity_scale = " + format_number(sc.capacity_scale) +
+         "cluster.capacity_scale = " + util::format_number(sc.capacity_scale) +
              " leaves 0 GPUs in the cluster (expected at least 1 GPU after rounding each region's gpus)");
   }
   sc.topology.reset_links();
@@ -317,8 +317,8 @@ void Builder::build_network(Scenario& sc) {
       idx[k] = topo.find_region(name);
       if (idx[k] < 0)
         fail(*ra.get(k), p + ".regions[" + std::to_string(k) + "]: unknown region '" + name + "'" +
-                             suggestion_suffix(name, region_names) + " (expected one of " +
-                             quoted_list(region_names) + ")");
+                             util::suggestion_suffix(name, region_names) + " (expected one of " +
+                             util::quoted_list(region_names) + ")");
     }
     if (idx[0] == idx[1])
       fail(rn, p + ".regions: a link needs two different regions (got '" + topo.regions[static_cast<std::size_t>(idx[0])].name +
@@ -403,25 +403,25 @@ void Builder::build_workload(Scenario& sc) {
   if (!(w.duration_max_h > w.duration_min_h)) {
     const toml::node* at = get(t, "duration_max_h");
     fail(at ? *at : *get(t, "duration_min_h"),
-         "workload.duration_max_h must be > duration_min_h (got " + format_number(w.duration_max_h) +
-             " <= " + format_number(w.duration_min_h) + ")");
+         "workload.duration_max_h must be > duration_min_h (got " + util::format_number(w.duration_max_h) +
+             " <= " + util::format_number(w.duration_min_h) + ")");
   }
   {
     const double la = std::pow(w.duration_min_h, w.duration_pareto_alpha);
     const double ha = std::pow(w.duration_max_h, w.duration_pareto_alpha);
     if (!std::isfinite(la) || !std::isfinite(ha) || !(la > 0) || !std::isfinite(ha * la) || !(ha * la > 0)) {
       const toml::node* at = get(t, "duration_pareto_alpha");
-      fail(at ? *at : t, "workload.duration_pareto_alpha = " + format_number(w.duration_pareto_alpha) +
-                             " with durations [" + format_number(w.duration_min_h) + ", " +
-                             format_number(w.duration_max_h) +
+      fail(at ? *at : t, "workload.duration_pareto_alpha = " + util::format_number(w.duration_pareto_alpha) +
+                             " with durations [" + util::format_number(w.duration_min_h) + ", " +
+                             util::format_number(w.duration_max_h) +
                              "] h overflows the bounded-Pareto sampler (expected a smaller alpha or a narrower range)");
     }
   }
   if (sc.reference_gpu_index() < 0) {
     const std::vector<std::string> names = util::names_of(sc.topology.gpu_types);
     fail(*get(t, "reference_gpu"), "workload.reference_gpu: unknown GPU type '" + w.reference_gpu + "'" +
-                                       suggestion_suffix(w.reference_gpu, names) + " (expected one of " +
-                                       quoted_list(names) + ")");
+                                       util::suggestion_suffix(w.reference_gpu, names) + " (expected one of " +
+                                       util::quoted_list(names) + ")");
   }
   build_mix(sc, t);
 }
@@ -438,8 +438,8 @@ void Builder::check_arrival_span(const Scenario& sc, const toml::table& t) const
   if (!at) at = get(t, "arrival_rate_per_hour");
   if (!at) at = get(t, "num_jobs");
   fail(at ? *at : static_cast<const toml::node&>(t),
-       "workload: num_jobs / (arrival_rate_per_hour x load_scale) = " + format_number(span_s) +
-           " s of arrivals (expected at most " + format_number(kMaxArrivalSpanS) +
+       "workload: num_jobs / (arrival_rate_per_hour x load_scale) = " + util::format_number(span_s) +
+           " s of arrivals (expected at most " + util::format_number(kMaxArrivalSpanS) +
            " s: a higher arrival rate or fewer jobs)");
 }
 
@@ -454,8 +454,8 @@ void Builder::build_mix(Scenario& sc, const toml::table& t) {
     const std::string model = required<std::string>(mt, "model");
     const auto it = std::find(model_names.begin(), model_names.end(), model);
     if (it == model_names.end())
-      fail(*get(mt, "model"), p + ".model: unknown model '" + model + "'" + suggestion_suffix(model, model_names) +
-                                  " (expected one of " + quoted_list(model_names) + ", or a [[model]] defined in the file)");
+      fail(*get(mt, "model"), p + ".model: unknown model '" + model + "'" + util::suggestion_suffix(model, model_names) +
+                                  " (expected one of " + util::quoted_list(model_names) + ", or a [[model]] defined in the file)");
     e.model = static_cast<int>(it - model_names.begin());
     read(mt, "weight", e.weight);
     read(mt, "gpus_per_stage", e.gpus_per_stage);
@@ -488,8 +488,8 @@ void Builder::build_scheduler(Scenario& sc) {
   read(*st, "preset", s.preset);
   if (const toml::node* pn = get(*st, "preset"); pn && !find_preset(s.preset)) {
     const std::vector<std::string> names = preset_names();
-    fail(*pn, "scheduler.preset: unknown preset '" + s.preset + "'" + suggestion_suffix(s.preset, names) +
-                  " (expected one of " + quoted_list(names) + ")");
+    fail(*pn, "scheduler.preset: unknown preset '" + s.preset + "'" + util::suggestion_suffix(s.preset, names) +
+                  " (expected one of " + util::quoted_list(names) + ")");
   }
   read(*st, "max_region_switches", s.max_region_switches);
   read(*st, "epsilon", s.epsilon);
@@ -499,9 +499,9 @@ void Builder::build_scheduler(Scenario& sc) {
   read(*st, "view_staleness_s", s.view_staleness_s);
   if (s.view_staleness_s > 0 && s.view_staleness_s < kMinMonitorPeriodS)
     fail(*get(*st, "view_staleness_s"),
-         "scheduler.view_staleness_s = " + format_number(s.view_staleness_s) +
+         "scheduler.view_staleness_s = " + util::format_number(s.view_staleness_s) +
              " is finer than the bandwidth monitor measures (expected 0, a live view, or a period of at least " +
-             format_number(kMinMonitorPeriodS) + " s)");
+             util::format_number(kMinMonitorPeriodS) + " s)");
   read(*st, "view_noise_sigma", s.view_noise_sigma);
   read(*st, "view_refresh_s", s.view_refresh_s);
 }
@@ -582,9 +582,9 @@ void Builder::check_iterations(const Scenario& sc, const JobProfile& prof, std::
   const auto list = entries(&t, "mix");
   fail(at ? *at : static_cast<const toml::node&>(*list[i]),
        "workload.mix[" + std::to_string(i) + "]: a job of model '" + sc.llms[static_cast<std::size_t>(sc.workload.mix[i].model)].name +
-           "' would run up to " + format_number(most) + " iterations (duration_max_h = " +
-           format_number(sc.workload.duration_max_h) + " h at " + format_number(t_ref) + " s per iteration on '" +
-           ref.name + "'; expected at most " + format_number(kMaxJobIterations) +
+           "' would run up to " + util::format_number(most) + " iterations (duration_max_h = " +
+           util::format_number(sc.workload.duration_max_h) + " h at " + util::format_number(t_ref) + " s per iteration on '" +
+           ref.name + "'; expected at most " + util::format_number(kMaxJobIterations) +
            " iterations: a smaller duration_max_h or a larger job)");
 }
 
@@ -647,7 +647,7 @@ void Builder::load_trace(Scenario& sc) {
     if (fits) continue;
     const int line = find_trace_line(text, j, sc.llms, sc.topology, sc.compute);
     fail(*tn, "workload.trace: " + shown + (line > 0 ? ":" + std::to_string(line) : std::string()) +
-                  ": job (arrival " + format_number(j.arrival_s) + " s, model '" + llm.name + "') needs " +
+                  ": job (arrival " + util::format_number(j.arrival_s) + " s, model '" + llm.name + "') needs " +
                   std::to_string(j.stages) + " stages x " + std::to_string(j.gpus_per_stage) + " GPUs = " +
                   std::to_string(j.total_gpus()) + " GPUs but fits no placement in the cluster (" +
                   unfit_details(prof, sc.topology) + ")");
@@ -665,8 +665,8 @@ void Builder::read_series_options(const toml::table& sim) {
     else if (name == "wrap")
       series_end_ = SeriesEnd::kWrap;
     else
-      fail(*n, "sim.series_end: unknown policy '" + name + "'" + suggestion_suffix(name, names) + " (expected one of " +
-                   quoted_list(names) + ")");
+      fail(*n, "sim.series_end: unknown policy '" + name + "'" + util::suggestion_suffix(name, names) + " (expected one of " +
+                   util::quoted_list(names) + ")");
   }
   if (const toml::node* n = get(sim, "start_utc")) {
     const std::string text = n->as_string()->get();
@@ -728,8 +728,8 @@ Scenario Builder::build() {
       const PipelineSchedule* s = find_pipeline_schedule(name);
       if (!s) {
         const std::vector<std::string> names = pipeline_schedule_names();
-        fail(*n, "sim.pipeline_schedule: unknown pipeline schedule '" + name + "'" + suggestion_suffix(name, names) +
-                     " (expected one of " + quoted_list(names) + ")");
+        fail(*n, "sim.pipeline_schedule: unknown pipeline schedule '" + name + "'" + util::suggestion_suffix(name, names) +
+                     " (expected one of " + util::quoted_list(names) + ")");
       }
       sc.compute.pipeline_schedule = s->kind();
     }
@@ -742,8 +742,8 @@ Scenario Builder::build() {
       else if (name == "balanced")
         sc.compute.layer_partition = LayerPartition::kBalanced;
       else
-        fail(*n, "sim.layer_partition: unknown layer partition '" + name + "'" + suggestion_suffix(name, names) +
-                     " (expected one of " + quoted_list(names) + ")");
+        fail(*n, "sim.layer_partition: unknown layer partition '" + name + "'" + util::suggestion_suffix(name, names) +
+                     " (expected one of " + util::quoted_list(names) + ")");
     }
     read_series_options(*sim);
   }

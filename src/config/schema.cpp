@@ -238,7 +238,7 @@ std::string address_placeholder(const Field& f) {
 
 namespace {
 std::string bound_text(const Bound& b, bool lower) {
-  return std::string(lower ? (b.inclusive ? ">= " : "> ") : (b.inclusive ? "<= " : "< ")) + format_number(b.value);
+  return std::string(lower ? (b.inclusive ? ">= " : "> ") : (b.inclusive ? "<= " : "< ")) + util::format_number(b.value);
 }
 bool violates_lo(const Bound& b, double v) { return b.inclusive ? !(v >= b.value) : !(v > b.value); }
 bool violates_hi(const Bound& b, double v) { return b.inclusive ? !(v <= b.value) : !(v < b.value); }
@@ -281,8 +281,8 @@ std::string type_name(const Field& f) {
 
 std::string range_phrase(const Field& f) {
   if (f.lo && f.hi) {
-    return std::string(f.lo->inclusive ? "[" : "(") + format_number(f.lo->value) + ", " +
-           format_number(f.hi->value) + (f.hi->inclusive ? "]" : ")");
+    return std::string(f.lo->inclusive ? "[" : "(") + util::format_number(f.lo->value) + ", " +
+           util::format_number(f.hi->value) + (f.hi->inclusive ? "]" : ")");
   }
   if (f.lo) return bound_text(*f.lo, true);
   if (f.hi) return bound_text(*f.hi, false);

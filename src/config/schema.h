@@ -80,10 +80,10 @@ struct Field {
   Field len(std::size_t n) const { Field f = *this; f.length = n; return f; }
   Field entries(std::size_t lo_n, std::size_t hi_n) const { Field f = *this; f.min_entries = lo_n; f.max_entries = hi_n; return f; }
   Field def(std::string t) const { Field f = *this; f.default_text = std::move(t); return f; }
-  /// A numeric default, as format_number() prints it ("0.4", "1", "200").
+  /// A numeric default, as util::format_number() prints it ("0.4", "1", "200").
   template <class T>
     requires std::is_arithmetic_v<T>
-  Field def(T v) const { return def(format_number(static_cast<double>(v))); }
+  Field def(T v) const { return def(util::format_number(static_cast<double>(v))); }
   Field in(std::string u) const { Field f = *this; f.unit = std::move(u); return f; }
   Field says(std::string d) const { Field f = *this; f.doc = std::move(d); return f; }
   Field added_later() const { Field f = *this; f.keyed_only_when_set = true; return f; }

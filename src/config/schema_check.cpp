@@ -26,7 +26,7 @@ std::string join_path(const std::string& prefix, std::string_view key) {
 /// A value as it reads in a message ("3.5", "\"x\"", "true").
 std::string value_text(const toml::node& n) {
   if (const auto* i = n.as_integer()) return std::to_string(i->get());  // exactly, not through a double
-  if (n.is_number()) return format_number(number_of(n));
+  if (n.is_number()) return util::format_number(number_of(n));
   if (const auto* s = n.as_string()) return "\"" + s->get() + "\"";
   if (const auto* b = n.as_boolean()) return b->get() ? "true" : "false";
   return "";
@@ -114,10 +114,10 @@ void SchemaCheck::check_table(const toml::table& t, const TableSpec& spec, const
     if (spec.find(k->str())) continue;
     std::string msg = "unknown key '" + std::string(k->str()) + "' " + where;
     const std::vector<std::string> names = spec.names();
-    if (auto s = did_you_mean(k->str(), names)) {
+    if (auto s = util::did_you_mean(k->str(), names)) {
       msg += " (did you mean '" + *s + "'?)";
     } else {
-      msg += " (expected one of " + quoted_list(names) + ")";
+      msg += " (expected one of " + util::quoted_list(names) + ")";
     }
     toml::source_region r = k->source();
     if (r.begin.line == 0) r = region_of(*v);

@@ -127,7 +127,7 @@ SeriesTable read_series_csv(std::string_view text, const std::string& path, cons
                          name + ": '" + vc.text + "' is not a number (expected decimal digits, e.g. 12, 0.5 or 1e3)");
       if (*v < 0 || *v > columns[k].max_value)
         throw InputError(path, vc.line, vc.column,
-                         name + ": " + vc.text + " is out of range (expected 0 .. " + format_number(columns[k].max_value) +
+                         name + ": " + vc.text + " is out of range (expected 0 .. " + util::format_number(columns[k].max_value) +
                              (*v < 0 ? "; negative values are not modelled: clip them in the file" : "") + ")");
       row[k] = *v * columns[k].scale;
     }

@@ -145,9 +145,9 @@ class Summary {
       if ((c.num < 0 && c.txt < 0) || b == "id" || b == "scheduler") {
         const std::vector<std::string> a = axes();
         throw InputError("--by", 0, 0,
-                         "'" + b + "' is not an axis of this sweep" + config::suggestion_suffix(b, a) +
+                         "'" + b + "' is not an axis of this sweep" + util::suggestion_suffix(b, a) +
                              (a.empty() ? std::string(" (it has none)")
-                                        : " (expected one of " + config::quoted_list(a, a.size()) + ")"));
+                                        : " (expected one of " + util::quoted_list(a, a.size()) + ")"));
       }
       by_.push_back(c);
     }
@@ -169,8 +169,8 @@ class Summary {
         throw InputError("--metric", 0, 0,
                          "unknown metric '" + m + "'" +
                              (def ? std::string(" (not in this file: written by an older geopipe?)")
-                                  : config::suggestion_suffix(m, known) + " (expected one of: " +
-                                        config::quoted_list(known, known.size()) + ")"));
+                                  : util::suggestion_suffix(m, known) + " (expected one of: " +
+                                        util::quoted_list(known, known.size()) + ")"));
       }
       mcol_.push_back(c);
       mdef_.push_back(def);
@@ -186,8 +186,8 @@ class Summary {
     base_ = opt_.baseline.empty() ? (scheds_.empty() ? "" : scheds_.front()) : opt_.baseline;
     if (!scheds_.empty() && std::find(scheds_.begin(), scheds_.end(), base_) == scheds_.end())
       throw InputError("--baseline", 0, 0,
-                       "scheduler '" + base_ + "' is not in this file" + config::suggestion_suffix(base_, scheds_) +
-                           " (expected one of " + config::quoted_list(scheds_, scheds_.size()) + ")");
+                       "scheduler '" + base_ + "' is not in this file" + util::suggestion_suffix(base_, scheds_) +
+                           " (expected one of " + util::quoted_list(scheds_, scheds_.size()) + ")");
   }
 
   bool unfinished(size_t row) const { return c_unf_ >= 0 && num(c_unf_, row) > 0; }
@@ -217,7 +217,7 @@ class Summary {
                     "summarize them anyway, flagged)",
                     unfinished_, rows(), num(c_id_, first), scheduler(first), num(c_point_, first), num(c_seed_, first),
                     num(c_unf_, first), c_total >= 0 ? fmt::format("{:g}", num(c_total, first)) : std::string("?"),
-                    config::quoted_list(affected, affected.size()), affected.size() == 1 ? "s" : "", meta_.model_version));
+                    util::quoted_list(affected, affected.size()), affected.size() == 1 ? "s" : "", meta_.model_version));
   }
 
   std::string value_text(int num_col, int txt_col, size_t row) const {

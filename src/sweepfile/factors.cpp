@@ -29,12 +29,12 @@ Factor parse_factor(const SweepFile& file_, const toml::table& t, const std::str
   if (const toml::node* k = t.get("kind")) {
     std::vector<std::string> names;
     for (const auto& [n, _] : kinds) names.push_back(n);
-    if (!k->is_string()) file_.fail(*k, name + ".kind: expected a string (one of " + quoted_list(names) + "), got " + type_of(*k));
+    if (!k->is_string()) file_.fail(*k, name + ".kind: expected a string (one of " + util::quoted_list(names) + "), got " + type_of(*k));
     const std::string want = k->as_string()->get();
     const auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& x) { return x.first == want; });
     if (it == kinds.end())
-      file_.fail(*k, name + ".kind: unknown kind '" + want + "'" + suggestion_suffix(want, names) + " (expected one of " +
-                         quoted_list(names) + ")");
+      file_.fail(*k, name + ".kind: unknown kind '" + want + "'" + util::suggestion_suffix(want, names) + " (expected one of " +
+                         util::quoted_list(names) + ")");
     f.kind = it->second;
   }
   if (f.kind == FactorKind::kDiscrete) {
@@ -93,15 +93,15 @@ std::optional<analysis::TestFunction> parse_test_function(const SweepFile& file,
   if (!n) return std::nullopt;
   const std::vector<std::string>& names = analysis::test_function_names();
   const toml::table* t = n->as_table();
-  if (!t) file.fail(*n, "test_function: expected a table [test_function] with name = " + quoted_list(names) + ", got " + type_of(*n));
+  if (!t) file.fail(*n, "test_function: expected a table [test_function] with name = " + util::quoted_list(names) + ", got " + type_of(*n));
   const toml::node* name = t->get("name");
-  if (!name) file.fail(pos_of(*t), "[test_function] is missing 'name' (expected one of " + quoted_list(names) + ")");
-  if (!name->is_string()) file.fail(*name, "test_function.name: expected a string (one of " + quoted_list(names) + "), got " + type_of(*name));
+  if (!name) file.fail(pos_of(*t), "[test_function] is missing 'name' (expected one of " + util::quoted_list(names) + ")");
+  if (!name->is_string()) file.fail(*name, "test_function.name: expected a string (one of " + util::quoted_list(names) + "), got " + type_of(*name));
   const std::string want = name->as_string()->get();
   const auto kind = analysis::test_function_kind(want);
   if (!kind)
-    file.fail(*name, "test_function.name: unknown test function '" + want + "'" + suggestion_suffix(want, names) +
-                         " (expected one of " + quoted_list(names) + ")");
+    file.fail(*name, "test_function.name: unknown test function '" + want + "'" + util::suggestion_suffix(want, names) +
+                         " (expected one of " + util::quoted_list(names) + ")");
   analysis::TestFunction f;
   f.kind = *kind;
   if (f.kind == analysis::TestFunctionKind::kIshigami) {

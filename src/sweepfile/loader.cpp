@@ -80,15 +80,15 @@ ReplicationRule parse_replication_rule(const SweepFile& file_, const toml::table
     if (!m->is_string()) file_.fail(*m, w + ".metric: expected a metric name (a string), got " + type_of(*m));
     r.metric = m->as_string()->get();
     if (std::find(names.begin(), names.end(), r.metric) == names.end())
-      file_.fail(*m, w + ".metric: unknown metric '" + r.metric + "'" + suggestion_suffix(r.metric, names) +
-                   " (expected one of " + quoted_list(names, 40) + ")");
+      file_.fail(*m, w + ".metric: unknown metric '" + r.metric + "'" + util::suggestion_suffix(r.metric, names) +
+                   " (expected one of " + util::quoted_list(names, 40) + ")");
   }
   if (const toml::node* q = t.get("paired_vs")) {
     if (!q->is_string()) file_.fail(*q, w + ".paired_vs: expected a scheduler of the sweep (a string), got " + type_of(*q));
     r.paired_vs = q->as_string()->get();
     if (std::find(schedulers.begin(), schedulers.end(), r.paired_vs) == schedulers.end())
       file_.fail(*q, w + ".paired_vs: '" + r.paired_vs + "' is not a scheduler of this sweep" +
-                   suggestion_suffix(r.paired_vs, schedulers) + " (expected one of " + quoted_list(schedulers) + ")");
+                   util::suggestion_suffix(r.paired_vs, schedulers) + " (expected one of " + util::quoted_list(schedulers) + ")");
     if (schedulers.size() < 2)
       file_.fail(*q, w + ".paired_vs: a paired change needs another scheduler (this sweep has only '" + r.paired_vs + "')");
   }
@@ -288,7 +288,7 @@ void Loader::check_size() const {
   if (n_total >= kMaxScenarios) {
     const double approx_points = design_->approx_points();
     const auto count = [](std::uint64_t exact, double approx) {
-      return exact < kMaxScenarios ? std::to_string(exact) : "about " + format_number(approx);
+      return exact < kMaxScenarios ? std::to_string(exact) : "about " + util::format_number(approx);
     };
     const double approx_total = approx_points * static_cast<double>(n_seeds) * static_cast<double>(n_sched);
     fail(sweep_pos_, "the sweep has " + count(n_points, approx_points) + " points x " + std::to_string(n_seeds) +
@@ -456,14 +456,14 @@ void Loader::parse_design(const toml::table& sweep, const toml::table& root) {
   if (const toml::node* n = sweep.get("design")) {
     std::vector<std::string> names;
     for (const DesignKind& d : designs()) names.emplace_back(d.name);
-    if (!n->is_string()) fail(*n, "sweep.design: expected a string (one of " + quoted_list(names) + "), got " + type_of(*n));
+    if (!n->is_string()) fail(*n, "sweep.design: expected a string (one of " + util::quoted_list(names) + "), got " + type_of(*n));
     const std::string want = n->as_string()->get();
     kind_ = nullptr;
     for (const DesignKind& d : designs())
       if (want == d.name) kind_ = &d;
     if (!kind_)
-      fail(*n, "sweep.design: unknown design '" + want + "'" + suggestion_suffix(want, names) + " (expected one of " +
-                   quoted_list(names) + ")");
+      fail(*n, "sweep.design: unknown design '" + want + "'" + util::suggestion_suffix(want, names) + " (expected one of " +
+                   util::quoted_list(names) + ")");
   }
   for (const auto& [k, v] : root) {
     const std::string key(k.str());
@@ -471,7 +471,7 @@ void Loader::parse_design(const toml::table& sweep, const toml::table& root) {
     for (const DesignKind& d : designs())
       if (std::find(d.keys.begin(), d.keys.end(), key) != d.keys.end())
         fail(pos_of(k, v), "[[" + key + "]] belongs to design '" + d.name + "', but this sweep's design is '" +
-                               kind_->name + "' (expected its keys: " + quoted_list(kind_->keys) + ")");
+                               kind_->name + "' (expected its keys: " + util::quoted_list(kind_->keys) + ")");
   }
 }
 
@@ -510,7 +510,7 @@ void Loader::parse_schedulers(const toml::node& n) {
     }
     if (find_preset(s->get()))
       fail(n, "sweep.schedulers: expected a list (write [\"" + s->get() + "\"] for one scheduler), or \"all\"");
-    fail(n, "sweep.schedulers: unknown scheduler '" + s->get() + "'" + suggestion_suffix(s->get(), names) + " (" +
+    fail(n, "sweep.schedulers: unknown scheduler '" + s->get() + "'" + util::suggestion_suffix(s->get(), names) + " (" +
                 expect + ")");
   }
   const toml::array* a = n.as_array();
@@ -524,8 +524,8 @@ void Loader::parse_schedulers(const toml::node& n) {
     const std::string name = e.as_string()->get();
     if (name == "all") fail(e, p + ": \"all\" must be given alone (write schedulers = \"all\")");
     if (!find_preset(name))
-      fail(e, p + ": unknown scheduler '" + name + "'" + suggestion_suffix(name, names) + " (expected one of " +
-                  quoted_list(names) + ")");
+      fail(e, p + ": unknown scheduler '" + name + "'" + util::suggestion_suffix(name, names) + " (expected one of " +
+                  util::quoted_list(names) + ")");
     if (auto it = seen.find(name); it != seen.end())
       fail(e, p + ": duplicate scheduler '" + name + "' (already sweep.schedulers[" + std::to_string(it->second) +
                   "]; expected each preset once)");

@@ -198,8 +198,8 @@ void MemberParser::parse_range(const toml::node& n, Member& m) {
     log = ln->as_boolean()->get();
   }
   if (log) {
-    if (!(start > 0)) fail(*t->get("start"), p + ".start must be > 0 when log = true (got " + format_number(start) + ")");
-    if (!(stop > 0)) fail(*t->get("stop"), p + ".stop must be > 0 when log = true (got " + format_number(stop) + ")");
+    if (!(start > 0)) fail(*t->get("start"), p + ".start must be > 0 when log = true (got " + util::format_number(start) + ")");
+    if (!(stop > 0)) fail(*t->get("stop"), p + ".stop must be > 0 when log = true (got " + util::format_number(stop) + ")");
   }
   for (double d : range_values(start, stop, static_cast<std::size_t>(num), log)) {
     if (!std::isfinite(d)) fail(n, p + " gives a value that is not finite (expected a smaller range)");

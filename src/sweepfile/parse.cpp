@@ -111,10 +111,10 @@ void SweepFile::check_keys(const toml::table& t, const std::vector<std::string>&
     const std::string key(k->str());
     if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
     std::string msg = "unknown key '" + key + "' " + where;
-    if (auto s = did_you_mean(key, allowed)) {
+    if (auto s = util::did_you_mean(key, allowed)) {
       msg += " (did you mean '" + *s + "'?)";
     } else {
-      msg += " (expected one of " + quoted_list(allowed) + ")";
+      msg += " (expected one of " + util::quoted_list(allowed) + ")";
       if (!hint.empty()) msg += "; " + hint;
     }
     fail(pos_of(*k, *v), msg);

@@ -31,8 +31,8 @@ PointFacts validate_points(const SweepSpec& spec, const SweepFile& file, Pos bas
 /// check_values() covers every level on its own.
 std::vector<std::size_t> points_to_check(const SweepSpec& spec, const SweepLoadOptions& options, std::uint64_t seed);
 
-/// Checks every value of every grid factor, and every value of every point of a sampling
-/// design (lhs, oat, points_file), on its own against the parameter's schema (type, range,
+/// Checks every value of every grid factor, and every value of every point of the designs
+/// that list or sample their points, on its own against the parameter's schema (type, range,
 /// length: config/schema_check.h), reported where the value is written. Cheap (no scenario is
 /// built): what a sampled check adds so that no invalid value goes unreported.
 void check_values(const SweepSpec& spec, const SweepFile& file, const SweepDesign& design);

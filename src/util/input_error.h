@@ -91,15 +91,4 @@ class InputError : public std::runtime_error {
   std::string message_;
 };
 
-/// The config and sweep-file layers (namespace config) write their messages with these helpers
-/// unqualified, and report/summarize.cpp names them config::...: the same functions, not a
-/// second vocabulary. New code outside namespace config names them util::.
-namespace config {
-using util::did_you_mean;
-using util::edit_distance;
-using util::format_number;
-using util::quoted_list;
-using util::suggestion_suffix;
-}  // namespace config
-
 }  // namespace geopipe
