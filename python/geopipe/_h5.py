@@ -37,6 +37,22 @@ def attr_list(v) -> list:
     return [v] if isinstance(v, str) else list(v)
 
 
+# The analytic test functions (src/analysis/test_functions.h), the "schedulers" of their sweeps.
+TEST_FUNCTIONS = ("ishigami", "sobol-g")
+
+
+def evaluator(attrs) -> str:
+    """What produced a result file's metrics: "simulation" or "test_function" (the root
+    attribute ``evaluator``, format 6). A file of an older format all of whose schedulers are
+    test functions is of one: its values were stored as avg_jct_s (docs/hdf5-format.md,
+    "Format versions")."""
+    e = decode(attrs.get("evaluator", ""))
+    if e:
+        return e
+    scheds = attr_list(attrs.get("schedulers", []))
+    return "test_function" if scheds and all(s in TEST_FUNCTIONS for s in scheds) else "simulation"
+
+
 def open_file(path):
     """Open a result file read-only; a file whose SWMR writer is running or died needs
     swmr=True (docs/hdf5-format.md). A missing file raises FileNotFoundError."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-__all__ = ["Metric", "METRICS", "COMPLETE_WITH_UNFINISHED", "leaves_out_unfinished_jobs", "metric_names", "metric_unit", "display_unit", "display_scale", "metric_label"]
+__all__ = ["Metric", "METRICS", "COMPLETE_WITH_UNFINISHED", "TEST_FUNCTION_METRICS", "leaves_out_unfinished_jobs", "metric_source", "metric_names", "metric_unit", "display_unit", "display_scale", "metric_label"]
 
 Metric = namedtuple("Metric", ["name", "unit", "display", "deterministic", "doc"])
 Metric.__doc__ = ("One metric: ``unit`` = SI unit of the stored value ('' = a count or a ratio), ``display`` = "
@@ -50,7 +50,11 @@ METRICS = tuple(Metric(*m) for m in (
     ("sched_time_total_s", "s", "ms", False, "wall time inside the scheduler"),
     ("sched_time_max_s", "s", "ms", False, "longest single scheduler call"),
     ("wall_s", "s", "", False, "wall time of the whole simulation"),
+    ("value", "", "", True, "a [test_function]'s value at the point (0 in a simulation)"),
 ))
+# The metrics a [test_function] sweep produces (MetricSource::kTestFunction in src/sim/metrics.h);
+# every other metric is a simulation's. A result file's ``attrs["evaluator"]`` says which it holds.
+TEST_FUNCTION_METRICS = ("value",)
 
 _BY_NAME = {m.name: m for m in METRICS}
 # The metrics whose value is whole even where a scenario left jobs unfinished (the job counts);
@@ -60,10 +64,17 @@ COMPLETE_WITH_UNFINISHED = ("jobs_total", "jobs_completed", "jobs_unfinished")
 
 def leaves_out_unfinished_jobs(name: str) -> bool:
     """Does metric ``name`` leave out the jobs a scenario did not finish (JCTs cover completed
-    jobs, energy and cost the jobs that ran)? True for every metric but the job counts. Such
+    jobs, energy and cost the jobs that ran)? True for every metric but the job counts and a
+    test function's ``value``. Such
     results exist only in files of model version 1: since version 2 a run that would leave jobs
     waiting fails instead (docs/analysis.md, "Unfinished jobs")."""
-    return name not in COMPLETE_WITH_UNFINISHED
+    return name not in COMPLETE_WITH_UNFINISHED and name not in TEST_FUNCTION_METRICS
+
+
+def metric_source(name: str) -> str:
+    """What produces metric ``name``: "test_function" (``value``) or "simulation"."""
+    _get(name)
+    return "test_function" if name in TEST_FUNCTION_METRICS else "simulation"
 # Stored value x display unit -> the value shown (src/sim/metrics.cpp, display_value).
 _SCALE = {"h": 1.0 / 3600.0, "MWh": 1.0 / 3.6e9, "TB": 1e-12, "ms": 1e3, "": 1.0}
 # The unit suffix of a metric name, dropped when the label shows another unit.

@@ -88,6 +88,8 @@ def _read(path, jobs: bool = False):
         job = _h5.frame(f["jobs"][:]) if jobs else None
     met = met[(met["id"] >= 0) & (met["status"] == 1)].drop_duplicates("id")
     met = _format5_columns(met, "total_cost_usd")
+    attrs["evaluator"] = _h5.evaluator(attrs)
+    met = _format6_columns(met, attrs["evaluator"])
     if job is not None:
         job = _format5_columns(job, "cost_usd")
     err_ids = sorted({int(i) for i in np.asarray(err["id"]) if int(i) >= 0})
@@ -134,6 +136,21 @@ def _format5_columns(df: pd.DataFrame, total: str) -> pd.DataFrame:
         df.insert(df.columns.get_loc("sched_truncated_searches") + 1, "sched_partition_misses", 0.0)
     if total == "cost_usd" and "regions" in df.columns and "layers" not in df.columns:
         df.insert(df.columns.get_loc("regions") + 1, "layers", "")
+    return df
+
+
+def _format6_columns(df: pd.DataFrame, evaluator: str) -> pd.DataFrame:
+    """/metrics of a file before format 6 with its ``value`` column: a test function's values
+    were stored as avg_jct_s (moved to ``value``, avg_jct_s = 0, as format 6 writes them); a
+    simulation has none (0, as format 6 writes it) (docs/hdf5-format.md, "Format versions")."""
+    if "value" in df.columns:
+        return df
+    df = df.copy()
+    if evaluator == "test_function" and "avg_jct_s" in df.columns:
+        df["value"] = df["avg_jct_s"].to_numpy(dtype=float)
+        df["avg_jct_s"] = 0.0
+    else:
+        df["value"] = 0.0
     return df
 
 

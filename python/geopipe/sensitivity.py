@@ -5,8 +5,9 @@ quantile).
 design(path)
     The ``/design`` table: point, then each factor's unit coordinate (NaN: not set);
     ``attrs["design"]`` = "sobol", "morris", "oat", "lhs", ...
-design_values(path, metric="avg_jct_s", scheduler=None, paired_vs=None)
-    Per point: y (mean over its seeds of the metric of ``scheduler``, default the file's
+design_values(path, metric=None, scheduler=None, paired_vs=None)
+    Per point: y (mean over its seeds of the metric, default avg_jct_s, or ``value`` for a
+    file of a [test_function] (``attrs["evaluator"]``), of ``scheduler``, default the file's
     first; or of ``metric_P / metric_Q - 1`` paired by seed with ``paired_vs=Q``), n_seeds,
     se; ``attrs["seed_noise"]`` as the CLI reports it.
 sobol_indices(path, metric=..., scheduler=None, paired_vs=None, resamples=1000, confidence=0.95, seed=1)
@@ -34,13 +35,13 @@ import pandas as pd
 
 from ._h5 import attr_list as _attr_list
 from ._h5 import decode as _decode
+from ._h5 import evaluator as _evaluator
 from ._h5 import open_file as _open
 from . import metrics as _metrics
 from .results import UnfinishedJobsError
 
 __all__ = ["design", "design_values", "sobol_indices", "morris_indices", "oat_effects"]
 
-_TEST_FUNCTIONS = ("ishigami", "sobol-g")  # src/analysis/test_functions.h: values stored as avg_jct_s
 _DESIGN_HINT = ('expected a file of a design = "sobol", "morris", "oat" or "lhs" sweep')
 
 
@@ -158,16 +159,23 @@ def _values(f, path: str, points: int, metric: str, scheduler, paired_vs, allow_
         raise ValueError(f"paired_vs: '{sched}' is the analysed scheduler itself "
                          "(expected another scheduler of the file)")
     met_ds = f["metrics"]
+    evaluator = _evaluator(f.attrs)
+    if metric is None:  # the default: a simulation's JCT, a test function's value
+        metric = "value" if evaluator == "test_function" else "avg_jct_s"
     metric_names = [n for n in met_ds.dtype.names if n not in ("id", "status")]
+    stored = metric
+    if metric == "value" and "value" not in metric_names:  # before format 6
+        stored = "avg_jct_s" if evaluator == "test_function" else None
+        metric_names.append("value")
     if metric not in metric_names:
         raise ValueError(f"metric: unknown metric '{metric}' (expected one of "
                          + ", ".join(f"'{m}'" for m in metric_names) + ")")
-    if sched in _TEST_FUNCTIONS:
-        if metric != "avg_jct_s":
-            raise ValueError(f"metric: this file holds the values of the test function '{sched}', stored "
-                             "as avg_jct_s (expected metric='avg_jct_s', the default)")
-        quantity = f"{sched}(x) (stored as avg_jct_s)"
-    elif paired_vs:
+    if metric in _metrics.metric_names() and _metrics.metric_source(metric) != evaluator:
+        raise ValueError(f"metric: '{metric}' is a simulation's metric, but {path} holds a test function's values "
+                         "(expected metric='value', the default)" if evaluator == "test_function" else
+                         f"metric: '{metric}' is a test function's metric, but {path} holds a simulation's results "
+                         "(expected a simulation's metric, e.g. 'avg_jct_s', the default)")
+    if paired_vs:
         quantity = f"paired change of {metric}, {sched} / {paired_vs} - 1"
     else:
         quantity = f"{metric} of {sched}"
@@ -186,7 +194,7 @@ def _values(f, path: str, points: int, metric: str, scheduler, paired_vs, allow_
     point = rows["point"].astype(np.int64)
     seed = rows["seed"].astype(np.uint64)
     sname = np.char.rstrip(rows["scheduler"].astype(bytes), b"\x00")
-    value = me[metric].astype(float)
+    value = me[stored].astype(float) if stored else np.zeros(len(me))
     inside = (point >= 0) & (point < points)
     unfinished = 0
     if "jobs_unfinished" in me.dtype.names and _metrics.leaves_out_unfinished_jobs(metric):
@@ -276,12 +284,13 @@ def _design_and_values(path, method, metric, scheduler, paired_vs, allow_unfinis
     return unit, vals["y"].to_numpy(), vals, attrs
 
 
-def design_values(path: str, metric: str = "avg_jct_s", scheduler=None, paired_vs=None,
+def design_values(path: str, metric=None, scheduler=None, paired_vs=None,
                   allow_unfinished: bool = False) -> pd.DataFrame:
     """The value y of every design point, as ``geopipe analyze`` computes it.
 
-    y = the mean over the point's seeds of ``metric`` of ``scheduler`` (default: the file's
-    first scheduler), or with ``paired_vs`` = Q the mean over the seeds that have both of
+    y = the mean over the point's seeds of ``metric`` (default: avg_jct_s, or ``value`` for a
+    file of a [test_function]; a metric of the other kind is refused) of ``scheduler``
+    (default: the file's first scheduler), or with ``paired_vs`` = Q the mean over the seeds that have both of
     ``metric_P / metric_Q - 1`` (paired by seed). Columns: point (0 .. points-1, the /design
     rows), y, n_seeds, se (standard error of the mean over the seeds, NaN with one seed).
     ``df.attrs``: file, metric, scheduler (resolved), paired_vs, quantity, points, design,
@@ -381,7 +390,7 @@ def _batches(resamples: int, per_resample: int):
         done += b
 
 
-def sobol_indices(path: str, metric: str = "avg_jct_s", scheduler=None, paired_vs=None, resamples: int = 1000,
+def sobol_indices(path: str, metric=None, scheduler=None, paired_vs=None, resamples: int = 1000,
                   confidence: float = 0.95, seed: int = 1, allow_unfinished: bool = False) -> pd.DataFrame:
     """First-order and total Sobol' indices of a ``design = "sobol"`` result file.
 
@@ -436,7 +445,7 @@ def sobol_indices(path: str, metric: str = "avg_jct_s", scheduler=None, paired_v
     return df
 
 
-def morris_indices(path: str, metric: str = "avg_jct_s", scheduler=None, paired_vs=None, resamples: int = 1000,
+def morris_indices(path: str, metric=None, scheduler=None, paired_vs=None, resamples: int = 1000,
                    confidence: float = 0.95, seed: int = 1, allow_unfinished: bool = False) -> pd.DataFrame:
     """Morris elementary effects of a ``design = "morris"`` result file.
 
@@ -496,7 +505,7 @@ def morris_indices(path: str, metric: str = "avg_jct_s", scheduler=None, paired_
     return df
 
 
-def oat_effects(path: str, metric: str = "avg_jct_s", scheduler=None, paired_vs=None,
+def oat_effects(path: str, metric=None, scheduler=None, paired_vs=None,
                 allow_unfinished: bool = False) -> pd.DataFrame:
     """One-at-a-time ranges of a ``design = "oat"`` result file.
 

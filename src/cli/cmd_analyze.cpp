@@ -236,7 +236,7 @@ void add_analyze_command(CLI::App& app, int& rc) {
       "analyze", "Sensitivity indices (Sobol', Morris, one-at-a-time) of a sampling design's result file, with bootstrap CIs");
   cmd->add_option("method", a->o.method, "sobol, morris or oat (the sweep's design)")->required();
   cmd->add_option("file", a->o.file, "Result file (HDF5) of a design = \"sobol\" / \"morris\" / \"oat\" sweep")->required();
-  cmd->add_option("--metric", a->o.metric, "The metric (default avg_jct_s; `geopipe list metrics`)");
+  cmd->add_option("--metric", a->o.metric, "The metric (default avg_jct_s; value for a [test_function] file; `geopipe list metrics`)");
   cmd->add_option("--scheduler", a->o.scheduler, "The scheduler analysed (default: the file's first)");
   cmd->add_option("--paired-vs", a->o.paired_vs,
                   "Analyse the paired change scheduler / this baseline - 1 (per point and seed) instead of the metric");

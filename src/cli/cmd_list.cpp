@@ -58,7 +58,8 @@ void add_list_command(CLI::App& app, int& rc) {
     } else if (*what == "metrics") {
       fmt::print("{:<26} {:<6} {}\n", "metric", "unit", "meaning");
       for (const MetricDef& m : metric_defs())
-        fmt::print("{:<26} {:<6} {}{}\n", m.name, m.unit, m.doc, m.deterministic ? "" : " (wall clock: not deterministic)");
+        fmt::print("{:<26} {:<6} {}{}{}\n", m.name, m.unit, m.doc, m.deterministic ? "" : " (wall clock: not deterministic)",
+                   m.source == MetricSource::kSimulation ? "" : " (of [test_function] sweeps only)");
     } else if (*what == "presets") {
       for (const auto& p : presets()) fmt::print("{:<20} {}\n", p.name, p.description);
     } else if (*what == "models") {

@@ -86,6 +86,7 @@ void print_json(std::ostream& os, const Scenario& sc, std::uint64_t seed, const 
   for (const RunOutcome& r : runs) {
     Json metrics = Json::object();
     for_each_metric(r.result.metrics, [&](const MetricDef& d, const auto& v) {
+      if (d.source != MetricSource::kSimulation) return;  // a run simulates
       if constexpr (std::is_floating_point_v<std::decay_t<decltype(v)>>)
         metrics[d.name] = std::isfinite(v) ? Json(v) : Json(nullptr);
       else

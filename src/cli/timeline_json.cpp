@@ -53,6 +53,7 @@ std::string dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_hand
 Json metrics_json(const ScenarioMetrics& m) {
   Json out = Json::object();
   for_each_metric(m, [&](const MetricDef& d, const auto& v) {
+    if (d.source != MetricSource::kSimulation) return;  // a timeline is of a simulation
     if constexpr (std::is_floating_point_v<std::decay_t<decltype(v)>>)
       out[d.name] = std::isfinite(v) ? Json(v) : Json(nullptr);
     else

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "analysis/saltelli_layout.h"
-#include "analysis/test_functions.h"
 #include "sim/metrics.h"
 #include "results/output.h"
 #include "results/result_table.h"
@@ -106,13 +105,27 @@ AnalyzeReport analyze(const AnalyzeOptions& options) {
   AnalyzeReport r;
   r.options = options;
   const std::string& path = options.file;
-  const MetricDef* metric = find_metric(options.metric);
-  if (!metric) {
+  std::string& metric_name = r.options.metric;
+  const bool default_metric = metric_name.empty();
+  if (default_metric) metric_name = "avg_jct_s";
+  if (!find_metric(metric_name)) {
     std::vector<std::string> names;
     for (const MetricDef& m : metric_defs()) names.emplace_back(m.name);
-    throw InputError("--metric", 0, 0, "unknown metric '" + options.metric + "' (expected one of " + quoted_join(names) + ")");
+    throw InputError("--metric", 0, 0, "unknown metric '" + metric_name + "' (expected one of " + quoted_join(names) + ")");
   }
-  const MetricByScenario data = read_metric(path, options.metric);
+  MetricByScenario data = read_metric(path, metric_name);
+  if (default_metric && data.design.evaluator == metric_source_name(MetricSource::kTestFunction)) {
+    metric_name = "value";  // the default of a test function's file: its value
+    data = read_metric(path, metric_name);
+  }
+  const MetricDef* metric = find_metric(metric_name);
+  if (metric_source_name(metric->source) != data.design.evaluator)
+    throw InputError("--metric", 0, 0,
+                     data.design.evaluator == metric_source_name(MetricSource::kTestFunction)
+                         ? "'" + metric_name + "' is a simulation's metric, but " + path +
+                               " holds a test function's values (expected --metric value, the default)"
+                         : "'" + metric_name + "' is a test function's metric, but " + path +
+                               " holds a simulation's results (expected a simulation's metric, e.g. avg_jct_s, the default)");
   const DesignTable& design = data.design;
   if (design.design != options.method)
     throw InputError(path, 0, 0, "analyze " + options.method + " needs the result file of a design = \"" + options.method +
@@ -134,16 +147,9 @@ AnalyzeReport analyze(const AnalyzeOptions& options) {
   const std::size_t d = design.factors.size();
   const std::size_t points = design.unit.size() / std::max<std::size_t>(d, 1);
   r.points = points;
-  r.quantity = paired ? "paired change of " + options.metric + ", " + sched + " / " + r.options.paired_vs + " - 1"
-                      : options.metric + " of " + sched;
+  r.quantity = paired ? "paired change of " + metric_name + ", " + sched + " / " + r.options.paired_vs + " - 1"
+                      : metric_name + " of " + sched;
   r.unit = paired ? "" : metric->unit;
-  if (analysis::test_function_kind(sched)) {  // a test function's value, stored as avg_jct_s
-    if (options.metric != "avg_jct_s")
-      throw InputError("--metric", 0, 0, "this file holds the values of the test function '" + sched +
-                                             "', stored as avg_jct_s (expected --metric avg_jct_s, the default)");
-    r.quantity = sched + "(x) (stored as avg_jct_s)";
-    r.unit = "";
-  }
 
   // The metric per (point, seed) of the analysed scheduler and, if paired, of the baseline,
   // each point's seeds in ascending order.
@@ -153,7 +159,7 @@ AnalyzeReport analyze(const AnalyzeOptions& options) {
   };
   const std::uint32_t s_mine = index_of(sched), s_base = paired ? index_of(r.options.paired_vs) : UINT32_MAX;
   std::vector<std::vector<std::pair<std::uint64_t, double>>> mine(points), base(points);
-  const bool affected = metric_leaves_out_unfinished_jobs(options.metric);
+  const bool affected = metric_leaves_out_unfinished_jobs(metric_name);
   std::size_t first_unfinished = SIZE_MAX;
   for (std::size_t i = 0; i < data.point.size(); ++i) {
     const std::int64_t p = data.point[i];
@@ -170,7 +176,7 @@ AnalyzeReport analyze(const AnalyzeOptions& options) {
                          (paired ? sched + " and " + r.options.paired_vs : sched) +
                          " left jobs unfinished (the first: point " + std::to_string(data.point[first_unfinished]) +
                          ", seed " + std::to_string(data.seed[first_unfinished]) + ", " +
-                         design.schedulers[data.scheduler[first_unfinished]] + "), and " + options.metric +
+                         design.schedulers[data.scheduler[first_unfinished]] + "), and " + metric_name +
                          " leaves those jobs out: the indices would describe the survivors (results of an older model "
                          "version; since model version 2 such a run fails instead: rerun the sweep with this geopipe, or pass "
                          "--allow-unfinished to analyse them anyway, flagged)");

@@ -20,7 +20,9 @@ namespace geopipe::sweep {
 struct AnalyzeOptions {
   std::string method;                   ///< "sobol", "morris" or "oat"
   std::string file;                     ///< a result file of a sweep of that design
-  std::string metric = "avg_jct_s";     ///< a /metrics column (metric_defs())
+  /// A /metrics column (metric_defs()) of the file's evaluator; "" (default): avg_jct_s, or
+  /// `value` for a file of a [test_function]. AnalyzeReport::options holds the one used.
+  std::string metric;
   std::string scheduler;                ///< default: the file's first scheduler
   std::string paired_vs;                ///< "" (the metric itself) or a baseline scheduler of the file
   analysis::BootstrapOptions bootstrap; ///< resamples (1000), confidence (0.95), seed (1)

@@ -11,7 +11,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/test_functions.h"
 #include "sweepfile/loader.h"
 #include "sim/metrics.h"
 #include "results/output.h"
@@ -154,18 +153,26 @@ class Summary {
   }
 
   void resolve_metrics() {
-    bool test_function = !meta_.schedulers.empty();  // a [test_function] file: its value is all there is
-    for (const auto& sname : meta_.schedulers) test_function &= analysis::test_function_kind(sname).has_value();
+    // The metrics of what produced the file's rows (StoreMeta::evaluator): a simulation's, or a
+    // test function's value.
+    const std::string& evaluator = meta_.evaluator;
+    const bool of_function = evaluator == metric_source_name(MetricSource::kTestFunction);
     const std::vector<std::string> defaults =
-        test_function ? std::vector<std::string>{"avg_jct_s"} : std::vector<std::string>{"avg_jct_s", "total_cost_usd"};
+        of_function ? std::vector<std::string>{"value"} : std::vector<std::string>{"avg_jct_s", "total_cost_usd"};
     metrics_ = opt_.metrics.empty() ? defaults : opt_.metrics;
     for (const auto& m : metrics_) {
       const MetricDef* def = find_metric(m);
       const int c = find(t_.names, m);
+      if (def && c >= 0 && metric_source_name(def->source) != evaluator)
+        throw InputError("--metric", 0, 0,
+                         of_function ? "'" + m + "' is a simulation's metric, but this file holds a test function's values "
+                                                 "(expected --metric value, the default)"
+                                     : "'" + m + "' is a test function's metric, but this file holds a simulation's results "
+                                                 "(expected a simulation's metric, e.g. avg_jct_s, the default)");
       if (!def || c < 0) {
         std::vector<std::string> known;
         for (const MetricDef& d : metric_defs())
-          if (find(t_.names, d.name) >= 0) known.emplace_back(d.name);
+          if (find(t_.names, d.name) >= 0 && metric_source_name(d.source) == evaluator) known.emplace_back(d.name);
         throw InputError("--metric", 0, 0,
                          "unknown metric '" + m + "'" +
                              (def ? std::string(" (not in this file: written by an older geopipe?)")
@@ -181,8 +188,6 @@ class Summary {
   void resolve_schedulers() {
     for (size_t row = 0; row < rows(); ++row)
       if (std::find(scheds_.begin(), scheds_.end(), scheduler(row)) == scheds_.end()) scheds_.push_back(scheduler(row));
-    test_function_ = !scheds_.empty();
-    for (const auto& s : scheds_) test_function_ &= analysis::test_function_kind(s).has_value();
     base_ = opt_.baseline.empty() ? (scheds_.empty() ? "" : scheds_.front()) : opt_.baseline;
     if (!scheds_.empty() && std::find(scheds_.begin(), scheds_.end(), base_) == scheds_.end())
       throw InputError("--baseline", 0, 0,
@@ -319,12 +324,9 @@ class Summary {
                             : "it is shard " + meta_.shard + " of the sweep: geopipe merge the shards first");
   }
 
-  /// A [test_function] sweep stores the function's value as avg_jct_s: it is a plain number,
-  /// not seconds shown as hours.
-  bool plain_value(size_t m) const { return test_function_ && metrics_[m] == "avg_jct_s"; }
-  std::string unit_of(size_t m) const { return plain_value(m) ? "" : display_value(*mdef_[m], 1.0).unit; }
-  double shown(size_t m, double v) const { return plain_value(m) ? v : display_value(*mdef_[m], v).value; }
-  std::string stored_unit(size_t m) const { return plain_value(m) ? "" : mdef_[m]->unit; }
+  std::string unit_of(size_t m) const { return display_value(*mdef_[m], 1.0).unit; }
+  double shown(size_t m, double v) const { return display_value(*mdef_[m], v).value; }
+  std::string stored_unit(size_t m) const { return mdef_[m]->unit; }
 
   void print_table(std::ostream& os) const {
     os << coverage_note();
@@ -343,10 +345,6 @@ class Summary {
     if (flag_unfinished_) fmt::print(os, " {:>5}", "unfin");
     for (size_t m = 0; m < metrics_.size(); ++m) {
       const std::string u = unit_of(m);
-      if (plain_value(m)) {  // the function's value, stored as avg_jct_s
-        fmt::print(os, "  {:>24} {:>17} {:>17}", "f(x) (as avg_jct_s)", "change (mean)", "change (ratio)");
-        continue;
-      }
       fmt::print(os, "  {:>24} {:>17} {:>17}", u.empty() ? metrics_[m] : metrics_[m] + " [" + u + "]", "change (mean)",
                  "change (ratio)");
     }
@@ -457,7 +455,6 @@ class Summary {
   std::uint64_t failed_ = 0;     ///< scenarios with an /errors row
   std::size_t unfinished_ = 0;   ///< scenarios with jobs_unfinished > 0
   bool flag_unfinished_ = false; ///< some, and a requested metric leaves those jobs out
-  bool test_function_ = false;   ///< every "scheduler" of the file is a [test_function]
   int c_id_ = -1, c_point_ = -1, c_seed_ = -1, c_sched_ = -1, c_unf_ = -1;
   std::vector<ByCol> by_;
   std::vector<std::string> metrics_;

@@ -11,7 +11,7 @@
 namespace geopipe::sweep {
 
 struct StoreMeta {
-  int format_version = 4;         ///< what the file says: the version of its format (HDF5: results/hdf5/file.h kFormatVersion)
+  int format_version = 6;         ///< what the file says: the version of its format (HDF5: results/hdf5/file.h kFormatVersion)
   std::string geopipe_version;
   std::string created_utc;        ///< ISO 8601
   std::string sweep_name;
@@ -30,6 +30,10 @@ struct StoreMeta {
   /// of the inputs and no longer encode (point, seed, scheduler); points are numbered by content.
   bool collection = false;
   std::string design;             ///< the sweep's design ("grid", "lhs", ...; "" in a collection or before format 4)
+  /// What produced the rows' metrics (format 6; sim/metrics.h metric_source_name): "simulation"
+  /// or "test_function". A file of format 3-5 is read as "test_function" when every scheduler
+  /// of it names a test function (then its values, stored as avg_jct_s, are read as `value`).
+  std::string evaluator = "simulation";
 };
 
 /// What an existing file holds (for --resume, merge and summarize).

@@ -22,6 +22,7 @@ struct Table {
 /// analysis needs to know about the file it came from.
 struct DesignTable {
   std::string design;                ///< the sweep's design ("sobol", "morris", "oat", "lhs"); the root attribute
+  std::string evaluator = "simulation";  ///< what produced the metrics (StoreMeta::evaluator)
   std::vector<std::string> factors;  ///< the /design columns after `point`: parameter paths
   std::vector<double> unit;          ///< row-major, point p's row at p * factors.size(); NaN: not set
   std::vector<std::string> schedulers;

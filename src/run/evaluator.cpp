@@ -60,7 +60,7 @@ TestFunctionEvaluator::TestFunctionEvaluator(const config::SweepSpec& spec) : sp
 
 void TestFunctionEvaluator::evaluate(const ScenarioKey& k, const ExecuteOptions&, ScenarioResult& res) const {
   const config::SweepPoint p = spec_->point(static_cast<std::size_t>(k.point));
-  res.metrics.avg_jct_s = (*spec_->test_function)(p.numeric.data());
+  res.metrics.value = (*spec_->test_function)(p.numeric.data());
 }
 
 std::string TestFunctionEvaluator::describe() const {
@@ -72,7 +72,7 @@ std::string TestFunctionEvaluator::describe() const {
                                                               std::to_string(prm.value.size()) + " characters)";
       out += " " + prm.path + " = " + shown;
     }
-  return out + " (its value is stored as avg_jct_s)";
+  return out;
 }
 
 std::unique_ptr<PointEvaluator> make_evaluator(const config::SweepSpec& spec) {

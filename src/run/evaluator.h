@@ -47,8 +47,9 @@ class SimulatorEvaluator final : public PointEvaluator {
   config::ScenarioFactory factory_;  ///< its serial() keys the thread caches
 };
 
-/// Evaluates the sweep's [test_function] at the point's factor columns (x1 .. xD); the value is
-/// stored as the metric avg_jct_s, the "scheduler" is the function's name (docs/sweep-format.md).
+/// Evaluates the sweep's [test_function] at the point's factor columns (x1 .. xD) into the metric
+/// `value` (MetricSource::kTestFunction, sim/metrics.h); the simulation's metrics stay at 0. The
+/// sweep's one "scheduler" is the function's name, which labels its rows (docs/sweep-format.md).
 class TestFunctionEvaluator final : public PointEvaluator {
  public:
   explicit TestFunctionEvaluator(const config::SweepSpec& spec);  ///< spec.test_function must be set

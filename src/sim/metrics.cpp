@@ -10,17 +10,27 @@ namespace geopipe {
 
 const std::vector<MetricDef>& metric_defs() {
   static const std::vector<MetricDef> defs = {
-#define GEOPIPE_METRIC_DEF(type, name, unit, display, deterministic, doc) \
-  {#name, unit, MetricDisplay::display, deterministic, doc},
+#define GEOPIPE_METRIC_DEF(type, name, unit, display, deterministic, source, doc) \
+  {#name, unit, MetricDisplay::display, deterministic, MetricSource::source, doc},
       GEOPIPE_SCENARIO_METRICS(GEOPIPE_METRIC_DEF)
 #undef GEOPIPE_METRIC_DEF
   };
   return defs;
 }
 
+const char* metric_source_name(MetricSource s) {
+  switch (s) {
+    case MetricSource::kSimulation: return "simulation";
+    case MetricSource::kTestFunction: return "test_function";
+  }
+  return "?";
+}
+
 const MetricDef* find_metric(std::string_view name) { return util::find_named(metric_defs(), name); }
 
 bool metric_leaves_out_unfinished_jobs(std::string_view name) {
+  const MetricDef* d = find_metric(name);
+  if (d && d->source != MetricSource::kSimulation) return false;  // a test function's value: no jobs
   return name != "jobs_total" && name != "jobs_completed" && name != "jobs_unfinished";
 }
 

@@ -23,38 +23,50 @@ enum class MetricDisplay {
   kMs,     ///< seconds shown as milliseconds
 };
 
-// X(type, name, unit, display, deterministic, doc) — in column order.
+/// What produces a metric (run/evaluator.h): a simulation of the scenario, or the analytic test
+/// function of a [test_function] sweep. Each produces its own metrics and leaves the others at
+/// 0 (a simulation's `value`, a test function's JCTs); a result file says which produced its
+/// rows (StoreMeta::evaluator), and the reports refuse a metric of the other kind.
+enum class MetricSource {
+  kSimulation,
+  kTestFunction,
+};
+/// "simulation" or "test_function" (the StoreMeta::evaluator of a result file).
+const char* metric_source_name(MetricSource s);
+
+// X(type, name, unit, display, deterministic, source, doc) — in column order.
 #define GEOPIPE_SCENARIO_METRICS(X)                                                                      \
-  X(int, jobs_total, "", kPlain, true, "jobs in the scenario")                                           \
-  X(int, jobs_completed, "", kPlain, true, "jobs that finished")                                         \
-  X(int, jobs_unfinished, "", kPlain, true, "jobs left waiting at the end (0 since model version 2)")   \
-  X(double, avg_jct_s, "s", kHours, true, "mean of finish - arrival over completed jobs")                \
-  X(double, p50_jct_s, "s", kHours, true, "median JCT (linear interpolation)")                           \
-  X(double, p95_jct_s, "s", kHours, true, "95th percentile JCT")                                         \
-  X(double, p99_jct_s, "s", kHours, true, "99th percentile JCT")                                         \
-  X(double, avg_queue_delay_s, "s", kHours, true, "mean of start - arrival over started jobs")           \
-  X(double, makespan_s, "s", kHours, true, "last completion time")                                       \
-  X(double, total_energy_j, "J", kMwh, true, "facility energy of all jobs")                              \
-  X(double, total_cost_usd, "USD", kPlain, true, "electricity + egress cost of all jobs")                \
-  X(double, electricity_cost_usd, "USD", kPlain, true, "electricity cost of all jobs")                   \
-  X(double, egress_cost_usd, "USD", kPlain, true, "inter-region traffic cost of all jobs")               \
-  X(double, total_carbon_g, "g", kPlain, true, "CO2 of all jobs (regions with a known intensity)")       \
-  X(double, gpu_hours, "h", kPlain, true, "allocated GPU-hours")                                         \
-  X(double, gpu_utilization, "", kPlain, true, "busy / allocated GPU-seconds")                           \
-  X(double, cross_region_bytes, "bytes", kTb, true, "bytes sent between regions")                       \
-  X(double, stall_fraction, "", kPlain, true, "run-time-weighted share of iterations lost to comm.")     \
-  X(long, sched_calls, "", kPlain, true, "scheduler invocations")                                        \
-  X(long, sched_searches, "", kPlain, true, "placement searches run")                                    \
-  X(long, sched_search_nodes, "", kPlain, true, "search nodes expanded in them")                         \
-  X(long, sched_truncated_searches, "", kPlain, true, "searches that ran out of node budget")            \
-  X(long, sched_partition_misses, "", kPlain, true, "searches a placement they reached beats, balanced split") \
-  X(long, events, "", kPlain, true, "event times processed")                                             \
-  X(double, sched_time_total_s, "s", kMs, false, "wall time inside the scheduler")                       \
-  X(double, sched_time_max_s, "s", kMs, false, "longest single scheduler call")                          \
-  X(double, wall_s, "s", kPlain, false, "wall time of the whole simulation")
+  X(int, jobs_total, "", kPlain, true, kSimulation, "jobs in the scenario")                                            \
+  X(int, jobs_completed, "", kPlain, true, kSimulation, "jobs that finished")                                          \
+  X(int, jobs_unfinished, "", kPlain, true, kSimulation, "jobs left waiting at the end (0 since model version 2)")     \
+  X(double, avg_jct_s, "s", kHours, true, kSimulation, "mean of finish - arrival over completed jobs")                 \
+  X(double, p50_jct_s, "s", kHours, true, kSimulation, "median JCT (linear interpolation)")                            \
+  X(double, p95_jct_s, "s", kHours, true, kSimulation, "95th percentile JCT")                                          \
+  X(double, p99_jct_s, "s", kHours, true, kSimulation, "99th percentile JCT")                                          \
+  X(double, avg_queue_delay_s, "s", kHours, true, kSimulation, "mean of start - arrival over started jobs")            \
+  X(double, makespan_s, "s", kHours, true, kSimulation, "last completion time")                                        \
+  X(double, total_energy_j, "J", kMwh, true, kSimulation, "facility energy of all jobs")                               \
+  X(double, total_cost_usd, "USD", kPlain, true, kSimulation, "electricity + egress cost of all jobs")                 \
+  X(double, electricity_cost_usd, "USD", kPlain, true, kSimulation, "electricity cost of all jobs")                    \
+  X(double, egress_cost_usd, "USD", kPlain, true, kSimulation, "inter-region traffic cost of all jobs")                \
+  X(double, total_carbon_g, "g", kPlain, true, kSimulation, "CO2 of all jobs (regions with a known intensity)")        \
+  X(double, gpu_hours, "h", kPlain, true, kSimulation, "allocated GPU-hours")                                          \
+  X(double, gpu_utilization, "", kPlain, true, kSimulation, "busy / allocated GPU-seconds")                            \
+  X(double, cross_region_bytes, "bytes", kTb, true, kSimulation, "bytes sent between regions")                         \
+  X(double, stall_fraction, "", kPlain, true, kSimulation, "run-time-weighted share of iterations lost to comm.")      \
+  X(long, sched_calls, "", kPlain, true, kSimulation, "scheduler invocations")                                         \
+  X(long, sched_searches, "", kPlain, true, kSimulation, "placement searches run")                                     \
+  X(long, sched_search_nodes, "", kPlain, true, kSimulation, "search nodes expanded in them")                          \
+  X(long, sched_truncated_searches, "", kPlain, true, kSimulation, "searches that ran out of node budget")             \
+  X(long, sched_partition_misses, "", kPlain, true, kSimulation, "searches a placement they reached beats, balanced split") \
+  X(long, events, "", kPlain, true, kSimulation, "event times processed")                                              \
+  X(double, sched_time_total_s, "s", kMs, false, kSimulation, "wall time inside the scheduler")                        \
+  X(double, sched_time_max_s, "s", kMs, false, kSimulation, "longest single scheduler call")                           \
+  X(double, wall_s, "s", kPlain, false, kSimulation, "wall time of the whole simulation")                              \
+  X(double, value, "", kPlain, true, kTestFunction, "a [test_function]'s value at the point (0 in a simulation)")
 
 struct ScenarioMetrics {
-#define GEOPIPE_METRIC_MEMBER(type, name, unit, display, deterministic, doc) type name = 0;
+#define GEOPIPE_METRIC_MEMBER(type, name, unit, display, deterministic, source, doc) type name = 0;
   GEOPIPE_SCENARIO_METRICS(GEOPIPE_METRIC_MEMBER)
 #undef GEOPIPE_METRIC_MEMBER
 };
@@ -65,6 +77,7 @@ struct MetricDef {
   const char* unit;        ///< SI unit of the stored value ("" = dimensionless or a count)
   MetricDisplay display;
   bool deterministic;      ///< false for wall-clock measurements
+  MetricSource source;     ///< what produces it
   const char* doc;
 };
 
@@ -73,7 +86,8 @@ const std::vector<MetricDef>& metric_defs();
 /// A metric by name, or nullptr.
 const MetricDef* find_metric(std::string_view name);
 /// Does the metric's value of a scenario leave out jobs the scheduler never finished? True for
-/// every metric but the three job counts (jobs_total, jobs_completed, jobs_unfinished): JCTs
+/// every metric of a simulation but the three job counts (jobs_total, jobs_completed,
+/// jobs_unfinished; a test function's `value` has no jobs to leave out): JCTs
 /// cover completed jobs only, energy and cost the jobs that ran. A result with
 /// jobs_unfinished > 0 (only in files of model version 1; since version 2 such a run fails)
 /// is refused or flagged wherever one of these is aggregated (docs/analysis.md, "Unfinished jobs").
@@ -85,7 +99,7 @@ template <class M, class F>
 void for_each_metric(M& m, F&& f) {
   std::size_t k = 0;
   const auto& defs = metric_defs();
-#define GEOPIPE_METRIC_VISIT(type, name, unit, display, deterministic, doc) f(defs[k++], m.name);
+#define GEOPIPE_METRIC_VISIT(type, name, unit, display, deterministic, source, doc) f(defs[k++], m.name);
   GEOPIPE_SCENARIO_METRICS(GEOPIPE_METRIC_VISIT)
 #undef GEOPIPE_METRIC_VISIT
 }

@@ -76,7 +76,7 @@ ReplicationRule parse_replication_rule(const SweepFile& file_, const toml::table
   if (const toml::node* m = t.get("metric")) {
     std::vector<std::string> names;
     for (const MetricDef& d : metric_defs())
-      if (d.deterministic) names.emplace_back(d.name);
+      if (d.deterministic && d.source == MetricSource::kSimulation) names.emplace_back(d.name);
     if (!m->is_string()) file_.fail(*m, w + ".metric: expected a metric name (a string), got " + type_of(*m));
     r.metric = m->as_string()->get();
     if (std::find(names.begin(), names.end(), r.metric) == names.end())
@@ -535,6 +535,9 @@ void Loader::parse_schedulers(const toml::node& n) {
 }
 
 void Loader::parse_replication(const toml::table& t) {
+  if (spec_.test_function)
+    fail(t, "sweep.seeds: a sweep with a [test_function] has no seeds to add (its values do not depend on the seed; "
+            "expected seeds = 1 or no seeds)");
   ReplicationRule r = parse_replication_rule(file_, t, spec_.schedulers);
   for (std::uint64_t k = 1; k <= r.max; ++k) spec_.seeds.push_back(k);
   spec_.replication = std::move(r);

@@ -25,6 +25,7 @@
 #include "config/scenario_loader.h"
 #include "model/scenario.h"
 #include "sim/job_row.h"
+#include "sim/metrics.h"
 
 namespace geopipe::config {
 
@@ -141,8 +142,8 @@ struct SweepSpec {
   std::vector<double> unit;
   /// [test_function] (docs/sweep-format.md, "Sampling designs", its test functions): the points evaluate this analytic
   /// function of the factor columns x1 .. xD instead of simulating a scenario; there is no base
-  /// (base_path and base_text are ""), `schedulers` is the function's name alone, and the value
-  /// is stored as the metric avg_jct_s.
+  /// (base_path and base_text are ""), `schedulers` is the function's name alone (the label of
+  /// its rows), and the value is the metric `value` (sim/metrics.h).
   std::optional<analysis::TestFunction> test_function;
   std::vector<std::string> schedulers;  ///< preset names, in file order ("all" expanded)
   std::vector<std::uint64_t> seeds;     ///< seed values; `seeds = N` means 1..N; with `replication`, 1..max
@@ -167,6 +168,9 @@ struct SweepSpec {
   }
   /// Point `i` < num_points() (by value: a grid point is generated).
   SweepPoint point(std::size_t i) const;
+  /// What produces the points' metrics: the function of a [test_function] sweep, else a
+  /// simulation (the result file's StoreMeta::evaluator; run/evaluator.h).
+  MetricSource evaluated_by() const { return test_function ? MetricSource::kTestFunction : MetricSource::kSimulation; }
   std::uint64_t num_scenarios() const {
     return static_cast<std::uint64_t>(num_points()) * seeds.size() * schedulers.size();
   }

@@ -177,7 +177,7 @@ def ishigami_cli_contains_closed_form():
     j = analyze("sobol", state["ishigami"])
     state["ishigami_json"] = j
     assert j["analysis"] == "sobol" and j["points"] == 32768 and j["samples"] == 4096, j
-    assert j["second_order"] is True and j["scheduler"] == "ishigami" and j["metric"] == "avg_jct_s"
+    assert j["second_order"] is True and j["scheduler"] == "ishigami" and j["metric"] == "value"
     s1, st, s13, var = ishigami_closed_form()
     assert abs(j["variance"] / var - 1) < 0.02, (j["variance"], var)  # QMC estimate of Var f
     fr = factors_frame(j)
@@ -415,7 +415,7 @@ def independent_numpy_ishigami():
     y = np.full(P, np.nan)
     pts = np.array([point_of[i] for i in me["id"].tolist()])
     assert len(np.unique(pts)) == P == len(pts), (P, len(pts))  # one seed: one value per point
-    y[pts] = me["avg_jct_s"]
+    y[pts] = me["value"]
     # The stored values are Ishigami's at the point's parameters, which map the unit coordinates.
     x = np.empty((P, D))
     x[sc["point"]] = np.column_stack([sc[f"x{i}"] for i in range(1, 4)])
@@ -498,7 +498,7 @@ def python_errors():
     expect_value_error(lambda: gr.oat_effects(ish), 'design = "sobol"')
     expect_value_error(lambda: gr.sobol_indices(state["g_morris"]), 'design = "morris"')
     expect_value_error(lambda: gr.sobol_indices(ish, metric="nope"), "unknown metric 'nope'")
-    expect_value_error(lambda: gr.sobol_indices(ish, metric="total_cost_usd"), "test function 'ishigami'")
+    expect_value_error(lambda: gr.sobol_indices(ish, metric="total_cost_usd"), "a simulation's metric")
     expect_value_error(lambda: gr.sobol_indices(ish, scheduler="bace-pipe"), "'bace-pipe' is not in")
     expect_value_error(lambda: gr.oat_effects(state["oat_sim"], paired_vs="nope"), "'nope' is not in")
     expect_value_error(lambda: gr.oat_effects(state["oat_sim"], paired_vs="bace-pipe"), "analysed scheduler itself")

@@ -532,3 +532,19 @@ TEST(SweepParameters, TwoSpellingsOfOneParameterAreRefusedInEveryDesign) {
 
 // A test function's constants are refused where its values could exceed
 // analysis::kMaxTestFunctionValue (they would become inf in the file and NaN in the indices).
+
+// A test function's value does not depend on the seed: a precision-driven seeds table would add
+// seeds that change nothing, so it is refused where it is written; counts and lists stay allowed.
+TEST(SweepTestFunctions, SeedsUntilAPrecisionAreRefused) {
+  TempDir tmp;
+  const auto text = [](const std::string& seeds) {
+    return "[sweep]\nname = \"t\"\ndesign = \"lhs\"\n" + seeds + "\n[test_function]\nname = \"ishigami\"\n[lhs]\nsamples = 4\n";
+  };
+  const std::string e =
+      input_error_of([&] { (void)load_text(tmp, text("seeds = { min = 2, max = 4, rel_ci = 0.1 }")); });
+  EXPECT_NE(e.find("sweep.toml:4:9: sweep.seeds: a sweep with a [test_function] has no seeds to add"), std::string::npos)
+      << e;
+  const config::SweepSpec s = load_text(tmp, text("seeds = 2"));
+  EXPECT_EQ(s.seeds, (std::vector<std::uint64_t>{1, 2}));
+  EXPECT_EQ(s.evaluated_by(), MetricSource::kTestFunction);
+}

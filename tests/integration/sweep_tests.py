@@ -547,14 +547,17 @@ def test_hostile_study(c):
     out = c.path("ish.h5")
     c.run(c.sweep_cmd(ish, out, "--no-mpi"))
     with h5py.File(out, "r") as f:
-        mean = float(np.mean(f["metrics"]["avg_jct_s"]))
+        mean = float(np.mean(f["metrics"]["value"]))
+        assert f.attrs["evaluator"] == "test_function" and (f["metrics"]["avg_jct_s"] == 0).all()
     p = c.run([c.bin, "summarize", out, "--pool"])
-    assert "f(x) (as avg_jct_s)" in p.stdout and "[h]" not in p.stdout and "total_cost_usd" not in p.stdout, p.stdout
+    assert "value" in p.stdout and "[h]" not in p.stdout and "total_cost_usd" not in p.stdout, p.stdout
     row = next(l for l in p.stdout.splitlines() if l.startswith("ishigami"))
     assert abs(float(row.split()[2]) - mean) <= 1e-3 * abs(mean), (row, mean)
     j = json.loads(c.run([c.bin, "summarize", out, "--pool", "--format", "json"]).stdout)
-    cell = j["groups"][0]["schedulers"][0]["metrics"]["avg_jct_s"]
+    cell = j["groups"][0]["schedulers"][0]["metrics"]["value"]
     assert cell["unit"] == "" and abs(cell["mean"] - mean) < 1e-9 * abs(mean), cell
+    p = c.run([c.bin, "summarize", out, "--metric", "avg_jct_s"], expect=2)
+    assert p.returncode == 2 and "a simulation's metric" in p.stderr and "--metric value" in p.stderr, p.stderr
     # a constant metric: said to be constant, no index, no NaN, in every format
     sob = design_sweep(c, "sob", ["bace-pipe"], 10, "sobol", "samples = 4\nsecond_order = false\n",
                        '[[factor]]\nparam = "workload.load_scale"\nmin = 0.5\nmax = 2.0\n')
@@ -707,7 +710,7 @@ def test_long_texts(c):
     out = c.path("long.h5")
     c.run(c.sweep_cmd(sweep, out, "--save-jobs", "--threads", "1", "--no-mpi"))
     with h5py.File(out, "r") as f:
-        assert int(f.attrs["format_version"]) == 5
+        assert int(f.attrs["format_version"]) == 6
         jobs = f["jobs"][:]
         widths = {n: jobs.dtype[n].itemsize for n in ("model", "regions")}
     longest = 0
@@ -960,7 +963,7 @@ def test_merge_studies(c):
     if same_model:  # its results are this model's: --resume upgrades the file and reuses them
         p = c.run([c.bin, "sweep", os.path.join(data, "format3.toml"), "-o", v3, "--resume", "--no-mpi"])
         with h5py.File(v3, "r") as f:
-            assert int(f.attrs["format_version"]) == 5 and "point_key" in f["scenarios"].dtype.names
+            assert int(f.attrs["format_version"]) == 6 and "point_key" in f["scenarios"].dtype.names
         assert accounting(p.stderr) == (4, 0, 0), p.stderr
         assert keyed(v3) == before
         c.run([c.bin, "merge", v3, ha, "-o", c.path("v3m.h5")])
@@ -1297,12 +1300,79 @@ def test_io_errors(c):
     print("  HDF5_USE_FILE_LOCKING=FALSE: sweep completes, 36/36 scenarios")
 
 
+def test_value_upgrade(c):
+    """A test function's file of format 5 (tests/sweep/data/format5-ishigami.h5, written by
+    geopipe 86a3bce), whose values were stored as avg_jct_s, is read as of a test function: its
+    values are the metric value (summarize, analyze, geopipe.load, design_values), avg_jct_s is
+    refused; --resume rewrites it in format 6 with value = the old avg_jct_s bit for bit and
+    avg_jct_s = 0, as a fresh run of the sweep writes it; a merge with a simulation is refused."""
+    import json
+    sys.path.insert(0, os.path.join(c.src, "python"))
+    import geopipe
+    data = os.path.join(c.src, "tests/sweep/data")
+    v5 = c.path("ish5.h5")
+    shutil.copy(os.path.join(data, "format5-ishigami.h5"), v5)
+    with h5py.File(v5, "r") as f:
+        assert int(f.attrs["format_version"]) == 5 and "value" not in f["metrics"].dtype.names
+        old = f["metrics"][:]
+        scen = f["scenarios"][:]
+    x = np.column_stack([scen[k] for k in ("x1", "x2", "x3")])
+    want = np.sin(x[:, 0]) + 7 * np.sin(x[:, 1]) ** 2 + 0.1 * x[:, 2] ** 4 * np.sin(x[:, 0])
+    assert np.all(np.abs(old["avg_jct_s"] - want) < 1e-12), "the old file stored ishigami(x) as avg_jct_s"
+    j = json.loads(c.run([c.bin, "summarize", v5, "--pool", "--format", "json"]).stdout)
+    cell = j["groups"][0]["schedulers"][0]["metrics"]
+    assert list(cell) == ["value"] and abs(cell["value"]["mean"] - float(np.mean(want))) < 1e-9, cell
+    a = json.loads(c.run([c.bin, "analyze", "sobol", v5, "--resamples", "10", "--format", "json"]).stdout)
+    assert a["metric"] == "value" and a["quantity"] == "value of ishigami", (a["metric"], a["quantity"])
+    p = c.run([c.bin, "analyze", "sobol", v5, "--metric", "avg_jct_s"], expect=2)
+    assert p.returncode == 2 and "a simulation's metric" in p.stderr, p.stderr
+    df = geopipe.load(v5)
+    assert df.attrs["evaluator"] == "test_function"
+    assert (df.sort_values("id")["value"].to_numpy() == old[np.argsort(old["id"])]["avg_jct_s"]).all()
+    assert (df["avg_jct_s"] == 0).all()
+    dv = geopipe.design_values(v5)
+    assert dv.attrs["metric"] == "value" and np.isfinite(dv["y"]).all()
+    try:
+        geopipe.design_values(v5, metric="avg_jct_s")
+        raise AssertionError("design_values took a simulation's metric of a test function's file")
+    except ValueError as e:
+        assert "a simulation's metric" in str(e), e
+    # --resume (nothing left to run) rewrites it in format 6
+    toml = os.path.join(data, "format5-ishigami.toml")
+    p = c.run([c.bin, "sweep", toml, "-o", v5, "--resume", "--no-mpi"])
+    assert accounting(p.stderr) == (40, 0, 0), p.stderr
+    with h5py.File(v5, "r") as f:
+        assert int(f.attrs["format_version"]) == 6 and f.attrs["evaluator"] == "test_function"
+        up = f["metrics"][:]
+    up, old = up[np.argsort(up["id"])], old[np.argsort(old["id"])]
+    assert (up["value"] == old["avg_jct_s"]).all() and (up["avg_jct_s"] == 0).all()
+    fresh = c.path("ish6.h5")
+    c.run([c.bin, "sweep", toml, "-o", fresh, "--no-mpi"])
+    with h5py.File(fresh, "r") as f:
+        new = f["metrics"][:]
+    new = new[np.argsort(new["id"])]
+    for n in new.dtype.names:
+        if n not in TIMING:
+            assert (new[n] == up[n]).all(), n
+    # files of a test function and of a simulation do not merge (their metrics differ)
+    v4 = c.path("v4.h5")
+    shutil.copy(os.path.join(data, "format4.h5"), v4)
+    p = c.run([c.bin, "sweep", os.path.join(data, "format4.toml"), "-o", v4, "--resume", "--no-mpi"])
+    p = c.run([c.bin, "summarize", v4, "--metric", "value"], expect=2)
+    assert "a test function's metric" in p.stderr and "a simulation's results" in p.stderr, p.stderr
+    p = c.run([c.bin, "merge", fresh, v4, "-o", c.path("mixed.h5")], expect=2)
+    assert p.returncode == 2 and "expected files of one kind to merge" in p.stderr, p.stderr
+    print("  format 5 test function: values read as `value` (summarize, analyze, load, design_values), "
+          "avg_jct_s refused; --resume upgraded it to format 6 (value = old avg_jct_s, bit for bit), equal to a "
+          "fresh run; a merge with a simulation refused")
+
+
 def test_format_upgrade(c):
     """A file of format 4 (tests/sweep/data/format4.h5, written by geopipe 2a205f7) is read as
     results without egress: summarize and geopipe.load see electricity_cost_usd = total_cost_usd
-    and egress_cost_usd = 0; --resume rewrites it in format 5 with every result reused, every
-    old column unchanged bit for bit and the new ones filled (layers "": not recorded); a merge
-    with a file of format 5 takes both."""
+    and egress_cost_usd = 0; --resume rewrites it in format 6 with every result reused, every
+    old column unchanged bit for bit and the new ones filled (layers "": not recorded; value 0);
+    a merge with a file of format 6 takes both."""
     sys.path.insert(0, os.path.join(c.src, "python"))
     import geopipe
     data = os.path.join(c.src, "tests/sweep/data")
@@ -1321,7 +1391,7 @@ def test_format_upgrade(c):
     p = c.run([c.bin, "sweep", os.path.join(data, "format4.toml"), "-o", v4, "--resume", "--no-mpi"])
     assert accounting(p.stderr) == (4, 0, 0), p.stderr
     with h5py.File(v4, "r") as f:
-        assert int(f.attrs["format_version"]) == 5
+        assert int(f.attrs["format_version"]) == 6 and f.attrs["evaluator"] == "simulation"
         m, j = f["metrics"][:], f["jobs"][:]
     for n in old_m.dtype.names:
         if n not in TIMING:
@@ -1331,6 +1401,7 @@ def test_format_upgrade(c):
     assert (m["electricity_cost_usd"] == m["total_cost_usd"]).all() and (m["egress_cost_usd"] == 0).all()
     assert (j["electricity_cost_usd"] == j["cost_usd"]).all() and (j["egress_cost_usd"] == 0).all()
     assert set(j["layers"]) == {b""}
+    assert (m["value"] == 0).all()  # format 6: a simulation has no test-function value
     # the same sweep run by this build: equal results, and its jobs say their layers
     fresh = c.path("v5.h5")
     c.run([c.bin, "sweep", os.path.join(data, "format4.toml"), "-o", fresh, "--save-jobs", "--no-mpi"])
@@ -1346,8 +1417,8 @@ def test_format_upgrade(c):
     merged = c.path("v45.h5")
     c.run([c.bin, "merge", v4b, fresh, "-o", merged])
     with h5py.File(merged, "r") as f:
-        assert int(f.attrs["format_version"]) == 5 and len(f["metrics"]) == 4
-    print("  format 4: read as results without egress; --resume upgraded it to format 5, 4 results reused, "
+        assert int(f.attrs["format_version"]) == 6 and len(f["metrics"]) == 4
+    print("  format 4: read as results without egress; --resume upgraded it to format 6, 4 results reused, "
           "old columns identical, new ones filled; a fresh run agrees")
 
 

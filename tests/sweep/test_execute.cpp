@@ -67,8 +67,10 @@ TEST(Execute, TestFunctionSweepsEvaluateTheirFunction) {
   const ScenarioResult r = execute_scenario(*ev, Plan(1, 1, 1), 0, {});
   ASSERT_TRUE(r.ok) << r.error;
   const double want = std::sin(1.0) + 7 * std::sin(2.0) * std::sin(2.0) + 0.1 * 81 * std::sin(1.0);
-  EXPECT_NEAR(r.metrics.avg_jct_s, want, 1e-12);
-  EXPECT_EQ(ev->describe(), "test function: (its value is stored as avg_jct_s)");  // no constant in /parameters here
+  EXPECT_NEAR(r.metrics.value, want, 1e-12);  // its own column
+  EXPECT_EQ(r.metrics.avg_jct_s, 0.0);        // not a simulation's metric
+  EXPECT_EQ(s.evaluated_by(), MetricSource::kTestFunction);
+  EXPECT_EQ(ev->describe(), "test function:");  // no constant in /parameters here
 
   const config::SweepSpec sim = spec_with_jobs(2);
   const auto es = make_evaluator(sim);
@@ -77,6 +79,8 @@ TEST(Execute, TestFunctionSweepsEvaluateTheirFunction) {
   const ScenarioResult rs = execute_scenario(*es, Plan(1, 1, 1), 0, {});
   ASSERT_TRUE(rs.ok) << rs.error;
   EXPECT_EQ(rs.metrics.jobs_total, 2);
+  EXPECT_EQ(rs.metrics.value, 0.0);  // a simulation has no test-function value
+  EXPECT_EQ(sim.evaluated_by(), MetricSource::kSimulation);
 }
 
 }  // namespace

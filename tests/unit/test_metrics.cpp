@@ -55,12 +55,18 @@ TEST(Metrics, ListIsTheStructInOrderWithUniqueUnitBearingNames) {
     EXPECT_EQ(fields[i].value, static_cast<double>(i + 1)) << fields[i].name;
   }
   EXPECT_EQ(m.jobs_total, 1);
-  EXPECT_EQ(m.wall_s, static_cast<double>(defs.size()));
-  // Only the wall-clock measurements are not deterministic.
+  EXPECT_EQ(m.value, static_cast<double>(defs.size()));  // the last column
+  // Only the wall-clock measurements are not deterministic; only `value` is a test function's.
   for (const MetricDef& d : defs) {
     const std::string n = d.name;
     EXPECT_EQ(d.deterministic, n != "wall_s" && n != "sched_time_total_s" && n != "sched_time_max_s") << n;
+    EXPECT_EQ(d.source, n == "value" ? MetricSource::kTestFunction : MetricSource::kSimulation) << n;
   }
+  EXPECT_STREQ(metric_source_name(MetricSource::kSimulation), "simulation");
+  EXPECT_STREQ(metric_source_name(MetricSource::kTestFunction), "test_function");
+  EXPECT_FALSE(metric_leaves_out_unfinished_jobs("value"));  // no jobs
+  EXPECT_TRUE(metric_leaves_out_unfinished_jobs("avg_jct_s"));
+  EXPECT_FALSE(metric_leaves_out_unfinished_jobs("jobs_total"));
 }
 
 TEST(Metrics, DisplayUnits) {

@@ -60,9 +60,9 @@ std::uint64_t copy_remapped(const Input& in, Writer& w, const IdPairs& pairs, co
   if (pairs.empty()) return 0;
   // Copies the rows of one table whose id (`f_id`) is an old id of `pairs` and that keep(row,
   // id) accepts, once per new id, with the new id; returns the number written.
-  // Rows of a table of formats 3-4 get the columns of format 5 filled (fill_format5_columns).
+  // Rows of a table of an older format get the newer columns filled (fill_columns_since).
   const auto copy = [&](hid_t src, hsize_t n, const char* name, hid_t dset, hid_t type, hsize_t& in_file,
-                        const Layout& l, const Field& f_id, bool before_format5, auto keep) {
+                        const Layout& l, const Field& f_id, int format, auto keep) {
     Appender out{dset, type, in_file, shown, name, Rows(l.size)};
     each_row(src, type, l.size, n, in.path, name, [&](const unsigned char* row) {
       const std::int64_t id = get_i64(row, f_id);
@@ -71,7 +71,7 @@ std::uint64_t copy_remapped(const Input& in, Writer& w, const IdPairs& pairs, co
       for (; it != pairs.end() && it->first == id; ++it) {
         unsigned char* copy_row = out.add();
         std::memcpy(copy_row, row, l.size);
-        if (before_format5) fill_format5_columns(copy_row, l);
+        if (format < kFormatVersion) fill_columns_since(copy_row, l, format, in.evaluator());
         put_i64(copy_row, f_id, it->second);
         out.flush_if_full();
       }
@@ -89,19 +89,19 @@ std::uint64_t copy_remapped(const Input& in, Writer& w, const IdPairs& pairs, co
   const Layout& ml = metrics_layout();
   const Field& m_status = ml.at("status");
   std::uint64_t rows = copy(in.metrics.get(), in.n_metrics, "metrics", w.metrics.get(), w.mtype.get(), w.m_rows, ml,
-                            ml.at("id"), in.metrics_before_format5, [&](const unsigned char* row, std::int64_t id) {
+                            ml.at("id"), in.metrics_format, [&](const unsigned char* row, std::int64_t id) {
                               if (get_i64(row, m_status) != 1 || !reused(id)) return false;
                               ok.push_back(id);
                               return true;
                             });
   const Layout& el = errors_layout();
-  rows += copy(in.errors.get(), in.n_errors, "errors", w.errors.get(), w.etype.get(), w.e_rows, el, el.at("id"), false,
+  rows += copy(in.errors.get(), in.n_errors, "errors", w.errors.get(), w.etype.get(), w.e_rows, el, el.at("id"), static_cast<int>(kFormatVersion),
                [](const unsigned char*, std::int64_t) { return true; });
   if (in.jobs.valid() && w.jobs.valid()) {
     std::sort(ok.begin(), ok.end());
     const Layout& jl = w.jlayout;  // the new file's widths (at least the old ones)
     copy(in.jobs.get(), in.n_jobs, "jobs", w.jobs.get(), w.jtype.get(), w.j_rows, jl, jl.at("scenario_id"),
-         in.jobs_before_format5,
+         in.jobs_format,
          [&](const unsigned char*, std::int64_t id) { return std::binary_search(ok.begin(), ok.end(), id); });
   }
   return rows;

@@ -20,6 +20,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "analysis/test_functions.h"
 #include "util/input_error.h"
 #include "util/system.h"
 
@@ -206,6 +207,7 @@ void write_meta(hid_t file, const StoreMeta& m, const std::string& path) {
     attr_num<std::int8_t>(file, "collection", H5T_NATIVE_INT8, m.collection ? 1 : 0, path);
     attr_str(file, "design", m.design, path);
   }
+  if (m.format_version >= 6) attr_str(file, "evaluator", m.evaluator, path);
 }
 
 StoreMeta read_meta(hid_t file, const std::string& path) {
@@ -243,6 +245,19 @@ StoreMeta read_meta(hid_t file, const std::string& path) {
     m.collection = attr_read_num<std::int8_t>(file, "collection", H5T_NATIVE_INT8, path, 0) != 0;
     if (!attr_exists(file, "design")) not_geopipe(path, "no 'design' attribute");
     m.design = attr_read_str(file, "design", path);
+  }
+  if (fv >= 6) {
+    if (!attr_exists(file, "evaluator")) not_geopipe(path, "no 'evaluator' attribute");
+    m.evaluator = attr_read_str(file, "evaluator", path);
+    if (m.evaluator != metric_source_name(MetricSource::kSimulation) &&
+        m.evaluator != metric_source_name(MetricSource::kTestFunction))
+      not_geopipe(path, "unknown evaluator '" + m.evaluator + "'");
+  } else {
+    // Before format 6 a test function's value was stored as avg_jct_s, the function's name as
+    // the scheduler: such a file is read as of the function (its values as `value`, read.cpp).
+    bool all_functions = !m.schedulers.empty();
+    for (const auto& s : m.schedulers) all_functions &= analysis::test_function_kind(s).has_value();
+    m.evaluator = metric_source_name(all_functions ? MetricSource::kTestFunction : MetricSource::kSimulation);
   }
   return m;
 }

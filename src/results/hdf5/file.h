@@ -25,8 +25,10 @@ namespace geopipe::sweep::h5 {
 /// older versions can be read (summarize, Python) but not resumed or merged.
 /// 1: the first release; 2: /metrics gains sched_truncated_searches, /jobs gains
 /// first_iteration_s, carbon_g and cross_region_bytes; 3: /scenarios.key, model_version, no
-/// cut texts; 4: /scenarios.point_key, attribute collection.
-constexpr std::int64_t kFormatVersion = 5;
+/// cut texts; 4: /scenarios.point_key, attribute collection; 5: egress cost and partition
+/// columns; 6: /metrics.value (a test function's value, until then stored as avg_jct_s),
+/// attribute evaluator.
+constexpr std::int64_t kFormatVersion = 6;
 
 // Limits on what a file read by geopipe may claim (docs/hdf5-format.md, "Damaged files and
 // limits"), checked before anything is allocated for it.
@@ -156,8 +158,15 @@ struct Input {
   StoreMeta meta;
   Layout scen_layout;
   Layout jobs_layout;                   ///< no fields if the file has no /jobs
-  bool metrics_before_format5 = false;  ///< /metrics lacks the columns of format 5 (results/hdf5/table.h)
-  bool jobs_before_format5 = false;     ///< /jobs lacks them
+  /// The format whose columns /metrics and /jobs have (results/hdf5/table.h columns_of_format):
+  /// kFormatVersion, or an older one whose rows readers complete with fill_columns_since.
+  int metrics_format = static_cast<int>(kFormatVersion);
+  int jobs_format = static_cast<int>(kFormatVersion);
+  /// What produced the rows (meta.evaluator), for fill_columns_since.
+  MetricSource evaluator() const {
+    return meta.evaluator == metric_source_name(MetricSource::kTestFunction) ? MetricSource::kTestFunction
+                                                                              : MetricSource::kSimulation;
+  }
   Hid scen, metrics, errors, jobs;
   hsize_t n_scen = 0, n_metrics = 0, n_errors = 0, n_jobs = 0;
   std::vector<ParamRow> parameters;     ///< /parameters (format 4; read whole, it is small)

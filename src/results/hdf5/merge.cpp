@@ -395,9 +395,15 @@ MergeSummary merge_stores(const std::vector<std::string>& inputs, const std::str
   sum.inputs = inputs.size();
   std::vector<std::string> hashes;
   std::uint64_t rows_in = 0;
+  std::string evaluator;  // the first input's
   for (const auto& in : inputs) {  // every input problem first
     const Input i = open_input(in);
     require_current_version(i);
+    if (evaluator.empty()) evaluator = i.meta.evaluator;
+    if (i.meta.evaluator != evaluator)
+      throw InputError(in, 0, 0,
+                       "holds the results of a " + i.meta.evaluator + ", but '" + inputs.front() + "' those of a " +
+                           evaluator + " (expected files of one kind to merge: their metrics differ)");
     if (std::find(hashes.begin(), hashes.end(), i.meta.sweep_hash) == hashes.end()) hashes.push_back(i.meta.sweep_hash);
     rows_in += i.n_scen;
   }

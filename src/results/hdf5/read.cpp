@@ -2,6 +2,7 @@
 // `geopipe summarize`.
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <unordered_map>
 #include <utility>
 
@@ -66,7 +67,7 @@ Table read_joined(const std::string& path) {
     for (const Field* f : mnum) t.numeric[c++].push_back(get_f64(mrows.row(m), *f));
     for (std::size_t k = 0; k < stext.size(); ++k) t.text[k].push_back(get_str(srows.row(i), *stext[k]));
   }
-  if (in.metrics_before_format5) {
+  if (in.metrics_format < 5) {
     // A file of format 3 or 4: its results predate egress, so their electricity cost is their
     // total cost and their egress 0, and layer partitions, so no search missed by its split
     // (fill_format5_columns, results/hdf5/table.h).
@@ -81,6 +82,20 @@ Table read_joined(const std::string& path) {
     t.names.push_back("sched_partition_misses");  // every split was even
     t.numeric.emplace_back(t.numeric.empty() ? 0 : t.numeric[0].size(), 0.0);
   }
+  if (std::find(t.names.begin(), t.names.end(), "value") == t.names.end()) {
+    // A file before format 6: a test function's values were stored as avg_jct_s; a simulation
+    // has none (fill_columns_since, results/hdf5/table.h).
+    const std::size_t n = t.numeric.empty() ? 0 : t.numeric[0].size();
+    const auto jct = std::find(t.names.begin(), t.names.end(), "avg_jct_s");
+    std::vector<double> value(n, 0.0);
+    if (in.evaluator() == MetricSource::kTestFunction && jct != t.names.end()) {
+      std::vector<double>& stored = t.numeric[static_cast<std::size_t>(jct - t.names.begin())];
+      value.swap(stored);
+      stored.assign(n, 0.0);
+    }
+    t.names.push_back("value");
+    t.numeric.push_back(std::move(value));
+  }
   return t;
 }
 
@@ -89,6 +104,7 @@ namespace {
 DesignTable design_of(Input& in, const std::string& path) {
   DesignTable d;
   d.design = in.meta.design;
+  d.evaluator = in.meta.evaluator;
   d.schedulers = in.meta.schedulers;
   d.total_scenarios = in.meta.total_scenarios;
   d.num_scenarios = in.meta.num_scenarios;
@@ -132,8 +148,13 @@ MetricByScenario read_metric_by_scenario(const std::string& path, const std::str
   const Field* m_id = ml.find("id");
   const Field* m_status = ml.find("status");
   const Field* m_value = ml.find(metric);
+  // Before format 6 a test function's value was stored as avg_jct_s, and a simulation had none
+  // (0, as format 6 writes it).
+  const bool before_value = !m_value && metric == "value";
+  if (before_value && in.evaluator() == MetricSource::kTestFunction) m_value = ml.find("avg_jct_s");
+  const bool no_value = before_value && !m_value;
   if (!m_id || !m_status) not_geopipe(path, "/metrics lacks the id/status columns");
-  if (!m_value) throw InputError(path, 0, 0, "has no metric column '" + metric + "' (written by an older geopipe?)");
+  if (!m_value && !no_value) throw InputError(path, 0, 0, "has no metric column '" + metric + "' (written by an older geopipe?)");
   const Field* m_unfinished = ml.find("jobs_unfinished");
   // (id, value) of the successful results, sorted by id (an interrupted file's rows may not be),
   // and the ids of those that left jobs unfinished.
@@ -144,7 +165,7 @@ MetricByScenario read_metric_by_scenario(const std::string& path, const std::str
   each_row(in.metrics.get(), mt.get(), ml.size, in.n_metrics, path, "metrics", [&](const unsigned char* row) {
     const std::int64_t id = get_i64(row, *m_id);
     if (id < 0 || get_i64(row, *m_status) != 1) return;
-    values.emplace_back(id, get_f64(row, *m_value));
+    values.emplace_back(id, no_value ? 0.0 : get_f64(row, *m_value));
     if (m_unfinished && get_f64(row, *m_unfinished) > 0) unfinished_ids.push_back(id);
   });
   std::sort(values.begin(), values.end(), [](const auto& a, const auto& b) { return a.first < b.first; });

@@ -44,7 +44,8 @@ struct SrcTable {
   hsize_t rows;
   const std::string* path;
   const char* name;
-  bool before_format5 = false;  ///< rows need fill_format5_columns after reading
+  int format = static_cast<int>(kFormatVersion);  ///< the format of its columns: older ones need fill_columns_since
+  MetricSource evaluator = MetricSource::kSimulation;  ///< its file's (for fill_columns_since)
 };
 
 using Key = std::pair<std::int64_t, std::int64_t>;
@@ -92,8 +93,8 @@ class SortedCopy {
   void read(const Block& b) {
     read_block(srcs_[b.src].dset, memtype_, l_.size, b.start, b.count, buf_, *srcs_[b.src].path,
                srcs_[b.src].name);
-    if (srcs_[b.src].before_format5)
-      for (std::size_t r = 0; r < buf_.n; ++r) fill_format5_columns(buf_.row(r), l_);
+    if (const auto& s = srcs_[b.src]; s.format < kFormatVersion)
+      for (std::size_t r = 0; r < buf_.n; ++r) fill_columns_since(buf_.row(r), l_, s.format, s.evaluator);
   }
 
   /// Reads every block once: notes the id range of its valid rows and counts their ids in the
@@ -341,11 +342,12 @@ void merge_scenarios(const std::vector<Input>& ins, Writer& w, const std::string
 
 /// The table `dset` (with `rows` rows) of every input that has it, for sorted_copy.
 std::vector<SrcTable> tables_of(const std::vector<Input>& ins, Hid Input::*dset, hsize_t Input::*rows,
-                                const char* name, bool Input::*before_format5 = nullptr) {
+                                const char* name, int Input::*format = nullptr) {
   std::vector<SrcTable> srcs;
   for (const Input& in : ins)
     if ((in.*dset).valid())
-      srcs.push_back({(in.*dset).get(), in.*rows, &in.path, name, before_format5 ? in.*before_format5 : false});
+      srcs.push_back({(in.*dset).get(), in.*rows, &in.path, name, format ? in.*format : static_cast<int>(kFormatVersion),
+                      in.evaluator()});
   return srcs;
 }
 
@@ -381,7 +383,7 @@ std::uint64_t copy_metrics(const std::vector<Input>& ins, Writer& w, const std::
                            bool check) {
   const Field& mst = metrics_layout().at("status");
   return copy_by_id(
-      tables_of(ins, &Input::metrics, &Input::n_metrics, "metrics", &Input::metrics_before_format5), metrics_layout(),
+      tables_of(ins, &Input::metrics, &Input::n_metrics, "metrics", &Input::metrics_format), metrics_layout(),
       w.metrics.get(),
       w.mtype.get(), w.m_rows, "metrics", shown, cov, [&](const unsigned char* r) { return get_i64(r, mst) == 1; },
       [&](std::uint64_t id) {
@@ -422,7 +424,7 @@ void copy_jobs(const std::vector<Input>& ins, Writer& w, const std::string& show
   const Field& js = w.jlayout.at("scenario_id");
   const Field& jj = w.jlayout.at("job_id");
   sorted_copy(
-      tables_of(ins, &Input::jobs, &Input::n_jobs, "jobs", &Input::jobs_before_format5), w.jlayout, w.jtype.get(),
+      tables_of(ins, &Input::jobs, &Input::n_jobs, "jobs", &Input::jobs_format), w.jlayout, w.jtype.get(),
       cov.ids,
       [&](const unsigned char* r) { return Key(get_i64(r, js), get_i64(r, jj)); },
       [&](const unsigned char* r) {

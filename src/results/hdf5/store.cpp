@@ -56,6 +56,7 @@ StoreMeta new_file_meta(const StoreMeta& meta, const config::SweepSpec& spec, co
   m.model_version = kModelVersion;
   m.collection = false;
   m.design = spec.design;
+  m.evaluator = metric_source_name(spec.evaluated_by());
   if (m.geopipe_version.empty()) m.geopipe_version = "unknown";
   if (m.created_utc.empty()) m.created_utc = util::utc_now_iso8601();
   if (m.sweep_name.empty()) m.sweep_name = spec.name;

@@ -220,25 +220,41 @@ const Layout& metrics_layout() {
   }();
   return l;
 }
-bool added_in_format5(std::string_view column) {
-  return column == "electricity_cost_usd" || column == "egress_cost_usd" || column == "sched_partition_misses" ||
-         column == "layers";
+int format_adding_column(std::string_view column) {
+  if (column == "electricity_cost_usd" || column == "egress_cost_usd" || column == "sched_partition_misses" ||
+      column == "layers")
+    return 5;
+  if (column == "value") return 6;
+  return 3;
 }
 
-Layout without_format5_columns(const Layout& l) {
+Layout columns_of_format(const Layout& l, int format) {
   Layout x;
   for (const Field& f : l.fields)
-    if (!added_in_format5(f.name)) x.add(f.name, f.kind, f.kind == Kind::Str ? f.size : 0);
+    if (format_adding_column(f.name) <= format) x.add(f.name, f.kind, f.kind == Kind::Str ? f.size : 0);
   return x;
 }
 
-void fill_format5_columns(unsigned char* row, const Layout& l) {
-  const Field* total = l.find("total_cost_usd");
-  if (!total) total = l.find("cost_usd");
-  if (const Field* f = l.find("electricity_cost_usd"); f && total) put_f64(row, *f, get_f64(row, *total));
-  if (const Field* f = l.find("egress_cost_usd")) put_f64(row, *f, 0.0);
-  if (const Field* f = l.find("sched_partition_misses")) put_f64(row, *f, 0.0);
-  if (const Field* f = l.find("layers")) std::memset(row + f->off, 0, f->size);
+void fill_columns_since(unsigned char* row, const Layout& l, int format, MetricSource evaluator) {
+  if (format < 5) {
+    const Field* total = l.find("total_cost_usd");
+    if (!total) total = l.find("cost_usd");
+    if (const Field* f = l.find("electricity_cost_usd"); f && total) put_f64(row, *f, get_f64(row, *total));
+    if (const Field* f = l.find("egress_cost_usd")) put_f64(row, *f, 0.0);
+    if (const Field* f = l.find("sched_partition_misses")) put_f64(row, *f, 0.0);
+    if (const Field* f = l.find("layers")) std::memset(row + f->off, 0, f->size);
+  }
+  if (format < 6) {
+    if (const Field* f = l.find("value")) {
+      const Field* jct = l.find("avg_jct_s");
+      if (evaluator == MetricSource::kTestFunction && jct) {
+        put_f64(row, *f, get_f64(row, *jct));
+        put_f64(row, *jct, 0.0);
+      } else {
+        put_f64(row, *f, 0.0);
+      }
+    }
+  }
 }
 
 const Layout& errors_layout() {

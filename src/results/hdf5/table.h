@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "sim/job_row.h"
+#include "sim/metrics.h"
 #include "results/hdf5/error.h"
 #include "util/input_error.h"
 
@@ -128,17 +129,23 @@ Rows fill_row(const Layout& l);
 // `text` says).
 const Layout& metrics_layout();
 
-/// Is `column` one /metrics or /jobs gained in format 5 (electricity_cost_usd, egress_cost_usd,
-/// /metrics also sched_partition_misses, /jobs also layers)? Files of formats 3 and 4 lack them.
-bool added_in_format5(std::string_view column);
-/// `l` without the columns added in format 5: the layout files of formats 3 and 4 have.
-Layout without_format5_columns(const Layout& l);
-/// Rows of a table of formats 3-4 read into this build's layout `l` (by column name: the
-/// format-5 columns are left as the buffer had them): fills those columns with what they are
-/// for results written before egress and layer partitions existed: electricity_cost_usd =
-/// total_cost_usd (/metrics) or cost_usd (/jobs), egress_cost_usd = 0, sched_partition_misses
-/// = 0 (every split was even), layers = "" (not recorded).
-void fill_format5_columns(unsigned char* row, const Layout& l);
+/// The format version in which /metrics or /jobs gained `column`: 5 for electricity_cost_usd,
+/// egress_cost_usd, sched_partition_misses (/metrics) and layers (/jobs); 6 for value
+/// (/metrics); 3 for every other column (files of formats 3 and 4 have them).
+int format_adding_column(std::string_view column);
+/// `l` without the columns added after format `format` (3..kFormatVersion): the layout a table
+/// of a file of that format has.
+Layout columns_of_format(const Layout& l, int format);
+/// A row of a table whose columns are those of format `format` (3..5), read into this build's
+/// layout `l` (by column name: the newer columns are left as the buffer had them): fills those
+/// columns with what they are for results written before them.
+/// - Format 5 (egress and layer partitions): electricity_cost_usd = total_cost_usd (/metrics) or
+///   cost_usd (/jobs), egress_cost_usd = 0, sched_partition_misses = 0 (every split was even),
+///   layers = "" (not recorded).
+/// - Format 6 (the test functions' own column): value = 0 for a simulation; for a file of a
+///   test function (`evaluator` kTestFunction: its values were stored as avg_jct_s) value =
+///   avg_jct_s and avg_jct_s = 0, as this build writes such a row.
+void fill_columns_since(unsigned char* row, const Layout& l, int format, MetricSource evaluator);
 const Layout& errors_layout();
 Layout jobs_layout(const JobTextBytes& text);
 /// How two /metrics rows (metrics_layout) of one scenario differ in a deterministic metric

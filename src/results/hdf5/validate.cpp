@@ -216,17 +216,21 @@ Input open_input(const std::string& path) {
   if (in.jobs.valid()) in.jobs_layout = layout_of(in.jobs.get(), path, "jobs");
   const Layout& jl = in.jobs_layout;
   if (current) {
-    // Files of formats 3 and 4 have /metrics and /jobs without the columns of format 5 (a file
-    // retired from one by an extension may already have them); readers fill them
-    // (fill_format5_columns).
-    const bool older = m.format_version < 5;
-    in.metrics_before_format5 = older && ml.same_as(without_format5_columns(metrics_layout()));
-    if (!in.metrics_before_format5) require_layout(ml, metrics_layout(), path, "metrics");
+    // Files of formats 3 to 5 have /metrics and /jobs without the columns added since (a file
+    // retired from one by an extension may already have some of them): the oldest format from
+    // the file's own whose columns the table has; readers fill the rest (fill_columns_since).
+    const auto format_of = [&](const Layout& want, auto same) {
+      for (int f = m.format_version; f < kFormatVersion; ++f)
+        if (same(columns_of_format(want, f))) return f;
+      return static_cast<int>(kFormatVersion);
+    };
+    in.metrics_format = format_of(metrics_layout(), [&](const Layout& l) { return ml.same_as(l); });
+    if (in.metrics_format == kFormatVersion) require_layout(ml, metrics_layout(), path, "metrics");
     require_layout(el, errors_layout(), path, "errors");
     if (in.jobs.valid()) {
       const Layout want = jobs_layout(job_text_of(jl));
-      in.jobs_before_format5 = older && jl.same_columns_as(without_format5_columns(want));
-      if (!in.jobs_before_format5 && !jl.same_columns_as(want))
+      in.jobs_format = format_of(want, [&](const Layout& l) { return jl.same_columns_as(l); });
+      if (in.jobs_format == kFormatVersion && !jl.same_columns_as(want))
         throw InputError(path, 0, 0,
                          "/jobs has different columns than this geopipe build writes (written by another version?): "
                          "file has [" + jl.describe() + "], expected [" + jobs_layout({}).describe() + "]");
