@@ -353,7 +353,7 @@ TEST(NoJobLeftBehind, AStrandingSchedulerIsAFailedRunNamingIt) {
 TEST(NoJobLeftBehind, EveryPresetFinishesEveryJobOfRandomScenarios) {
   constexpr int kCases = 500;
   const std::vector<std::string> presets = preset_names();
-  ASSERT_EQ(presets.size(), 8u);
+  ASSERT_GE(presets.size(), 8u);  // every preset of the table (test_presets pins the count)
   int noisy = 0, stale = 0, missing_links = 0, jobs_total = 0;
   for (int k = 0; k < kCases; ++k) {
     const testutil::RandomCase c = testutil::random_case(2026, static_cast<std::uint64_t>(k));
