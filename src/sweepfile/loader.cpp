@@ -221,15 +221,7 @@ void Loader::resolve_parameters(PointKeyer& keyer) {
   std::map<std::string, int> column_of;  // canonical path -> column
   for (std::size_t k = 0; k < spec_.columns.size(); ++k) {
     SweepColumn& col = spec_.columns[k];
-    std::optional<Override> setter;
-    for (const auto& f : spec_.points.grid.factors)
-      for (const SweepGrid::Cell& c : f.front())
-        if (c.column == k) setter = c.override;
-    for (std::size_t i = 0; !setter && i < spec_.points.listed.size(); ++i)
-      for (const Override& o : spec_.points.listed[i].overrides)
-        if (o.path == col.param) setter = o;
-    for (const SampledFactor& f : spec_.points.sample.factors)
-      if (!setter && f.column == k) setter = f.override_at(0.0);
+    const std::optional<Override> setter = spec_.points.first_setter(k, col.param);
     col.canonical_path = setter ? keyer.canonical_path(*setter) : col.param;
     const auto [it, fresh] = column_of.emplace(col.canonical_path, static_cast<int>(k));
     if (!fresh)  // two spellings of one parameter ("cluster.region.a.gpus", "cluster.region[0].gpus")
@@ -328,12 +320,10 @@ void Loader::check_fixed_vs_swept() const {
   };
   std::vector<OverrideTarget> fixed;
   for (const Override& o : spec_.fixed) fixed.push_back(target(o));
-  std::vector<std::size_t> points_setting(fixed.size(), 0);
-  std::vector<const Override*> first(fixed.size(), nullptr);
+  std::vector<std::uint64_t> points_setting(fixed.size(), 0);
+  std::vector<std::optional<Override>> first(fixed.size());
   std::vector<bool> here;
-  // `count` points set the overrides `ov` (a grid factor's parameters are set at every grid
-  // point, with its first level's values at the first one).
-  const auto visit = [&](const std::vector<const Override*>& ov, std::size_t count) {
+  spec_.points.for_each_setting([&](const std::vector<const Override*>& ov, std::uint64_t count) {
     here.assign(fixed.size(), false);
     for (const Override* o : ov) {
       const OverrideTarget& t = target(*o);
@@ -341,32 +331,10 @@ void Loader::check_fixed_vs_swept() const {
         if (!here[i] && fixed[i] == t) {
           here[i] = true;
           points_setting[i] += count;
-          if (!first[i]) first[i] = o;
+          if (!first[i]) first[i] = *o;
         }
     }
-  };
-  std::vector<const Override*> ov;
-  for (const auto& f : spec_.points.grid.factors)
-    for (const SweepGrid::Cell& c : f.front()) ov.push_back(&c.override);
-  if (!ov.empty()) visit(ov, static_cast<std::size_t>(spec_.points.grid.size()));
-  for (const SweepPoint& p : spec_.points.listed) {
-    ov.clear();
-    for (const Override& o : p.overrides) ov.push_back(&o);
-    visit(ov, 1);
-  }
-  // A sampled factor sets its parameter at every point whose coordinate is not NaN.
-  const std::size_t d = spec_.points.sample.factors.size();
-  std::vector<Override> sampled;
-  sampled.reserve(d);
-  for (std::size_t j = 0; j < d; ++j) {
-    std::size_t count = 0;
-    double first_u = 0;
-    for (std::uint64_t i = 0; i < spec_.points.sample.size(); ++i)
-      if (const double u = spec_.points.sample.unit[static_cast<std::size_t>(i) * d + j]; !std::isnan(u) && count++ == 0) first_u = u;
-    if (count == 0) continue;
-    sampled.push_back(spec_.points.sample.factors[j].override_at(first_u));
-    visit({&sampled.back()}, count);
-  }
+  });
   const auto at = [](const Override& o) { return Pos{o.line, o.column}; };
   for (std::size_t i = 0; i < fixed.size(); ++i) {
     const Override& f = spec_.fixed[i];

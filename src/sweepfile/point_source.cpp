@@ -1,10 +1,11 @@
 // The points of a sweep (sweepfile/point_source.h): the grid's product, the sampled factors'
-// values, the three parts in point order.
+// values, and the queries over the three parts in point order.
 #include "sweepfile/point_source.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 #include <utility>
 
 #include "sweepfile/parse.h"
@@ -115,6 +116,87 @@ SweepPoint PointSource::point(std::uint64_t i, std::size_t ncol) const {
   const std::uint64_t l = i - g;
   if (l < listed.size()) return listed[static_cast<std::size_t>(l)];
   return sample.point(l - listed.size(), ncol);
+}
+
+std::optional<Override> PointSource::first_setter(std::size_t column, const std::string& param) const {
+  for (const auto& f : grid.factors)  // a column is in one grid factor at most (GridDesign::check_swept_once)
+    for (const SweepGrid::Cell& c : f.front())
+      if (c.column == column) return c.override;
+  for (const SweepPoint& p : listed)
+    for (const Override& o : p.overrides)
+      if (o.path == param) return o;
+  for (const SampledFactor& f : sample.factors)
+    if (f.column == column) return f.override_at(0.0);
+  return std::nullopt;
+}
+
+void PointSource::for_each_text(const std::function<void(std::size_t column, const std::string& text)>& f) const {
+  for (const auto& factor : grid.factors)
+    for (const auto& level : factor)
+      for (const SweepGrid::Cell& c : level) f(c.column, c.text);
+  for (const SweepPoint& p : listed)
+    for (std::size_t k = 0; k < p.text.size(); ++k) f(k, p.text[k]);
+  for (const SampledFactor& factor : sample.factors)
+    for (const SampledFactor::Level& v : factor.values) f(factor.column, v.text);
+}
+
+void PointSource::for_each_setting(
+    const std::function<void(const std::vector<const Override*>& overrides, std::uint64_t points)>& f) const {
+  std::vector<const Override*> ov;
+  for (const auto& factor : grid.factors)
+    for (const SweepGrid::Cell& c : factor.front()) ov.push_back(&c.override);
+  if (!ov.empty()) f(ov, grid.size());
+  for (const SweepPoint& p : listed) {
+    ov.clear();
+    for (const Override& o : p.overrides) ov.push_back(&o);
+    f(ov, 1);
+  }
+  // A sampled factor sets its parameter at every point whose coordinate is not NaN.
+  const std::size_t d = sample.factors.size();
+  const std::uint64_t rows = sample.size();
+  for (std::size_t j = 0; j < d; ++j) {
+    std::uint64_t count = 0;
+    double first_u = 0;
+    for (std::uint64_t i = 0; i < rows; ++i)
+      if (const double u = sample.unit[static_cast<std::size_t>(i) * d + j]; !std::isnan(u) && count++ == 0) first_u = u;
+    if (count == 0) continue;
+    const Override first = sample.factors[j].override_at(first_u);
+    f({&first}, count);
+  }
+}
+
+void PointSource::for_each_value(const std::function<void(const Override&)>& f, bool with_listed) const {
+  for (const auto& factor : grid.factors)
+    for (const auto& level : factor)
+      for (const SweepGrid::Cell& c : level) f(c.override);
+  if (with_listed)
+    for (const SweepPoint& p : listed)
+      for (const Override& o : p.overrides) f(o);
+  const std::size_t d = sample.factors.size();
+  const std::uint64_t rows = sample.size();
+  for (std::size_t j = 0; j < d; ++j) {
+    const SampledFactor& s = sample.factors[j];
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    std::set<double> distinct;  // an integer factor's values; a discrete factor's value indices
+    for (std::uint64_t i = 0; i < rows; ++i) {
+      const double u = sample.unit[static_cast<std::size_t>(i) * d + j];
+      if (std::isnan(u)) continue;
+      lo = std::min(lo, u);
+      hi = std::max(hi, u);
+      if (s.kind == SampledFactor::Kind::kInteger) distinct.insert(s.value(u).number);
+      if (s.kind == SampledFactor::Kind::kDiscrete)
+        distinct.insert(std::min<double>(static_cast<double>(s.values.size() - 1), std::floor(u * static_cast<double>(s.values.size()))));
+    }
+    if (lo > hi) continue;  // never set
+    if (s.kind == SampledFactor::Kind::kUniform || s.kind == SampledFactor::Kind::kLogUniform) {
+      f(s.override_at(lo));
+      f(s.override_at(hi));
+    } else if (s.kind == SampledFactor::Kind::kInteger) {
+      for (const double v : distinct) f(s.override_at((v - s.min + 0.5) / (s.max - s.min + 1)));
+    } else {
+      for (const double k : distinct) f(s.override_at((k + 0.5) / static_cast<double>(s.values.size())));
+    }
+  }
 }
 
 }  // namespace geopipe::config

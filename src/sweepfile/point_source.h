@@ -1,12 +1,15 @@
 // The points of a sweep (SweepSpec::points, sweepfile/loader.h): where each point's overrides and
-// /scenarios cells come from.
+// /scenarios cells come from, and the questions the loader, the validation, the scenario factory
+// and the result store ask of all of them at once.
 //
 // A sweep's points are, in this order: the points of a grid (the cartesian product of its
 // factors, generated on demand), then the listed points (explicit [[point]]s, a points file's
 // rows; every point of a spec made by hand), then the points of a sampling design (generated on
 // demand from its matrix). Point i of the result files is point(i): the order is part of the
 // file format and does not change. A design fills the part it lays out (SweepDesign::materialise,
-// sweepfile/design.h); the other code reads the points through point().
+// sweepfile/design.h); the other code reads the points through point() and the queries of
+// PointSource, not by looking at the three parts itself (except what needs a grid's structure:
+// the covering sample of sweepfile/validate.cpp reads `grid`).
 //
 // Units: a column is an index into SweepSpec::columns; a value is its TOML text (strings quoted)
 // and its number (NaN if it is not a number, or the point does not set the column); a unit
@@ -17,7 +20,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -107,6 +112,32 @@ struct PointSource {
   /// Point `i` < size(), with `ncol` columns (by value: a grid or sampled point is generated).
   SweepPoint point(std::uint64_t i, std::size_t ncol) const;
 
+  /// An override a point makes to column `column`, whose parameter is `param` (what a caller
+  /// wants of it is the path as the points spell it): the first grid point's, else that of the
+  /// first listed point with an override of path `param`, else the sampled factor's at u = 0;
+  /// nullopt if no part sets the column.
+  std::optional<Override> first_setter(std::size_t column, const std::string& param) const;
+
+  /// Calls f(column, text) for the TOML text of every value a point can hold in a column (a
+  /// continuous or integer sampled factor, whose column is numeric, is not called for), some
+  /// more than once: every level of every grid factor, every column of every listed point (""
+  /// where it sets none), every value of a discrete sampled factor.
+  void for_each_text(const std::function<void(std::size_t column, const std::string& text)>& f) const;
+
+  /// Calls f(overrides, points) for groups of overrides such that each override's parameter is
+  /// set at exactly `points` points, first to that override's value, and each parameter a point
+  /// sets is in a group: one group of the first level of every grid factor (set at every grid
+  /// point; not called without a grid), one per listed point (its overrides, 1), one per sampled
+  /// factor set at some point (its value at the first one, and the number of rows whose
+  /// coordinate is not NaN). The pointers are valid during the call only.
+  void for_each_setting(const std::function<void(const std::vector<const Override*>& overrides, std::uint64_t points)>& f) const;
+
+  /// Calls f for overrides that cover the values the points set, for checks of each value on its
+  /// own: every level of every grid factor; if `with_listed`, every override of every listed
+  /// point; per sampled factor set at some point, its values at the smallest and the largest
+  /// coordinate it takes (a continuous factor's map is monotone: its other values are between
+  /// them), or, for an integer or discrete factor, each distinct value it takes (ascending).
+  void for_each_value(const std::function<void(const Override&)>& f, bool with_listed) const;
 };
 
 }  // namespace geopipe::config

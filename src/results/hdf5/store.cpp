@@ -88,13 +88,7 @@ Layout scenario_layout(const config::SweepSpec& spec) {
   const auto widen = [&](std::size_t k, const std::string& text) {
     if (k < spec.columns.size() && !spec.columns[k].numeric) text_w[k] = std::max(text_w[k], config::toml_unquote(text).size());
   };
-  for (const auto& f : spec.points.grid.factors)
-    for (const auto& level : f)
-      for (const auto& c : level) widen(c.column, c.text);
-  for (const auto& p : spec.points.listed)
-    for (std::size_t k = 0; k < p.text.size(); ++k) widen(k, p.text[k]);
-  for (const auto& f : spec.points.sample.factors)
-    for (const auto& v : f.values) widen(f.column, v.text);
+  spec.points.for_each_text(widen);
   for (std::size_t k = 0; k < spec.columns.size(); ++k) widen(k, spec.columns[k].fixed_text);
   Layout sl;
   sl.add("id", Kind::I64).add("point", Kind::I64).add("seed", Kind::U64).add("scheduler", Kind::Str, sched_w);
