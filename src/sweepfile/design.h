@@ -36,7 +36,8 @@ class SweepDesign {
   /// unknown parameter should be reported.
   virtual std::vector<Entry> probes() const = 0;
   /// Appends the swept parameters to spec.columns and the points (overrides, numeric and text
-  /// values per column) to spec.grid (a product generated on demand) and spec.listed.
+  /// values per column) to spec.points (sweepfile/point_source.h): its grid (a product generated
+  /// on demand), its listed points, or its sample (a matrix, through add_unit_points).
   virtual void materialise(SweepSpec& spec) const = 0;
   /// Advice appended to an error that the scenario validator found at a value of this design
   /// in the sweep file (e.g. "add integer = true"), or "".

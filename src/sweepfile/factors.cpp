@@ -246,10 +246,8 @@ std::size_t add_factor_columns(SweepSpec& spec, const std::vector<Factor>& facto
 void add_unit_points(SweepSpec& spec, const SweepFile& file, const std::vector<Factor>& factors,
                      std::vector<double> unit) {
   const std::size_t first = add_factor_columns(spec, factors);
-  for (std::size_t j = 0; j < factors.size(); ++j) spec.sample.factors.push_back(sampled_of(file, factors[j], first + j));
-  spec.sample.rows = factors.empty() ? 0 : unit.size() / factors.size();
-  for (const Factor& f : factors) spec.unit_factors.push_back(f.param);
-  spec.unit = std::move(unit);
+  for (std::size_t j = 0; j < factors.size(); ++j) spec.points.sample.factors.push_back(sampled_of(file, factors[j], first + j));
+  spec.points.sample.unit = std::move(unit);
 }
 
 bool bool_key(const SweepFile& file, const toml::table& t, const char* key, const std::string& where, bool fallback) {
@@ -285,65 +283,3 @@ std::vector<Factor> parse_factor_design(const SweepFile& file, const toml::table
 }
 
 }  // namespace geopipe::config::sweep_internal
-
-namespace geopipe::config {
-
-SampledFactor::Level SampledFactor::value(double u) const {
-  Level l = at;
-  l.numeric = true;
-  switch (kind) {
-    case Kind::kUniform:
-      l.number = min + u * (max - min);
-      l.text = sweep_internal::float_text(l.number);
-      return l;
-    case Kind::kLogUniform:
-      l.number = std::exp(std::log(min) + u * (std::log(max) - std::log(min)));
-      l.text = sweep_internal::float_text(l.number);
-      return l;
-    case Kind::kInteger: {
-      const double span = max - min + 1;
-      l.number = std::min(max, min + std::floor(u * span));
-      l.text = std::to_string(static_cast<std::int64_t>(l.number));
-      return l;
-    }
-    case Kind::kDiscrete:
-      return values[std::min(values.size() - 1, static_cast<std::size_t>(u * static_cast<double>(values.size())))];
-  }
-  return l;
-}
-
-Override SampledFactor::override_at(double u) const {
-  const Level l = value(u);
-  Override o;
-  o.path = param;
-  o.value = l.text;
-  o.origin = l.origin;
-  o.line = l.line;
-  o.column = l.column;
-  return o;
-}
-
-SweepPoint SweepSample::point(std::uint64_t i, std::size_t ncol, const std::vector<double>& unit) const {
-  SweepPoint p;
-  p.numeric.assign(ncol, std::numeric_limits<double>::quiet_NaN());
-  p.text.assign(ncol, "");
-  const std::size_t d = factors.size();
-  for (std::size_t j = 0; j < d; ++j) {
-    const double u = unit.at(static_cast<std::size_t>(i) * d + j);
-    if (std::isnan(u)) continue;
-    const SampledFactor& f = factors[j];
-    SampledFactor::Level l = f.value(u);
-    p.numeric[f.column] = l.number;
-    p.text[f.column] = l.text;
-    Override o;
-    o.path = f.param;
-    o.value = std::move(l.text);
-    o.origin = std::move(l.origin);
-    o.line = l.line;
-    o.column = l.column;
-    p.overrides.push_back(std::move(o));
-  }
-  return p;
-}
-
-}  // namespace geopipe::config

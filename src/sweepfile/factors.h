@@ -1,8 +1,9 @@
 // Internal to src/sweepfile (includes toml++). Owns the [[factor]] entries of the sampling designs
 // (the designs whose entry in the table of sweepfile/design.cpp lists the key "factor"): a
 // parameter and its range or values, with every error about them, the preamble those designs
-// share (their own table, then the factors: parse_factor_design), and the mapping of a unit
-// coordinate u in [0, 1] to the factor's value (docs/sweep-format.md, "Sampling designs"). How
+// share (their own table, then the factors: parse_factor_design), and a factor as its points use
+// it (sampled_of: the mapping of a unit coordinate u in [0, 1] to the factor's value is
+// SampledFactor's, sweepfile/point_source.h; docs/sweep-format.md, "Sampling designs"). How
 // factors combine into points is each design's (its generator in src/analysis).
 #pragma once
 
@@ -57,7 +58,7 @@ std::vector<Factor> parse_factor_design(const SweepFile& file, const toml::table
 /// capped at the last. Positioned at the factor's table.
 Value factor_value(const Factor& f, double u);
 
-/// Factor `f` as the points use it (SweepSample), as column `column`, located in `file`.
+/// Factor `f` as the points use it (SweepSample::factors), as column `column`, located in `file`.
 SampledFactor sampled_of(const SweepFile& file, const Factor& f, std::size_t column);
 
 /// What the designs over [[factor]]s (lhs, oat, sobol, morris) share: the file, the factors,
@@ -85,9 +86,9 @@ std::size_t add_factor_columns(SweepSpec& spec, const std::vector<Factor>& facto
 
 /// The points of a sampling design from its matrix: `unit` holds, row-major, one row per point
 /// and one unit coordinate per factor (NaN: the factor is not set at that point, it keeps the
-/// base's value). Appends the factor columns and sets SweepSpec::sample (points generated on
-/// demand: each set factor's value()) and the matrix itself (SweepSpec::unit_factors / unit:
-/// the /design table). Only for a spec without listed points (the sample comes after them).
+/// base's value). Appends the factor columns and sets spec.points.sample: the factors and the
+/// matrix (the /design table), from which the points are generated on demand. Only for a spec
+/// without listed points (the sample comes after them).
 void add_unit_points(SweepSpec& spec, const SweepFile& file, const std::vector<Factor>& factors,
                      std::vector<double> unit);
 

@@ -156,7 +156,7 @@ void GridDesign::materialise(SweepSpec& spec) const {
     for (const Entry& e : pt) column(e.path, e.value.numeric);
 
   if (dims_.empty() && points_.empty()) {
-    spec.listed.push_back(SweepPoint{{}, {}, {}});
+    spec.points.listed.push_back(SweepPoint{{}, {}, {}});
     return;
   }
   const std::size_t ncol = spec.columns.size();
@@ -169,7 +169,7 @@ void GridDesign::materialise(SweepSpec& spec) const {
     std::vector<SweepGrid::Level> levels(d.size());
     for (std::size_t k = 0; k < d.size(); ++k)
       for (const Member& m : d.members) levels[k].push_back(cell(m.param, m.values[k]));
-    spec.grid.factors.push_back(std::move(levels));
+    spec.points.grid.factors.push_back(std::move(levels));
   }
   for (const auto& pt : points_) {
     SweepPoint p;
@@ -181,7 +181,7 @@ void GridDesign::materialise(SweepSpec& spec) const {
       p.numeric[c.column] = c.numeric;
       p.text[c.column] = c.text;
     }
-    spec.listed.push_back(std::move(p));
+    spec.points.listed.push_back(std::move(p));
   }
 }
 

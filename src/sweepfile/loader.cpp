@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <limits>
 #include <map>
 #include <optional>
 #include <memory>
@@ -222,15 +221,7 @@ void Loader::resolve_parameters(PointKeyer& keyer) {
   std::map<std::string, int> column_of;  // canonical path -> column
   for (std::size_t k = 0; k < spec_.columns.size(); ++k) {
     SweepColumn& col = spec_.columns[k];
-    std::optional<Override> setter;
-    for (const auto& f : spec_.grid.factors)
-      for (const SweepGrid::Cell& c : f.front())
-        if (c.column == k) setter = c.override;
-    for (std::size_t i = 0; !setter && i < spec_.listed.size(); ++i)
-      for (const Override& o : spec_.listed[i].overrides)
-        if (o.path == col.param) setter = o;
-    for (const SampledFactor& f : spec_.sample.factors)
-      if (!setter && f.column == k) setter = f.override_at(0.0);
+    const std::optional<Override> setter = spec_.points.first_setter(k, col.param);
     col.canonical_path = setter ? keyer.canonical_path(*setter) : col.param;
     const auto [it, fresh] = column_of.emplace(col.canonical_path, static_cast<int>(k));
     if (!fresh)  // two spellings of one parameter ("cluster.region.a.gpus", "cluster.region[0].gpus")
@@ -329,12 +320,10 @@ void Loader::check_fixed_vs_swept() const {
   };
   std::vector<OverrideTarget> fixed;
   for (const Override& o : spec_.fixed) fixed.push_back(target(o));
-  std::vector<std::size_t> points_setting(fixed.size(), 0);
-  std::vector<const Override*> first(fixed.size(), nullptr);
+  std::vector<std::uint64_t> points_setting(fixed.size(), 0);
+  std::vector<std::optional<Override>> first(fixed.size());
   std::vector<bool> here;
-  // `count` points set the overrides `ov` (a grid factor's parameters are set at every grid
-  // point, with its first level's values at the first one).
-  const auto visit = [&](const std::vector<const Override*>& ov, std::size_t count) {
+  spec_.points.for_each_setting([&](const std::vector<const Override*>& ov, std::uint64_t count) {
     here.assign(fixed.size(), false);
     for (const Override* o : ov) {
       const OverrideTarget& t = target(*o);
@@ -342,32 +331,10 @@ void Loader::check_fixed_vs_swept() const {
         if (!here[i] && fixed[i] == t) {
           here[i] = true;
           points_setting[i] += count;
-          if (!first[i]) first[i] = o;
+          if (!first[i]) first[i] = *o;
         }
     }
-  };
-  std::vector<const Override*> ov;
-  for (const auto& f : spec_.grid.factors)
-    for (const SweepGrid::Cell& c : f.front()) ov.push_back(&c.override);
-  if (!ov.empty()) visit(ov, static_cast<std::size_t>(spec_.grid.size()));
-  for (const SweepPoint& p : spec_.listed) {
-    ov.clear();
-    for (const Override& o : p.overrides) ov.push_back(&o);
-    visit(ov, 1);
-  }
-  // A sampled factor sets its parameter at every point whose coordinate is not NaN.
-  const std::size_t d = spec_.sample.factors.size();
-  std::vector<Override> sampled;
-  sampled.reserve(d);
-  for (std::size_t j = 0; j < d; ++j) {
-    std::size_t count = 0;
-    double first_u = 0;
-    for (std::uint64_t i = 0; i < spec_.sample.rows; ++i)
-      if (const double u = spec_.unit[static_cast<std::size_t>(i) * d + j]; !std::isnan(u) && count++ == 0) first_u = u;
-    if (count == 0) continue;
-    sampled.push_back(spec_.sample.factors[j].override_at(first_u));
-    visit({&sampled.back()}, count);
-  }
+  });
   const auto at = [](const Override& o) { return Pos{o.line, o.column}; };
   for (std::size_t i = 0; i < fixed.size(); ++i) {
     const Override& f = spec_.fixed[i];
@@ -583,39 +550,6 @@ void Loader::parse_seeds(const toml::node& n) {
 }
 
 }  // namespace
-
-std::uint64_t SweepGrid::size() const {
-  if (factors.empty()) return 0;
-  std::uint64_t n = 1;
-  for (const auto& f : factors) n *= f.size();  // bounded by the loader (kMaxScenarios)
-  return n;
-}
-
-SweepPoint SweepGrid::point(std::uint64_t i, std::size_t ncol) const {
-  SweepPoint p;
-  p.numeric.assign(ncol, std::numeric_limits<double>::quiet_NaN());
-  p.text.assign(ncol, "");
-  std::vector<std::size_t> digit(factors.size());
-  for (std::size_t f = factors.size(); f-- > 0;) {  // the last factor varies fastest
-    digit[f] = static_cast<std::size_t>(i % factors[f].size());
-    i /= factors[f].size();
-  }
-  for (std::size_t f = 0; f < factors.size(); ++f)
-    for (const Cell& c : factors[f][digit[f]]) {
-      p.overrides.push_back(c.override);
-      p.numeric[c.column] = c.numeric;
-      p.text[c.column] = c.text;
-    }
-  return p;
-}
-
-SweepPoint SweepSpec::point(std::size_t i) const {
-  const std::uint64_t g = grid.size();
-  if (i < g) return grid.point(i, columns.size());
-  const std::size_t l = i - static_cast<std::size_t>(g);
-  if (l < listed.size()) return listed[l];
-  return sample.point(l - listed.size(), columns.size(), unit);
-}
 
 std::optional<ReplicationRule> replication_rule_of(const std::string& sweep_toml, const std::vector<std::string>& schedulers) {
   try {

@@ -3,7 +3,8 @@
 //
 // A sweep names a base scenario, the schedulers, the seeds and the points to run. The points
 // are laid out by the sweep's design ([sweep] design, sweepfile/design.h; the designs are the
-// table of sweepfile/design.cpp), each point a list of overrides of the base. A scenario is
+// table of sweepfile/design.cpp), each point a list of overrides of the base, held by
+// SweepSpec::points in point order (sweepfile/point_source.h). A scenario is
 // (point, seed, scheduler); see src/plan/plan.h for its stable integer id.
 //
 // Every problem (syntax, unknown key, unknown axis parameter, empty values, bad range, zip
@@ -14,13 +15,13 @@
 #pragma once
 
 #include <cstdint>
-#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "analysis/test_functions.h"
+#include "sweepfile/point_source.h"
 #include "sweepfile/scenario_key.h"
 #include "config/scenario_loader.h"
 #include "model/scenario.h"
@@ -46,73 +47,6 @@ struct SweepParameter {
   int column = -1;    ///< index of the SweepColumn that holds its value per point, or -1 (fixed)
 };
 
-struct SweepPoint {
-  std::vector<Override> overrides;  ///< this point's values (origin = sweep file, with line/col)
-  std::vector<double> numeric;      ///< per column: value as double; NaN if text or not set here
-  std::vector<std::string> text;    ///< per column: value as TOML text ("" if not set here)
-};
-
-/// The cartesian product of a grid's factors, generated point by point on demand, so that
-/// memory follows the number of distinct values, not of points (a million-point grid of three
-/// axes holds a few hundred values). A factor is an [[axis]] or a [[zip]] group; each of its
-/// levels sets one value of each of its parameters.
-struct SweepGrid {
-  /// One value of one swept parameter: its override and its /scenarios cell.
-  struct Cell {
-    std::size_t column = 0;  ///< index into SweepSpec::columns
-    Override override;
-    double numeric = 0;      ///< NaN if not a number
-    std::string text;        ///< TOML text
-  };
-  using Level = std::vector<Cell>;
-  std::vector<std::vector<Level>> factors;  ///< in file order; the last varies fastest
-
-  /// Number of points: the product of the factors' sizes, 0 without factors.
-  std::uint64_t size() const;
-  /// Point `i` < size(), with `ncol` columns.
-  SweepPoint point(std::uint64_t i, std::size_t ncol) const;
-};
-
-/// One factor of a sampling design as its points use it: how a unit coordinate u in [0, 1]
-/// maps to the parameter's value (docs/sweep-format.md, "Sampling designs").
-struct SampledFactor {
-  enum class Kind { kUniform, kLogUniform, kInteger, kDiscrete };
-  /// A value: its TOML text, its number (NaN if not a number) and where an error about it is
-  /// reported (the [[factor]] table, or a discrete value itself).
-  struct Level {
-    std::string text;
-    double number = std::numeric_limits<double>::quiet_NaN();
-    bool numeric = false;
-    std::string origin;
-    int line = 0, column = 0;
-  };
-  std::string param;       ///< as the sweep file writes it
-  std::size_t column = 0;  ///< its SweepSpec::columns index
-  Kind kind = Kind::kUniform;
-  double min = 0, max = 0;    ///< not for kDiscrete
-  std::vector<Level> values;  ///< kDiscrete
-  Level at;                   ///< origin, line and column of the [[factor]] table (text unused)
-
-  /// min + u (max - min); exp(log min + u (log max - log min)); min + floor(u (max - min + 1))
-  /// capped at max; values[floor(u count)] capped at the last.
-  Level value(double u) const;
-  /// `param = value(u)` located as Level says.
-  Override override_at(double u) const;
-};
-
-/// The points of a sampling design, generated on demand from the design's matrix
-/// (SweepSpec::unit, one row per point): point i sets each factor j whose coordinate
-/// unit[i * D + j] is not NaN to factors[j].value(u). Memory follows the matrix (8 bytes per
-/// coordinate), not the points' texts.
-struct SweepSample {
-  std::vector<SampledFactor> factors;  ///< D, in the order of the matrix's columns
-  std::uint64_t rows = 0;              ///< points
-
-  std::uint64_t size() const { return rows; }
-  /// Point `i` < rows, with `ncol` columns, from `unit` (rows x D).
-  SweepPoint point(std::uint64_t i, std::size_t ncol, const std::vector<double>& unit) const;
-};
-
 /// `seeds = { min, max, rel_ci, ... }`: precision-driven replication (docs/sweep-format.md,
 /// "Seeds until a precision"). Per point, seeds 1..min first, then more in rounds until the
 /// confidence interval of `metric` (or of its paired change against `paired_vs`) is narrow
@@ -135,11 +69,6 @@ struct SweepSpec {
   std::string base_text;                ///< its full text
   std::string design;                   ///< [sweep] design: "grid", "lhs", "oat", "sobol", "morris", "points_file"
   std::string design_text;              ///< a file the design read (points_file: the CSV), "" if none; part of the hash
-  /// A sampling design's matrix (the /design table): unit-hypercube coordinates in [0, 1) of
-  /// points 0 .. unit.size() / unit_factors.size() - 1, row-major, one column per factor
-  /// (named by its parameter). Empty for designs without one (grid, points_file).
-  std::vector<std::string> unit_factors;
-  std::vector<double> unit;
   /// [test_function] (docs/sweep-format.md, "Sampling designs", its test functions): the points evaluate this analytic
   /// function of the factor columns x1 .. xD instead of simulating a scenario; there is no base
   /// (base_path and base_text are ""), `schedulers` is the function's name alone (the label of
@@ -150,9 +79,9 @@ struct SweepSpec {
   std::optional<ReplicationRule> replication;  ///< `seeds = { min, max, rel_ci, ... }`
   std::vector<Override> fixed;          ///< [sweep.set] entries then command-line --set: applied to every point first
   std::vector<SweepColumn> columns;     ///< swept parameters in file order
-  SweepGrid grid;                       ///< points 0 .. grid.size()-1, generated on demand
-  std::vector<SweepPoint> listed;       ///< then these: explicit [[point]]s, a points_file's rows (all points of a spec made by hand)
-  SweepSample sample;                   ///< then a sampling design's points, generated on demand from `unit`
+  /// The points (sweepfile/point_source.h): a grid's, then listed ones, then a sampling design's,
+  /// whose matrix (points.sample.unit) is the /design table.
+  PointSource points;
   std::vector<std::string> trace_paths; ///< every distinct CSV trace the points read (outputs must not be one)
   std::vector<std::string> design_paths; ///< files the design read (a points file; outputs must not be one)
   JobTextBytes job_text;                ///< widest job texts of the checked points (sim/job_row.h): /jobs column widths
@@ -162,12 +91,11 @@ struct SweepSpec {
   std::vector<SweepParameter> parameters;    ///< every schema leaf of base + fixed, sorted by path
   std::uint64_t hash = 0;               ///< FNV-1a 64 of text, base_text, the command-line sets (and design_text)
 
-  /// Points of the sweep (see the file comment): the grid's, the listed ones, the sampled ones.
-  std::size_t num_points() const {
-    return static_cast<std::size_t>(grid.size()) + listed.size() + static_cast<std::size_t>(sample.size());
-  }
-  /// Point `i` < num_points() (by value: a grid point is generated).
-  SweepPoint point(std::size_t i) const;
+  /// Points of the sweep: points.size().
+  std::size_t num_points() const { return static_cast<std::size_t>(points.size()); }
+  /// Point `i` < num_points(), with a value per column (by value: a grid or sampled point is
+  /// generated).
+  SweepPoint point(std::size_t i) const { return points.point(i, columns.size()); }
   /// What produces the points' metrics: the function of a [test_function] sweep, else a
   /// simulation (the result file's StoreMeta::evaluator; run/evaluator.h).
   MetricSource evaluated_by() const { return test_function ? MetricSource::kTestFunction : MetricSource::kSimulation; }

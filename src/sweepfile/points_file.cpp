@@ -155,7 +155,7 @@ void PointsFileDesign::materialise(SweepSpec& spec) const {
   const std::size_t ncol = spec.columns.size();
   spec.design_text = csv_text_;
   spec.design_paths.push_back(csv_path_);
-  spec.listed.reserve(spec.listed.size() + rows_.size());
+  spec.points.listed.reserve(spec.points.listed.size() + rows_.size());
   for (const auto& row : rows_) {
     SweepPoint p;
     p.numeric.assign(ncol, std::numeric_limits<double>::quiet_NaN());
@@ -165,7 +165,7 @@ void PointsFileDesign::materialise(SweepSpec& spec) const {
       p.numeric[first + k] = row[k].numeric ? row[k].number : std::numeric_limits<double>::quiet_NaN();
       p.text[first + k] = row[k].text;
     }
-    spec.listed.push_back(std::move(p));
+    spec.points.listed.push_back(std::move(p));
   }
 }
 

@@ -46,15 +46,11 @@ Scenario make_fresh(const std::string& base_text, const std::string& base_path, 
 
 struct ScenarioFactory::Impl {
   sweep_internal::PreparedBase prepared;
-  SweepSpec points;  ///< only the columns, the grid and the listed points of the sweep
+  std::vector<SweepColumn> columns;  ///< the sweep's
+  PointSource points;                ///< the sweep's
 
-  explicit Impl(const SweepSpec& spec) : prepared(spec.base_text, spec.base_path, spec.fixed) {
-    points.columns = spec.columns;
-    points.grid = spec.grid;
-    points.listed = spec.listed;
-    points.sample = spec.sample;
-    points.unit = spec.unit;
-  }
+  explicit Impl(const SweepSpec& spec)
+      : prepared(spec.base_text, spec.base_path, spec.fixed), columns(spec.columns), points(spec.points) {}
 };
 
 ScenarioFactory::ScenarioFactory(const SweepSpec& spec) : impl_(std::make_unique<Impl>(spec)) {
@@ -64,10 +60,10 @@ ScenarioFactory::ScenarioFactory(const SweepSpec& spec) : impl_(std::make_unique
 ScenarioFactory::~ScenarioFactory() = default;
 
 Scenario ScenarioFactory::make(std::size_t point) const {
-  if (point >= impl_->points.num_points())
+  if (point >= impl_->points.size())
     throw std::out_of_range("ScenarioFactory::make: point " + std::to_string(point) + " out of range (" +
-                            std::to_string(impl_->points.num_points()) + " points)");
-  return impl_->prepared.make(impl_->points.point(point).overrides);
+                            std::to_string(impl_->points.size()) + " points)");
+  return impl_->prepared.make(impl_->points.point(point, impl_->columns.size()).overrides);
 }
 
 }  // namespace geopipe::config

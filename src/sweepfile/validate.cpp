@@ -6,7 +6,6 @@
 #include "sweepfile/validate.h"
 
 #include <algorithm>
-#include <limits>
 #include <cmath>
 #include <cstdlib>
 #include <memory>
@@ -137,8 +136,8 @@ std::vector<std::size_t> points_to_check(const SweepSpec& spec, const SweepLoadO
     for (std::size_t i = 0; i < n; ++i) out[i] = i;
     return out;
   }
-  const auto& factors = spec.grid.factors;
-  const std::uint64_t g = spec.grid.size();
+  const auto& factors = spec.points.grid.factors;
+  const std::uint64_t g = spec.points.grid.size();
   // The index of the grid point whose factor f is at level digit[f] (the last varies fastest).
   const auto index = [&](const std::vector<std::size_t>& digit) {
     std::uint64_t i = 0;
@@ -218,39 +217,10 @@ void check_values(const SweepSpec& spec, const SweepFile& file, const SweepDesig
       throw InputError(o.origin, o.line, o.column, e.message() + hint);
     }
   };
-  for (const auto& factor : spec.grid.factors)
-    for (const auto& level : factor)
-      for (const SweepGrid::Cell& c : level) check(c.override);
-  if (spec.design != "grid")  // a points_file's rows: each value
-    for (const SweepPoint& p : spec.listed)
-      for (const Override& o : p.overrides) check(o);
-  // A sampled factor: its smallest and largest value (a continuous factor's map is monotone and
-  // its values are all floats, so the schema's range check of the two decides for all), every
-  // integer or discrete value it takes.
-  const std::size_t d = spec.sample.factors.size();
-  for (std::size_t j = 0; j < d; ++j) {
-    const SampledFactor& f = spec.sample.factors[j];
-    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-    std::set<double> distinct;
-    for (std::uint64_t i = 0; i < spec.sample.rows; ++i) {
-      const double u = spec.unit[static_cast<std::size_t>(i) * d + j];
-      if (std::isnan(u)) continue;
-      lo = std::min(lo, u);
-      hi = std::max(hi, u);
-      if (f.kind == SampledFactor::Kind::kInteger) distinct.insert(f.value(u).number);
-      if (f.kind == SampledFactor::Kind::kDiscrete)
-        distinct.insert(std::min<double>(static_cast<double>(f.values.size() - 1), std::floor(u * static_cast<double>(f.values.size()))));
-    }
-    if (lo > hi) continue;  // never set
-    if (f.kind == SampledFactor::Kind::kUniform || f.kind == SampledFactor::Kind::kLogUniform) {
-      check(f.override_at(lo));
-      check(f.override_at(hi));
-    } else if (f.kind == SampledFactor::Kind::kInteger) {
-      for (const double v : distinct) check(f.override_at((v - f.min + 0.5) / (f.max - f.min + 1)));
-    } else {
-      for (const double k : distinct) check(f.override_at((k + 0.5) / static_cast<double>(f.values.size())));
-    }
-  }
+  // A points_file's rows: each value (a grid's [[point]]s were all built). A sampled factor's
+  // smallest and largest value decide the schema's range check for all (its map is monotone and
+  // its values are all floats); an integer or discrete factor's values are each checked.
+  spec.points.for_each_value(check, /*with_listed=*/spec.design != "grid");
 }
 
 }  // namespace geopipe::config::sweep_internal

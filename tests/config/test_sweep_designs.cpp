@@ -168,11 +168,11 @@ values = [0.3, 0.45]
   EXPECT_EQ(s.point(8).overrides[0].value, "5");
   EXPECT_EQ(s.point(9).overrides[0].value, "0.3");
   EXPECT_EQ(s.point(10).overrides[0].value, "0.45");
-  ASSERT_EQ(s.unit_factors.size(), 3u);
-  ASSERT_EQ(s.unit.size(), 11u * 3u);
-  EXPECT_TRUE(std::isnan(s.unit[0]) && std::isnan(s.unit[1]) && std::isnan(s.unit[2]));
-  EXPECT_EQ(s.unit[3 * 3 + 0], 0.5);  // point 3: the bandwidth's third level
-  EXPECT_TRUE(std::isnan(s.unit[3 * 3 + 1]));
+  ASSERT_EQ(s.points.sample.factor_names().size(), 3u);
+  ASSERT_EQ(s.points.sample.unit.size(), 11u * 3u);
+  EXPECT_TRUE(std::isnan(s.points.sample.unit[0]) && std::isnan(s.points.sample.unit[1]) && std::isnan(s.points.sample.unit[2]));
+  EXPECT_EQ(s.points.sample.unit[3 * 3 + 0], 0.5);  // point 3: the bandwidth's third level
+  EXPECT_TRUE(std::isnan(s.points.sample.unit[3 * 3 + 1]));
   EXPECT_EQ(s.design, "oat");
   // levels = 2: the ends of each range
   const SweepSpec two = load_text(tmp, sweep_text("design = \"oat\"\n\n[oat]\nlevels = 2\n\n" + factors));
@@ -209,9 +209,9 @@ TEST(SweepSobol, SaltelliBlocksOnABalancedSequence) {
   const SweepSpec s = load_text(tmp, sobol_text(kTwoFactors));
   const std::size_t d = 2, k = 2 * d + 2, n = 16;
   ASSERT_EQ(s.num_points(), n * k);
-  ASSERT_EQ(s.unit.size(), n * k * d);
+  ASSERT_EQ(s.points.sample.unit.size(), n * k * d);
   EXPECT_EQ(s.design, "sobol");
-  auto u = [&](std::size_t point, std::size_t j) { return s.unit[point * d + j]; };
+  auto u = [&](std::size_t point, std::size_t j) { return s.points.sample.unit[point * d + j]; };
   std::vector<std::vector<int>> strata(2 * d, std::vector<int>(n, 0));
   for (std::size_t i = 0; i < n; ++i) {
     const std::size_t a = i * k, b = i * k + k - 1;
@@ -229,15 +229,15 @@ TEST(SweepSobol, SaltelliBlocksOnABalancedSequence) {
   }
   for (const auto& c : strata) EXPECT_EQ(c, std::vector<int>(n, 1));
   // Deterministic; the seed moves every point (a new digital shift) and keeps the balance.
-  EXPECT_EQ(load_text(tmp, sobol_text(kTwoFactors)).unit, s.unit);
+  EXPECT_EQ(load_text(tmp, sobol_text(kTwoFactors)).points.sample.unit, s.points.sample.unit);
   const SweepSpec other = load_text(tmp, sobol_text(kTwoFactors, "samples = 16\nseed = 2\n"));
-  EXPECT_NE(other.unit[0], s.unit[0]);
+  EXPECT_NE(other.points.sample.unit[0], s.points.sample.unit[0]);
   // Without second order: A, AB_j, B.
   const SweepSpec first = load_text(tmp, sobol_text(kTwoFactors, "samples = 16\nsecond_order = false\n"));
   ASSERT_EQ(first.num_points(), n * (d + 2));
   for (std::size_t i = 0; i < n; ++i) {
-    EXPECT_EQ(first.unit[(i * (d + 2)) * d], s.unit[(i * k) * d]);                    // A_i
-    EXPECT_EQ(first.unit[(i * (d + 2) + d + 1) * d], s.unit[(i * k + k - 1) * d]);  // B_i
+    EXPECT_EQ(first.points.sample.unit[(i * (d + 2)) * d], s.points.sample.unit[(i * k) * d]);                    // A_i
+    EXPECT_EQ(first.points.sample.unit[(i * (d + 2) + d + 1) * d], s.points.sample.unit[(i * k + k - 1) * d]);  // B_i
   }
 }
 
@@ -286,7 +286,7 @@ TEST(SweepMorris, OneFactorPerStepOnTheGrid) {
       const std::size_t p = t * (d + 1) + step;
       std::size_t changed = 0;
       for (std::size_t j = 0; j < d; ++j) {
-        const double now = s.unit[p * d + j], before = s.unit[(p - 1) * d + j];
+        const double now = s.points.sample.unit[p * d + j], before = s.points.sample.unit[(p - 1) * d + j];
         const double level = now * 5.0;
         EXPECT_NEAR(level, std::round(level), 1e-12) << "off the grid";
         EXPECT_GE(now, 0.0);
@@ -303,9 +303,9 @@ TEST(SweepMorris, OneFactorPerStepOnTheGrid) {
   }
   // Adding trajectories keeps the earlier ones; the seed moves them.
   const SweepSpec more = load_text(tmp, morris_text(factors, "trajectories = 12\nlevels = 6\n"));
-  ASSERT_EQ(more.unit.size(), 12u * (d + 1) * d);
-  EXPECT_TRUE(std::equal(s.unit.begin(), s.unit.end(), more.unit.begin()));
-  EXPECT_NE(load_text(tmp, morris_text(factors, "trajectories = 10\nlevels = 6\nseed = 3\n")).unit, s.unit);
+  ASSERT_EQ(more.points.sample.unit.size(), 12u * (d + 1) * d);
+  EXPECT_TRUE(std::equal(s.points.sample.unit.begin(), s.points.sample.unit.end(), more.points.sample.unit.begin()));
+  EXPECT_NE(load_text(tmp, morris_text(factors, "trajectories = 10\nlevels = 6\nseed = 3\n")).points.sample.unit, s.points.sample.unit);
   // A discrete factor's p levels map to its values, u = 1 to the last.
   std::set<std::string> mfu;
   for (std::size_t p = 0; p < s.num_points(); ++p) mfu.insert(s.point(p).text[2]);
@@ -347,7 +347,7 @@ TEST(SweepTestFunction, InputsAreTheFactors) {
   EXPECT_EQ(s.columns[2].param, "x3");
   const double pi = std::acos(-1.0);
   for (std::size_t i = 0; i < 8; ++i)
-    for (std::size_t j = 0; j < 3; ++j) EXPECT_NEAR(s.point(i).numeric[j], -pi + 2 * pi * s.unit[i * 3 + j], 1e-12);
+    for (std::size_t j = 0; j < 3; ++j) EXPECT_NEAR(s.point(i).numeric[j], -pi + 2 * pi * s.points.sample.unit[i * 3 + j], 1e-12);
   std::vector<std::string> params;
   for (const auto& p : s.parameters) params.push_back(p.path + "=" + p.value);
   EXPECT_EQ(params, (std::vector<std::string>{"test_function.a=7.0", "test_function.b=0.1", "test_function.name=\"ishigami\"",
@@ -358,13 +358,13 @@ TEST(SweepTestFunction, InputsAreTheFactors) {
   std::string b = text;
   b.insert(b.find("\n\n[lhs]"), "\nb = 0.2");
   const SweepSpec other = load_text(tmp, b);
-  EXPECT_EQ(other.unit, s.unit);
+  EXPECT_EQ(other.points.sample.unit, s.points.sample.unit);
   EXPECT_NE(other.point_digests[0], s.point_digests[0]);
   // The G-function: D = the coefficients' count, inputs on [0, 1].
   const SweepSpec g = load_text(tmp, "[sweep]\nname = \"g\"\ndesign = \"sobol\"\nseeds = 2\n[test_function]\nname = \"sobol-g\"\na = [0, 9]\n[sobol]\nsamples = 4\n");
   EXPECT_EQ(g.columns.size(), 2u);
   EXPECT_EQ(g.num_scenarios(), 4u * 6u * 2u);
-  EXPECT_EQ(g.point(0).numeric[1], g.unit[1]);
+  EXPECT_EQ(g.point(0).numeric[1], g.points.sample.unit[1]);
 }
 
 TEST(SweepTestFunction, BadInputIsLocated) {

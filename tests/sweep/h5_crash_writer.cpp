@@ -51,7 +51,7 @@ config::SweepSpec crash_spec(std::uint64_t m) {
     config::SweepPoint pt;
     pt.numeric = {0.5 * static_cast<double>(p)};
     pt.text = {""};
-    s.listed.push_back(pt);
+    s.points.listed.push_back(pt);
     s.point_digests.push_back({p, p + 1});
   }
   s.hash = 0x1234;

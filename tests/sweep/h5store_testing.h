@@ -83,7 +83,7 @@ inline config::SweepSpec small_spec() {
   p0.text = {"", "\"a.csv\""};
   p1.numeric = {2.0, nan};
   p1.text = {"", "'b.csv'"};
-  s.listed = {p0, p1};
+  s.points.listed = {p0, p1};
   s.hash = 0xabcdef0123456789ULL;
   s.job_text = {16, 32};
   s.point_digests = {{1, 2}, {3, 4}};

@@ -27,7 +27,7 @@ config::SweepSpec spec_with_jobs(int jobs) {
                 "[[workload.mix]]\nmodel = \"gpt3-1.3b\"\n";
   s.schedulers = {"first-fit"};
   s.seeds = {1};
-  s.listed.resize(1);
+  s.points.listed.resize(1);
   return s;
 }
 
@@ -61,7 +61,7 @@ TEST(Execute, TestFunctionSweepsEvaluateTheirFunction) {
   config::SweepPoint p;
   p.numeric = {1, 2, 3};
   p.text = {"1", "2", "3"};
-  s.listed = {p};
+  s.points.listed = {p};
   const auto ev = make_evaluator(s);
   ASSERT_NE(dynamic_cast<const TestFunctionEvaluator*>(ev.get()), nullptr);
   const ScenarioResult r = execute_scenario(*ev, Plan(1, 1, 1), 0, {});

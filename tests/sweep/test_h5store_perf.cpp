@@ -20,11 +20,11 @@ TEST(H5StorePerf, Append100kRows) {
   TempDir dir;
   const std::int64_t n = 100000;
   config::SweepSpec spec = small_spec();
-  const config::SweepPoint p0 = spec.listed[0];
-  spec.listed.assign(static_cast<std::size_t>(n / 4), p0);
-  for (std::size_t p = 0; p < spec.listed.size(); ++p) spec.listed[p].numeric[0] = 0.001 * static_cast<double>(p);
-  spec.point_digests.assign(spec.listed.size(), {5, 6});
-  Plan plan(spec.listed.size(), 2, 2);
+  const config::SweepPoint p0 = spec.points.listed[0];
+  spec.points.listed.assign(static_cast<std::size_t>(n / 4), p0);
+  for (std::size_t p = 0; p < spec.points.listed.size(); ++p) spec.points.listed[p].numeric[0] = 0.001 * static_cast<double>(p);
+  spec.point_digests.assign(spec.points.listed.size(), {5, 6});
+  Plan plan(spec.points.listed.size(), 2, 2);
   StoreMeta meta = small_meta();
 
   using clk = std::chrono::steady_clock;

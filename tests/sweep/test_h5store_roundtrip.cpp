@@ -130,8 +130,8 @@ print("jobs", len(jobs), jobs["model"].str.decode("utf-8").iloc[0], jobs["region
 TEST(H5Store, ParametersAndResolvedCells) {
   TempDir dir;
   config::SweepSpec spec = small_spec();
-  spec.listed[1].numeric[0] = std::nan("");  // point 1 leaves the bandwidth scale alone
-  spec.listed[1].text[1] = "";               // and the trace: it has no fixed value
+  spec.points.listed[1].numeric[0] = std::nan("");  // point 1 leaves the bandwidth scale alone
+  spec.points.listed[1].text[1] = "";               // and the trace: it has no fixed value
   const std::string path = dir.file("p.h5");
   {
     auto store = ResultStore::create(path, small_meta(), spec, Plan(2, 2, 2), false);
@@ -164,18 +164,18 @@ TEST(H5Store, TextAxisValuesAreStoredWithoutTomlQuotes) {
   spec.schedulers = {"bace-pipe"};
   spec.seeds = {7};
   spec.columns = {{"workload.trace", false}};
-  spec.listed.clear();
+  spec.points.listed.clear();
   for (const char* v : {"\"x\\\"y\"", "\"caf\\u00e9\"", "'lit'", "[1, 2]", "true"}) {
     config::SweepPoint p;
     p.numeric = {std::nan("")};
     p.text = {v};
-    spec.listed.push_back(p);
+    spec.points.listed.push_back(p);
   }
   const std::string path = dir.file("text.h5");
   StoreMeta meta = small_meta();
   meta.schedulers = spec.schedulers;
   meta.axes = {"workload.trace"};
-  spec.point_digests.assign(spec.listed.size(), {7, 8});
+  spec.point_digests.assign(spec.points.listed.size(), {7, 8});
   auto store = ResultStore::create(path, meta, spec, Plan(5, 1, 1), false);
   for (std::int64_t id = 0; id < 5; ++id) {
     ScenarioResult r = small_result(0, false);

@@ -105,7 +105,8 @@ Layout parameters_layout(const std::vector<ParamRow>& rows);
 void write_parameters(Writer& w, const std::vector<ParamRow>& rows, const std::string& shown);
 
 /// Creates /design in `w` (before finish_new): column `point`, then one float64 column per
-/// factor; `unit` row-major (SweepSpec::unit). Nothing if `factors` is empty.
+/// factor; `unit` row-major (SweepSample::unit, sweepfile/point_source.h). Nothing if
+/// `factors` is empty.
 void write_design(Writer& w, const std::vector<std::string>& factors, const std::vector<double>& unit,
                   const std::string& shown);
 /// Copies /design of `from` (if it has one) into `w` block by block.

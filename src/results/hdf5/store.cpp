@@ -89,13 +89,7 @@ Layout scenario_layout(const config::SweepSpec& spec) {
   const auto widen = [&](std::size_t k, const std::string& text) {
     if (k < spec.columns.size() && !spec.columns[k].numeric) text_w[k] = std::max(text_w[k], config::toml_unquote(text).size());
   };
-  for (const auto& f : spec.grid.factors)
-    for (const auto& level : f)
-      for (const auto& c : level) widen(c.column, c.text);
-  for (const auto& p : spec.listed)
-    for (std::size_t k = 0; k < p.text.size(); ++k) widen(k, p.text[k]);
-  for (const auto& f : spec.sample.factors)
-    for (const auto& v : f.values) widen(f.column, v.text);
+  spec.points.for_each_text(widen);
   for (std::size_t k = 0; k < spec.columns.size(); ++k) widen(k, spec.columns[k].fixed_text);
   Layout sl;
   sl.add("id", Kind::I64).add("point", Kind::I64).add("seed", Kind::U64).add("scheduler", Kind::Str, sched_w);
@@ -293,7 +287,7 @@ std::unique_ptr<ResultStore> ResultStore::create(const std::string& path, const 
                          save_jobs ? std::optional<JobTextBytes>(spec.job_text) : std::nullopt);
     write_scenarios(nw, sl, spec, plan, path);
     write_parameters(nw, parameter_rows(spec), path);
-    write_design(nw, spec.unit_factors, spec.unit, path);
+    write_design(nw, spec.points.sample.factor_names(), spec.points.sample.unit, path);
     m.num_scenarios = nw.s_rows;
     finish_new(nw, m, /*swmr=*/true, path);
     return nw;
@@ -310,8 +304,9 @@ void ResultStore::check_fits(const StoreMeta& meta, const config::SweepSpec& spe
     Writer nw = open_new("geopipe-check-fits.h5", shown, sl, plan.shard_total(),
                          save_jobs ? std::optional<JobTextBytes>(spec.job_text) : std::nullopt, /*in_memory=*/true);
     write_parameters(nw, parameter_rows(spec), shown);
-    const std::size_t d = spec.unit_factors.size();  // one design row is enough: the structure is what may not fit
-    if (d > 0) write_design(nw, spec.unit_factors, std::vector<double>(spec.unit.begin(), spec.unit.begin() + static_cast<std::ptrdiff_t>(std::min(d, spec.unit.size()))), shown);
+    const config::SweepSample& sample = spec.points.sample;
+    const std::size_t d = sample.factors.size();  // one design row is enough: the structure is what may not fit
+    if (d > 0) write_design(nw, sample.factor_names(), std::vector<double>(sample.unit.begin(), sample.unit.begin() + static_cast<std::ptrdiff_t>(std::min(d, sample.unit.size()))), shown);
     finish_new(nw, m, /*swmr=*/false, shown);
     nw.close(shown);
   } catch (const InputError&) {
@@ -422,7 +417,7 @@ std::unique_ptr<ResultStore> ResultStore::extend(const std::string& path, const 
     Writer nw = open_new(tmp, path, sl, plan.shard_total(), jobs);
     write_scenarios(nw, sl, spec, plan, path);
     write_parameters(nw, parameter_rows(spec), path);
-    write_design(nw, spec.unit_factors, spec.unit, path);
+    write_design(nw, spec.points.sample.factor_names(), spec.points.sample.unit, path);
     rows = copy_remapped(*in, nw, pairs, path);
     in.reset();  // closed before the new file replaces it
     m.num_scenarios = nw.s_rows;
