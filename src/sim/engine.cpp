@@ -32,7 +32,6 @@ std::string format_seconds(double t) {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 struct Running {
-  bool active = false;
   long version = 0;
   std::vector<int> regions;        // per stage
   std::vector<double> fwd, bwd;    // per stage, s
@@ -104,9 +103,21 @@ class Engine {
       : sc_(sc), topo_(sc.topology), jobs_(jobs), sched_(sched), opt_(opt), net_(sc.topology),
         monitor_(sc.scheduler, sc.topology.num_regions(), seed), acc_(sc.topology) {
     const auto n = jobs.size();
-    profiles_.reserve(n);
-    for (const Job& j : jobs) profiles_.push_back(make_profile(j, sc.llms[static_cast<size_t>(j.model)], sc.compute));
-    run_.resize(n);
+    // One profile per job shape; a job's own (its shape's with its iterations) exists while it
+    // waits or runs (acquire_profile, release_profile).
+    shapes_ = job_shapes(jobs_, ctx_.num_shapes);
+    shape_profiles_.resize(static_cast<size_t>(ctx_.num_shapes));
+    std::vector<bool> built(shape_profiles_.size(), false);
+    for (size_t i = 0; i < n; ++i) {
+      const auto k = static_cast<size_t>(shapes_[i]);
+      if (built[k]) continue;
+      shape_profiles_[k] = make_profile(jobs[i], sc.llms[static_cast<size_t>(jobs[i].model)], sc.compute);
+      built[k] = true;
+    }
+    profile_slot_.assign(n, -1);
+    slot_of_.assign(n, -1);
+    // At most one slot per running job, and a running job holds at least one GPU.
+    slots_.reserve(static_cast<size_t>(std::max(1, sc.topology.total_gpus())));
     rec_.resize(n);
     for (size_t i = 0; i < n; ++i) {
       if (jobs[i].id != static_cast<int>(i)) throw std::logic_error("simulate: job ids must be 0..n-1 in order");
@@ -124,8 +135,8 @@ class Engine {
     ctx_.topo = &topo_;
     ctx_.compute = &sc.compute;
     ctx_.jobs = &jobs_;
-    ctx_.profiles = &profiles_;
-    shapes_ = job_shapes(jobs_, ctx_.num_shapes);
+    ctx_.profiles = &profile_pool_;
+    ctx_.profile_slot = &profile_slot_;
     ctx_.shapes = &shapes_;
     for (const auto& reg : topo_.regions) has_profiles_ |= !reg.price.is_flat();
     if (opt.record_timeline) timeline_.emplace(topo_, n);
@@ -226,9 +237,34 @@ class Engine {
   }
 
   bool valid(const Completion& c) const {
-    const Running& r = run_[static_cast<size_t>(c.job)];
-    return r.active && r.version == c.version;
+    const int s = slot_of_[static_cast<size_t>(c.job)];
+    return s >= 0 && slots_[static_cast<size_t>(s)].version == c.version;
   }
+
+  /// Job j's profile (it has arrived and not finished).
+  const JobProfile& profile(int j) const { return ctx_.profile(j); }
+  /// Gives arriving job j its profile: its shape's, with its iterations (make_profile's, bit for
+  /// bit: a shape's profiles differ only there). Pooled slots keep their vectors' storage.
+  void acquire_profile(int j) {
+    if (free_profiles_.empty()) {
+      free_profiles_.push_back(static_cast<int>(profile_pool_.size()));
+      profile_pool_.emplace_back();
+    }
+    const int s = free_profiles_.back();
+    free_profiles_.pop_back();
+    JobProfile& p = profile_pool_[static_cast<size_t>(s)];
+    p = shape_profiles_[static_cast<size_t>(shapes_[static_cast<size_t>(j)])];
+    p.iterations = static_cast<double>(jobs_[static_cast<size_t>(j)].iterations);
+    profile_slot_[static_cast<size_t>(j)] = s;
+  }
+  void release_profile(int j) {
+    free_profiles_.push_back(profile_slot_[static_cast<size_t>(j)]);
+    profile_slot_[static_cast<size_t>(j)] = -1;
+  }
+
+  /// The state of running job j (slot_of_[j] >= 0).
+  Running& running(int j) { return slots_[static_cast<size_t>(slot_of_[static_cast<size_t>(j)])]; }
+  bool is_running(int j) const { return slot_of_[static_cast<size_t>(j)] >= 0; }
 
   double next_price_change(double t) const {
     double nx = kInf;
@@ -238,7 +274,7 @@ class Engine {
 
   // Accrue progress, energy, cost, ... of job j from its last update to t.
   void settle(int j, double t) {
-    Running& r = run_[static_cast<size_t>(j)];
+    Running& r = running(j);
     const double dt = t - r.last_t;
     if (dt <= 0) return;
     JobRecord& rec = rec_[static_cast<size_t>(j)];
@@ -252,8 +288,8 @@ class Engine {
 
   // Recompute T_iter and power of job j from its current hop allocations; reschedule its end.
   void update_timing(int j, double t) {
-    Running& r = run_[static_cast<size_t>(j)];
-    const JobProfile& p = profiles_[static_cast<size_t>(j)];
+    Running& r = running(j);
+    const JobProfile& p = profile(j);
     const size_t H = r.hop_lat.size();
     for (size_t h = 0; h < H; ++h) {
       if (r.flow_f[h] < 0) {
@@ -293,7 +329,7 @@ class Engine {
   }
 
   void start(int j, const Placement& pl, double t) {
-    const JobProfile& even = profiles_[static_cast<size_t>(j)];
+    const JobProfile& even = profile(j);
     const int S = even.stages;
     if (static_cast<int>(pl.stage_region.size()) != S)
       throw std::logic_error("scheduler " + std::string(sched_.name()) + ": placement size != stages");
@@ -303,11 +339,16 @@ class Engine {
     std::optional<JobProfile> placed;
     if (sc_.compute.layer_partition != LayerPartition::kEven) placed = placed_profile(even, pl.stage_region, topo_, sc_.compute);
     const JobProfile& p = placed ? *placed : even;
-    Running& r = run_[static_cast<size_t>(j)];
-    if (r.active || rec_[static_cast<size_t>(j)].start_s >= 0)
+    if (is_running(j) || rec_[static_cast<size_t>(j)].start_s >= 0)
       throw std::logic_error("scheduler " + std::string(sched_.name()) + ": job started twice");
+    if (free_slots_.empty()) {
+      free_slots_.push_back(static_cast<int>(slots_.size()));
+      slots_.emplace_back();
+    }
+    slot_of_[static_cast<size_t>(j)] = free_slots_.back();
+    free_slots_.pop_back();
+    Running& r = running(j);
     r = Running{};
-    r.active = true;
     r.regions = pl.stage_region;
     r.fwd.resize(static_cast<size_t>(S));
     r.bwd.resize(static_cast<size_t>(S));
@@ -380,8 +421,8 @@ class Engine {
 
   void finish(int j, double t) {
     settle(j, t);
-    Running& r = run_[static_cast<size_t>(j)];
-    const JobProfile& p = profiles_[static_cast<size_t>(j)];
+    Running& r = running(j);
+    const JobProfile& p = profile(j);
     const int R = topo_.num_regions();
     for (int reg : r.regions) free_[static_cast<size_t>(reg)] += p.gpus_per_stage;
     for (size_t h = 0; h < r.flow_f.size(); ++h) {
@@ -392,8 +433,11 @@ class Engine {
       --flow_count_[static_cast<size_t>(a * R + b)];
       --flow_count_[static_cast<size_t>(b * R + a)];
     }
-    r.remaining = 0;
-    r.active = false;
+    // The slot goes back to the pool with its state released: memory follows the running jobs.
+    r = Running{};
+    free_slots_.push_back(slot_of_[static_cast<size_t>(j)]);
+    slot_of_[static_cast<size_t>(j)] = -1;
+    release_profile(j);
     --running_;
     JobRecord& rec = rec_[static_cast<size_t>(j)];
     rec.finish_s = t;
@@ -407,13 +451,13 @@ class Engine {
     changed_.clear();
     net_.rebalance(changed_);
     for (int j : changed_) {
-      Running& r = run_[static_cast<size_t>(j)];
-      if (!r.active) continue;
+      if (!is_running(j)) continue;
+      Running& r = running(j);
       if (r.T > 0) settle(j, t);
       update_timing(j, t);
     }
     for (int j : pending_start_) {
-      Running& r = run_[static_cast<size_t>(j)];
+      Running& r = running(j);
       if (!std::binary_search(changed_.begin(), changed_.end(), j)) update_timing(j, t);
       rec_[static_cast<size_t>(j)].first_iteration_s = r.T;
     }
@@ -476,9 +520,17 @@ class Engine {
   SimOptions opt_;
   NetworkState net_;
   BandwidthMonitor monitor_;
-  std::vector<JobProfile> profiles_;
+  std::vector<JobProfile> shape_profiles_;  ///< per job shape (shapes_)
+  /// The waiting and running jobs' profiles (SchedContext::profile_slot): at most one per
+  /// such job, reused.
+  std::vector<JobProfile> profile_pool_;
+  std::vector<int> profile_slot_, free_profiles_;
   std::vector<int> shapes_;
-  std::vector<Running> run_;
+  /// Per job: its slot in slots_ while it runs, else -1. The slots hold the running jobs' state
+  /// (reused: memory follows the number of running jobs, at most the GPUs, not the jobs).
+  std::vector<int> slot_of_;
+  std::vector<Running> slots_;
+  std::vector<int> free_slots_;
   std::vector<JobRecord> rec_;
   std::vector<int> free_, flow_count_;
   WaitingQueue queue_;
@@ -541,6 +593,7 @@ class ArrivalSource final : public EventSource {
   Fired fire(double t) override {
     bool arrived = false;
     while (e_.next_arrival_ < e_.jobs_.size() && e_.jobs_[e_.next_arrival_].arrival_s <= t) {
+      e_.acquire_profile(static_cast<int>(e_.next_arrival_));
       e_.queue_.push_back(static_cast<int>(e_.next_arrival_++));
       arrived = true;
     }

@@ -2,6 +2,8 @@
 // simulator only knows this interface; the policies and presets live in src/sched.
 #pragma once
 
+#include <stdexcept>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -18,11 +20,21 @@ struct SchedContext {
   const Topology* topo = nullptr;
   const ComputeOptions* compute = nullptr;
   const std::vector<Job>* jobs = nullptr;          ///< all jobs, index = Job::id
-  const std::vector<JobProfile>* profiles = nullptr;  ///< same indexing
-  const std::vector<int>* shapes = nullptr;           ///< same indexing: job_shapes() (model/job.h)
+  /// The jobs' profiles: indexed by job, or, when profile_slot is set, job j's is
+  /// profiles[profile_slot[j]]. The engine sets it: it keeps the profiles of the waiting and
+  /// running jobs only (memory follows them, not the scenario's jobs), so a scheduler may ask
+  /// for the profile of a job that has arrived and not finished, and not hold it across calls.
+  const std::vector<JobProfile>* profiles = nullptr;
+  const std::vector<int>* profile_slot = nullptr;     ///< per job: its index in profiles, -1 if it has none
+  const std::vector<int>* shapes = nullptr;           ///< indexed by job: job_shapes() (model/job.h)
   int num_shapes = 0;
   const Job& job(int j) const { return (*jobs)[static_cast<size_t>(j)]; }
-  const JobProfile& profile(int j) const { return (*profiles)[static_cast<size_t>(j)]; }
+  const JobProfile& profile(int j) const {
+    if (!profile_slot) return (*profiles)[static_cast<size_t>(j)];
+    const int s = (*profile_slot)[static_cast<size_t>(j)];
+    if (s < 0) throw std::logic_error("SchedContext::profile: job " + std::to_string(j) + " is not waiting or running");
+    return (*profiles)[static_cast<size_t>(s)];
+  }
   int shape(int j) const { return (*shapes)[static_cast<size_t>(j)]; }
 };
 

@@ -609,3 +609,64 @@ TEST(EngineSeries, ACapacityRiseExpiresCachedFailures) {
 
 }  // namespace
 }  // namespace geopipe
+
+namespace geopipe {
+namespace {
+
+// The engine keeps a profile for each waiting and running job only (memory follows them, not
+// the scenario): the profile a scheduler sees is make_profile's, bit for bit, whichever other
+// job of the same shape held its slot before; a job that has not arrived or has finished has
+// none, and asking for it is a logic error (not a silently reused slot).
+class ProfileCheckingScheduler final : public Scheduler {
+ public:
+  ProfileCheckingScheduler(const Scenario& sc, const std::vector<Job>& jobs) : sc_(sc), jobs_(jobs) {}
+  std::string_view name() const override { return "profile-checking"; }
+  void schedule(const SchedContext& ctx, const WaitingQueue& queue, ClusterView& view,
+                std::vector<Decision>& out) override {
+    for (int j : queue) {
+      const JobProfile want = make_profile(jobs_[static_cast<size_t>(j)], sc_.llms[0], sc_.compute);
+      const JobProfile& got = ctx.profile(j);
+      EXPECT_EQ(got.iterations, want.iterations) << j;
+      EXPECT_EQ(got.stages, want.stages) << j;
+      EXPECT_EQ(got.layers, want.layers) << j;
+      EXPECT_EQ(got.fwd_flops, want.fwd_flops) << j;
+      EXPECT_EQ(got.memory_bytes, want.memory_bytes) << j;
+      ++checked;
+    }
+    for (int done : finished_) {
+      EXPECT_THROW((void)ctx.profile(done), std::logic_error) << done;
+      ++refused;
+    }
+    if (queue.empty()) return;
+    const int j = *queue.begin();
+    Placement p{std::vector<int>(static_cast<size_t>(ctx.job(j).stages), 0)};
+    if (p.gpus_per_region(view.regions(), 1)[0] > view.free_gpus[0]) return;
+    view.commit(ctx.profile(j), p);
+    out.push_back({j, p});
+    started_.push_back(j);
+    // Jobs run one at a time on region 0: every earlier start has finished by the next call.
+    finished_.assign(started_.begin(), started_.end() - 1);
+  }
+  int checked = 0, refused = 0;
+
+ private:
+  const Scenario& sc_;
+  const std::vector<Job>& jobs_;
+  std::vector<int> started_, finished_;
+};
+
+TEST(Engine, ProfilesExistForWaitingAndRunningJobsOnly) {
+  Scenario sc = base(1, 4, 0.1, 1.0);
+  // Two shapes (2 and 4 stages) with different iterations; all 4 GPUs per job, one at a time.
+  std::vector<Job> jobs;
+  for (int i = 0; i < 8; ++i) jobs.push_back(make_job(i, 10.0 * i, i % 2 ? 4 : 2, 4, 50 + 7 * i));
+  for (Job& j : jobs) j.gpus_per_stage = j.stages == 2 ? 2 : 1;
+  ProfileCheckingScheduler s(sc, jobs);
+  const SimResult r = simulate(sc, jobs, s, 1);
+  EXPECT_EQ(r.metrics.jobs_completed, 8);
+  EXPECT_GE(s.checked, 8);
+  EXPECT_GE(s.refused, 1);
+}
+
+}  // namespace
+}  // namespace geopipe
