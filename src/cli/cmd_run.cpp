@@ -18,7 +18,7 @@
 #include "util/named_table.h"
 #include "sched/registry.h"
 #include "sim/engine.h"
-#include "run/execute_scenario.h"
+#include "sched/run_scheduler.h"
 #include "util/output_file.h"
 #include "util/system.h"
 
@@ -76,7 +76,7 @@ int do_run(const RunArgs& a) {
   opt.record_timeline = want_timeline;
   std::vector<std::string> failures;  // a scheduler that left jobs waiting (sim/engine.h SimulationFailure)
   for (const auto& n : names) {
-    auto sched = sweep::make_run_scheduler(n, sc.scheduler);
+    auto sched = make_run_scheduler(n, sc.scheduler);
     try {
       runs.push_back({n, simulate(sc, jobs, *sched, seed, opt)});
     } catch (const SimulationFailure& e) {

@@ -1,116 +1,63 @@
 // geopipe: simulator and sweep runner for pipeline-parallel LLM training across regions.
+//
+// The front end: it runs `run`, `validate`, `list` and `--version` itself, linking neither MPI,
+// oneTBB nor HDF5 (a process starts in about a millisecond: docs/performance.md), and replaces
+// itself (execv, same arguments and environment: an MPI or Slurm launch is unaffected) with
+// geopipe-full, the executable beside it, for every other command and for `--help`.
 #include <CLI/CLI.hpp>
 
 #include <signal.h>
+#include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
-#include <cstdio>
+#include <climits>
 #include <cstring>
 #include <iostream>
+#include <string>
 
+#include "cli/app.h"
 #include "cli/commands.h"
-#include "run/runner.h"
-#include "util/input_error.h"
 
 #include "geopipe_version.h"
 
 namespace {
 
-/// The deepest subcommand being parsed when CLI11 failed, or nullptr before one was recognised.
-const CLI::App* parsed_command(const CLI::App& app) {
-  const CLI::App* cmd = nullptr;
-  for (const CLI::App* at = &app;;) {
-    const auto subs = at->get_subcommands();
-    if (subs.empty()) return cmd;
-    cmd = at = subs.front();
-  }
+/// geopipe-full in the directory of this executable (/proc/self/exe), or "" if unknown.
+std::string full_executable() {
+  char buf[PATH_MAX];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "";
+  std::string self(buf, static_cast<std::size_t>(n));
+  const auto slash = self.rfind('/');
+  return (slash == std::string::npos ? std::string(".") : self.substr(0, slash)) + "/geopipe-full";
 }
 
-/// Its name as typed after "geopipe" ("run", "trace import"), or "".
-std::string failed_command(const CLI::App& app) {
-  std::string name;
-  for (const CLI::App* at = &app;;) {
-    const auto subs = at->get_subcommands();
-    if (subs.empty()) return name;
-    at = subs.front();
-    name += (name.empty() ? "" : " ") + at->get_name();
-  }
-}
-
-/// Everything written to stdout reached it (a full disk or a closed pipe is an error, not
-/// exit 0 with a truncated report).
-bool stdout_ok() {
-  errno = 0;
-  std::cout.flush();
-  return std::fflush(stdout) == 0 && !std::ferror(stdout) && !std::cout.fail();
-}
-
-/// A friendlier message than CLI11's for the two commonest slips: a misspelt command and a
-/// misspelt option ("did you mean ...?", with the valid choices), or "" to keep CLI11's.
-std::string friendlier(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
-  std::vector<std::string> commands;
-  for (const CLI::App* sub : app.get_subcommands({})) commands.push_back(sub->get_name());
-  // The first argument that is not an option must be a command.
-  if (argc >= 2 && argv[1][0] != '-' &&
-      std::find(commands.begin(), commands.end(), std::string(argv[1])) == commands.end())
-    return "unknown command '" + std::string(argv[1]) + "'" + geopipe::util::suggestion_suffix(argv[1], commands) +
-           " (expected one of " + geopipe::util::quoted_list(commands) + ")";
-  if (dynamic_cast<const CLI::ExtrasError*>(&e) == nullptr) return "";
-  const CLI::App* cmd = parsed_command(app);
-  if (!cmd) return "";
-  std::vector<std::string> options;
-  for (const CLI::Option* o : cmd->get_options())
-    if (!o->get_group().empty())  // hidden options (benchmark only) are not offered
-      for (const std::string& n : o->get_lnames()) options.push_back("--" + n);
-  std::string msg;
-  for (int i = 2; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a.rfind("--", 0) != 0 || a == "--") continue;
-    const std::string name = a.substr(0, a.find('='));
-    if (std::find(options.begin(), options.end(), name) != options.end()) continue;
-    msg += (msg.empty() ? "" : "; ") + ("unknown option '" + name + "'") +
-           geopipe::util::suggestion_suffix(name, options) + " of 'geopipe " + failed_command(app) + "'";
-  }
-  return msg.empty() ? "" : msg + " (expected one of " + geopipe::util::quoted_list(options, options.size()) + ")";
+bool runs_here(int argc, char** argv) {
+  if (argc < 2) return false;
+  const std::string cmd = argv[1];
+  return cmd == "run" || cmd == "validate" || cmd == "list" || cmd == "--version";
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  // A write beyond a file-size limit (ulimit -f, a quota) fails with EFBIG and takes the
-  // normal error path (a message, the temporary file removed) instead of killing geopipe
-  // silently with SIGXFSZ (docs/design.md, "Outputs").
-  ::signal(SIGXFSZ, SIG_IGN);
-  if (argc >= 2 && std::strcmp(argv[1], "sweep") == 0) geopipe::sweep::install_sweep_stop_handlers();
+  if (!runs_here(argc, argv)) {
+    const std::string full = full_executable();
+    if (!full.empty()) ::execv(full.c_str(), argv);
+    std::cerr << "geopipe: error: cannot run " << (full.empty() ? std::string("geopipe-full") : full) << ": "
+              << std::strerror(errno)
+              << " (the commands sweep, merge, summarize, analyze, plot and trace are in geopipe-full, which must be "
+                 "in the directory of geopipe: copy or install both)\n";
+    return geopipe::cli::kExitInput;
+  }
+  ::signal(SIGXFSZ, SIG_IGN);  // as geopipe-full: a write beyond a size limit is an error, not a kill
   CLI::App app{"geopipe: simulate multi-tenant pipeline-parallel LLM training across geo-distributed GPU regions"};
+  app.name("geopipe");
   app.set_version_flag("--version", std::string("geopipe ") + GEOPIPE_VERSION);
   app.require_subcommand(1);
   int rc = geopipe::cli::kExitOk;
   geopipe::cli::add_run_command(app, rc);
   geopipe::cli::add_validate_command(app, rc);
   geopipe::cli::add_list_command(app, rc);
-  geopipe::cli::add_sweep_command(app, rc);
-  geopipe::cli::add_merge_command(app, rc);
-  geopipe::cli::add_summarize_command(app, rc);
-  geopipe::cli::add_analyze_command(app, rc);
-  geopipe::cli::add_plot_command(app, rc);
-  geopipe::cli::add_trace_command(app, rc);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    // One line, like every other error: "geopipe: error: <what> (see geopipe [CMD] --help)".
-    const std::string cmd = failed_command(app);
-    const std::string better = friendlier(app, e, argc, argv);
-    std::cerr << "geopipe: error: " << geopipe::util::printable_text(better.empty() ? e.what() : better)
-              << " (see 'geopipe " << (cmd.empty() ? "" : cmd + " ") << "--help')\n";
-    return geopipe::cli::kExitInput;
-  }
-  if (!stdout_ok()) {
-    std::cerr << "geopipe: error: cannot write to standard output"
-              << (errno ? std::string(": ") + std::strerror(errno) : std::string()) << "\n";
-    return rc == geopipe::cli::kExitOk ? geopipe::cli::kExitInput : rc;
-  }
-  return rc;
+  return geopipe::cli::run_app(app, argc, argv, rc);
 }

@@ -1,5 +1,7 @@
 #include "run/evaluator.h"
 
+#include "sched/run_scheduler.h"
+
 #include <optional>
 #include <vector>
 
@@ -43,7 +45,7 @@ void SimulatorEvaluator::evaluate(const ScenarioKey& k, const ExecuteOptions& op
     cache.jobs_point = k.point;
     cache.jobs_seed = seed;
   }
-  auto scheduler = make_run_scheduler(spec_->schedulers[k.scheduler_index], sc.scheduler);
+  auto scheduler = geopipe::make_run_scheduler(spec_->schedulers[k.scheduler_index], sc.scheduler);
   SimOptions so;
   so.record_jobs = opt.save_jobs;
   SimResult sim = simulate(sc, cache.jobs, *scheduler, seed, so);

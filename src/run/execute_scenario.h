@@ -14,13 +14,6 @@
 
 namespace geopipe::sweep {
 
-/// The scheduler of a preset for one run of `geopipe run` or a sweep: make_scheduler(), except
-/// that the presets named in the environment variable GEOPIPE_STRAND_PRESETS ("a,b", for the
-/// tests of failed runs; unset in normal use) become a scheduler of that name that never starts
-/// a job, so that their runs fail as a stranding scheduler's would (sim/engine.h
-/// SimulationFailure).
-std::unique_ptr<Scheduler> make_run_scheduler(const std::string& preset, const SchedulerParams& params);
-
 /// Runs scenario `id` of `plan` with `evaluator`. Never throws for a failing scenario: the
 /// exception's message becomes ScenarioResult::error (ok = false). Thread-safe. With
 /// `opt.null_scenarios` nothing is evaluated (zero metrics, ok). Fault injection for the tests

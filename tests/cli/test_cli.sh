@@ -242,5 +242,19 @@ assert len({tuple(p) for p in img.reshape(-1, img.shape[2])[::97]}) > 5, "a blan
 PY
 says 2 "geopipe plot: error: unknown axis 'nope'" "plot: unknown axis" -- "$BIN" plot "$tmp/tiny.h5" --x nope -o "$tmp/x.png"
 
+# --- two executables: geopipe runs run, validate and list without MPI, oneTBB or HDF5 (a fast
+# start) and hands every other command to geopipe-full beside it (docs/design.md, "Layers")
+if ldd "$BIN" | grep -Eq 'libmpi|libhdf5|libtbb'; then bad "geopipe links MPI, HDF5 or oneTBB: $(ldd "$BIN" | grep -E 'libmpi|libhdf5|libtbb' | tr '\n' ' ')"; else ok; fi
+ldd "$(dirname "$BIN")/geopipe-full" | grep -q libmpi && ok || bad "geopipe-full does not link MPI"
+expect_rc 0 "help through geopipe-full" -- "$BIN" --help
+for c in run validate list sweep merge summarize analyze plot trace; do
+  grep -q "^  $c" "$tmp/out" && ok || bad "geopipe --help lacks the command $c"
+done
+expect_rc 0 "version" -- "$BIN" --version
+[ "$(cat "$tmp/out")" = "$("$(dirname "$BIN")/geopipe-full" --version)" ] && ok || bad "the two executables report different versions"
+mkdir -p "$tmp/alone" && cp "$BIN" "$tmp/alone/geopipe"
+says 2 "geopipe-full, which must be in the directory of geopipe" "front end without geopipe-full" -- "$tmp/alone/geopipe" summarize "$tmp/tiny.h5"
+expect_rc 0 "front end alone still runs" -- "$tmp/alone/geopipe" run "$BASE" --scheduler bace-pipe --set workload.num_jobs=20
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

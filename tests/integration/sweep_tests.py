@@ -152,8 +152,13 @@ def kill_and_resume(c, out, ranks, victim, rng, rounds):
         cmd = c.sweep_cmd(c.medium, out, "--resume", "--threads", "1" if ranks else "2", "--flush-interval", "0.05",
                           ranks=ranks)
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=c.env(), text=True)
-        # after start-up (mpirun takes ~0.5 s), at a random point of the run
-        delay = rng.uniform(0.45, 0.75) if ranks else rng.uniform(0.1, 0.5)
+        # after start-up (mpirun takes ~0.5 s), at a random point of the run. Standalone, the
+        # start is when geopipe catches SIGTERM (its stop handlers are installed): a fixed delay
+        # alone raced a slow start (a sanitizer build on a loaded machine) and killed geopipe
+        # before it could handle the signal.
+        if not ranks:
+            wait_for_handlers(p.pid)
+        delay = rng.uniform(0.45, 0.75) if ranks else rng.uniform(0.0, 0.4)
         time.sleep(delay)
         what = "finished first"
         if p.poll() is None:
@@ -194,6 +199,23 @@ def kill_and_resume(c, out, ranks, victim, rng, rounds):
         print(f"  round {r}: {what} after {delay:.2f}s -> exit {rc}, {n} rows in the file")
     assert killed > 0, "no round was interrupted: the test sweep is too short for this machine"
     return killed
+
+
+def wait_for_handlers(pid, timeout=30.0):
+    """Until process `pid` catches SIGTERM (the SigCgt mask of /proc/PID/status), it exits, or
+    `timeout` seconds pass."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                fields = dict(l.split(":", 1) for l in f if ":" in l)
+        except OSError:
+            return
+        if fields.get("State", "").strip().startswith("Z"):  # it has exited
+            return
+        if int(fields.get("SigCgt", "0").strip(), 16) & (1 << (signal.SIGTERM - 1)):
+            return
+        time.sleep(0.005)
 
 
 def geopipe_pids(out):

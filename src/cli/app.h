@@ -1,0 +1,15 @@
+// What both geopipe executables share around CLI11 (docs/design.md, "Layers", the CLI): the
+// one-line errors of a failed parse ("geopipe: error: <what> (see 'geopipe CMD --help')", with
+// "did you mean" for a misspelt command or option), and the check that stdout took everything.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace geopipe::cli {
+
+/// Parses argv into `app` (whose commands set `rc`) and runs the chosen command; returns the
+/// exit code: CLI11's for --help and --version (0), kExitInput (2) for a parse error (one line
+/// on stderr), else `rc`, or kExitInput when stdout could not be written.
+int run_app(CLI::App& app, int argc, char** argv, const int& rc);
+
+}  // namespace geopipe::cli
