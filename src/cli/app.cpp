@@ -8,7 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "cli/commands.h"
 #include "util/exit_codes.h"
+
+#include "geopipe_version.h"
 #include "util/input_error.h"
 
 namespace geopipe::cli {
@@ -73,6 +76,15 @@ std::string friendlier(const CLI::App& app, const CLI::ParseError& e, int argc, 
 }
 
 }  // namespace
+
+void add_common_commands(CLI::App& app, int& rc) {
+  app.name("geopipe");
+  app.set_version_flag("--version", std::string("geopipe ") + GEOPIPE_VERSION);
+  app.require_subcommand(1);
+  add_run_command(app, rc);
+  add_validate_command(app, rc);
+  add_list_command(app, rc);
+}
 
 int run_app(CLI::App& app, int argc, char** argv, const int& rc) {
   try {

@@ -7,6 +7,10 @@
 
 namespace geopipe::cli {
 
+/// Names `app` "geopipe", gives it --version, requires one command and adds the commands both
+/// executables run: run, validate, list (their exit code goes to `rc`).
+void add_common_commands(CLI::App& app, int& rc);
+
 /// Parses argv into `app` (whose commands set `rc`) and runs the chosen command; returns the
 /// exit code: CLI11's for --help and --version (0), kExitInput (2) for a parse error (one line
 /// on stderr), else `rc`, or kExitInput when stdout could not be written.

@@ -18,8 +18,6 @@
 #include "cli/app.h"
 #include "cli/commands.h"
 
-#include "geopipe_version.h"
-
 namespace {
 
 /// geopipe-full in the directory of this executable (/proc/self/exe), or "" if unknown.
@@ -52,12 +50,7 @@ int main(int argc, char** argv) {
   }
   ::signal(SIGXFSZ, SIG_IGN);  // as geopipe-full: a write beyond a size limit is an error, not a kill
   CLI::App app{"geopipe: simulate multi-tenant pipeline-parallel LLM training across geo-distributed GPU regions"};
-  app.name("geopipe");
-  app.set_version_flag("--version", std::string("geopipe ") + GEOPIPE_VERSION);
-  app.require_subcommand(1);
   int rc = geopipe::cli::kExitOk;
-  geopipe::cli::add_run_command(app, rc);
-  geopipe::cli::add_validate_command(app, rc);
-  geopipe::cli::add_list_command(app, rc);
+  geopipe::cli::add_common_commands(app, rc);
   return geopipe::cli::run_app(app, argc, argv, rc);
 }

@@ -11,8 +11,6 @@
 #include "cli/commands.h"
 #include "run/runner.h"
 
-#include "geopipe_version.h"
-
 int main(int argc, char** argv) {
   // A write beyond a file-size limit (ulimit -f, a quota) fails with EFBIG and takes the
   // normal error path (a message, the temporary file removed) instead of killing geopipe
@@ -20,13 +18,8 @@ int main(int argc, char** argv) {
   ::signal(SIGXFSZ, SIG_IGN);
   if (argc >= 2 && std::strcmp(argv[1], "sweep") == 0) geopipe::sweep::install_sweep_stop_handlers();
   CLI::App app{"geopipe: simulate multi-tenant pipeline-parallel LLM training across geo-distributed GPU regions"};
-  app.name("geopipe");
-  app.set_version_flag("--version", std::string("geopipe ") + GEOPIPE_VERSION);
-  app.require_subcommand(1);
   int rc = geopipe::cli::kExitOk;
-  geopipe::cli::add_run_command(app, rc);
-  geopipe::cli::add_validate_command(app, rc);
-  geopipe::cli::add_list_command(app, rc);
+  geopipe::cli::add_common_commands(app, rc);
   geopipe::cli::add_sweep_command(app, rc);
   geopipe::cli::add_merge_command(app, rc);
   geopipe::cli::add_summarize_command(app, rc);
