@@ -209,7 +209,7 @@ if [[ " $drills " == *" d "* ]]; then
   id=$(submit -D "$WORK" -J drill-d -n 2 --ntasks-per-node=2 -c 1 -o "$WORK/logs/d.out" "$SB" B.toml d.h5)
   victim=""
   if wait_rows d.h5 50 120; then
-    for p in $(pgrep -x geopipe); do
+    for p in $(pgrep -x 'geopipe(-full)?'); do
       env=$(tr '\0' '\n' < /proc/$p/environ 2>/dev/null)
       if grep -qx "SLURM_JOB_ID=$id" <<<"$env" && grep -qx "SLURM_PROCID=1" <<<"$env"; then victim=$p; fi
     done
