@@ -1176,6 +1176,7 @@ def test_precision_seeds(c):
         assert rounds < 60, "the interrupted sweep never finished"
         p = subprocess.Popen(c.sweep_cmd(sweep, out, "--resume", "--threads", "2", "--no-mpi", "--flush-interval", "0.05"),
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=c.env(), text=True)
+        wait_for_handlers(p.pid)  # a SIGTERM before them would be a kill, not a stop (kill_and_resume)
         time.sleep(rng.uniform(0.05, 0.6))
         if p.poll() is None:
             sig = signal.SIGKILL if rounds % 3 else signal.SIGTERM
