@@ -244,8 +244,11 @@ says 2 "geopipe plot: error: unknown axis 'nope'" "plot: unknown axis" -- "$BIN"
 
 # --- two executables: geopipe runs run, validate and list without MPI, oneTBB or HDF5 (a fast
 # start) and hands every other command to geopipe-full beside it (docs/design.md, "Layers")
-if ldd "$BIN" | grep -Eq 'libmpi|libhdf5|libtbb'; then bad "geopipe links MPI, HDF5 or oneTBB: $(ldd "$BIN" | grep -E 'libmpi|libhdf5|libtbb' | tr '\n' ' ')"; else ok; fi
-ldd "$(dirname "$BIN")/geopipe-full" | grep -q libmpi && ok || bad "geopipe-full does not link MPI"
+# (ldd's output is kept first: `ldd | grep -q` fails under pipefail when grep stops reading early)
+front_libs=$(ldd "$BIN")
+full_libs=$(ldd "$(dirname "$BIN")/geopipe-full")
+if grep -Eq 'libmpi|libhdf5|libtbb' <<<"$front_libs"; then bad "geopipe links MPI, HDF5 or oneTBB: $(grep -E 'libmpi|libhdf5|libtbb' <<<"$front_libs" | tr '\n' ' ')"; else ok; fi
+grep -q libmpi <<<"$full_libs" && ok || bad "geopipe-full does not link MPI"
 expect_rc 0 "help through geopipe-full" -- "$BIN" --help
 for c in run validate list sweep merge summarize analyze plot trace; do
   grep -q "^  $c" "$tmp/out" && ok || bad "geopipe --help lacks the command $c"
