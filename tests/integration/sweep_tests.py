@@ -1160,14 +1160,20 @@ def test_precision_seeds(c):
     assert "--precision: the per-point precision is a table of its own" in p.stderr, p.stderr
     print(f"  summarize --precision: 15 points listed with the seeds of the replay ({reached} below max), "
           "in the table and in JSON; refused with CSV")
+    wall = None  # of the straight 2-thread run: it scales the kill window below
     for what, args, ranks in (("2 threads", ("--threads", "2", "--no-mpi"), 0),
                               ("mpirun -np 2", ("--threads", "1"), 2),
                               ("mpirun -np 3 x 2 threads", ("--threads", "2"), 3)):
         out = c.path("ad-" + what.replace(" ", "_") + ".h5")
+        t0 = time.monotonic()
         c.run(c.sweep_cmd(sweep, out, *args, ranks=ranks))
+        wall = time.monotonic() - t0 if wall is None else wall
         assert_same_metrics(ref, out, what)
         print(f"  {what}: the same {total} scenarios, metrics bit-identical")
-    # Interrupted at random moments (kill -9 and SIGTERM), then resumed until it finishes.
+    # Interrupted at random moments (kill -9 and SIGTERM), then resumed until it finishes. The
+    # window is a fraction of the straight 2-thread run (as in test_extend), so that a slowed
+    # build (sanitizers, a loaded machine) still makes progress between interruptions; on the
+    # release build it is about 0.05-0.6 s.
     rng = random.Random(5)
     out = c.path("ad-killed.h5")
     killed, rounds = 0, 0
@@ -1177,7 +1183,7 @@ def test_precision_seeds(c):
         p = subprocess.Popen(c.sweep_cmd(sweep, out, "--resume", "--threads", "2", "--no-mpi", "--flush-interval", "0.05"),
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=c.env(), text=True)
         wait_for_handlers(p.pid)  # a SIGTERM before them would be a kill, not a stop (kill_and_resume)
-        time.sleep(rng.uniform(0.05, 0.6))
+        time.sleep(rng.uniform(0.03, 0.35) * wall)
         if p.poll() is None:
             sig = signal.SIGKILL if rounds % 3 else signal.SIGTERM
             p.send_signal(sig)
@@ -1189,7 +1195,8 @@ def test_precision_seeds(c):
         assert rc in (75, -9), f"interrupted sweep: exit {rc}"
     assert killed >= 2, f"only {killed} interruptions: the test sweep is too short for this machine"
     assert_same_metrics(ref, out, f"{killed} interruptions + --resume")
-    print(f"  {killed} interruptions (kill -9 and SIGTERM) + --resume: the same {total} scenarios, bit-identical")
+    print(f"  {killed} interruptions (kill -9 and SIGTERM) in {rounds} runs, windows up to {0.35 * wall:.2f} s "
+          f"(a straight run: {wall:.2f} s) + --resume: the same {total} scenarios, bit-identical")
     # Resuming a finished file runs nothing and changes nothing.
     p = c.run([c.bin, "sweep", sweep, "-o", out, "--resume", "--no-mpi"])
     assert "computed 0" in p.stderr, p.stderr
