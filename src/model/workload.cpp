@@ -36,6 +36,14 @@ std::vector<Job> generate_workload(const WorkloadOptions& opt, const std::vector
   for (const auto& e : opt.mix) total_w += e.weight;
   const double rate_per_s = opt.arrival_rate_per_hour * opt.load_scale / units::kSecondsPerHour;
 
+  // A job's stage count and reference iteration time depend only on its mix entry: computed
+  // once per entry (the same calls, so the same bits), not once per job.
+  struct EntryShape {
+    bool known = false;
+    int stages = 0;
+    double t_ref_s = 0;
+  };
+  std::vector<EntryShape> shapes(opt.mix.size());
   std::vector<Job> jobs;
   jobs.reserve(static_cast<size_t>(opt.num_jobs));
   double t = 0;
@@ -55,12 +63,19 @@ std::vector<Job> generate_workload(const WorkloadOptions& opt, const std::vector
     j.id = n;
     j.arrival_s = t;
     j.model = e.model;
-    j.stages = generated_stages(e, llm, topo, compute);
     j.micro_batch_size = e.micro_batch_size;
     j.micro_batches = e.micro_batches;
     j.gpus_per_stage = e.gpus_per_stage;
-    j.iterations = 1;  // the profile T_ref is computed from is built with I = 1 (I does not enter T_ref)
-    j.iterations = iterations_for_run_length(units::hours_to_s(dur_h), reference_iteration_time_s(j, llm, reference, compute));
+    EntryShape& es = shapes[k];
+    if (!es.known) {
+      es.stages = generated_stages(e, llm, topo, compute);
+      j.stages = es.stages;
+      j.iterations = 1;  // the profile T_ref is computed from is built with I = 1 (I does not enter T_ref)
+      es.t_ref_s = reference_iteration_time_s(j, llm, reference, compute);
+      es.known = true;
+    }
+    j.stages = es.stages;
+    j.iterations = iterations_for_run_length(units::hours_to_s(dur_h), es.t_ref_s);
     jobs.push_back(j);
   }
   return jobs;
