@@ -347,11 +347,16 @@ std::unique_ptr<ResultStore> ResultStore::create_in_background(const std::string
   impl->has_jobs = save_jobs;
   if (save_jobs) impl->jlayout = jobs_layout(spec.job_text);  // what open_new gives /jobs
   impl->jbuf = Rows(impl->jlayout.size);
-  impl->creating = std::async(std::launch::async, [tmp, path, m = new_file_meta(meta, spec, plan),
-                                                   sl = scenario_layout(spec), &spec, &plan, save_jobs] {
-    Lock in_thread;  // HDF5 (not thread-safe): this thread is its only user until the store waits
-    return write_new_file(tmp, path, m, sl, spec, plan, save_jobs);
-  });
+  try {
+    impl->creating = std::async(std::launch::async, [tmp, path, m = new_file_meta(meta, spec, plan),
+                                                     sl = scenario_layout(spec), &spec, &plan, save_jobs] {
+      Lock in_thread;  // HDF5 is not thread-safe: every use of it holds the Lock
+      return write_new_file(tmp, path, m, sl, spec, plan, save_jobs);
+    });
+  } catch (...) {  // no thread: nothing was written but the placeholder
+    ::unlink(tmp.c_str());
+    throw;
+  }
   return std::unique_ptr<ResultStore>(new ResultStore(std::move(impl)));
 }
 
