@@ -27,6 +27,13 @@ t() {
   }
   cat "$tmp/last" >>"$tmp/$name"
 }
+# overhead NAME THREADS: appends to $tmp/NAME.ovh the last run's sweep wall time x THREADS over
+# the sum of its scenarios' simulation wall times (/metrics wall_s of $tmp/a.h5): 1 = no overhead
+overhead() {
+  local w
+  w=$(/usr/bin/python3 -c 'import sys, h5py; print(h5py.File(sys.argv[1], "r")["metrics"]["wall_s"].sum())' "$tmp/a.h5")
+  tail -n 1 "$tmp/$1" | awk -v w="$w" -v n="$2" '{printf "%.3f\n", $1 * n / w}' >>"$tmp/$1.ovh"
+}
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 sec() { cut -d' ' -f1 "$tmp/$1" | median; }
 rss_mb() { cut -d' ' -f2 "$tmp/$1" | median | awk '{printf "%.1f", $1/1024}'; }
@@ -42,7 +49,9 @@ echo "geopipe $("$G" --version | cut -d' ' -f2), $(nproc) cores, $(date -u +%F),
 for r in $(seq "$REPEATS"); do
   echo "round $r/$REPEATS" >&2
   t thr1 "$G" sweep $S -o "$tmp/a.h5" --quiet --threads 1
+  overhead thr1 1
   t thr2 "$G" sweep $S -o "$tmp/a.h5" --quiet --threads 2
+  overhead thr2 2
   t rank1 $MPIRUN -np 1 "$G" sweep $S -o "$tmp/a.h5" --quiet --threads 1
   t rank2 $MPIRUN -np 2 "$G" sweep $S -o "$tmp/a.h5" --quiet --threads 1
   t launch2 $MPIRUN -np 2 "$G" sweep $S -o "$tmp/a.h5" --quiet --threads 1 --dry-run  # mpirun + MPI_Init only
@@ -82,6 +91,8 @@ cat <<TABLE
 |---|---|
 | \`sweep\` $N scenarios, 1 thread | $T1 s ($(rate "$N" "$T1") scenarios/s) |
 | \`sweep\` $N scenarios, 2 threads | $T2 s ($(rate "$N" "$T2") scenarios/s); parallel efficiency $(eff "$T1" "$T2") |
+| overhead: sweep wall time x threads / sum of /metrics wall_s, 1 thread | $(median <"$tmp/thr1.ovh") |
+| the same, 2 threads | $(median <"$tmp/thr2.ovh") |
 | \`mpirun -np 1\`, 1 thread | $R1 s ($(rate "$N" "$R1") scenarios/s) |
 | \`mpirun -np 2\`, 1 thread each | $R2 s ($(rate "$N" "$R2") scenarios/s); parallel efficiency $(eff "$R1" "$R2") |
 | the same without the launch (\`mpirun -np 2 ... --dry-run\`: $L s) | parallel efficiency $(awk -v a="$R1" -v b="$R2" -v l="$L" 'BEGIN {printf "%.2f", (a - l) / (2 * (b - l))}') |
