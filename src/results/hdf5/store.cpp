@@ -349,7 +349,7 @@ std::unique_ptr<ResultStore> ResultStore::create_in_background(const std::string
   impl->jbuf = Rows(impl->jlayout.size);
   try {
     impl->creating = std::async(std::launch::async, [tmp, path, m = new_file_meta(meta, spec, plan),
-                                                     sl = scenario_layout(spec), &spec, &plan, save_jobs] {
+                                                     sl = scenario_layout(spec), &spec, plan, save_jobs] {
       Lock in_thread;  // HDF5 is not thread-safe: every use of it holds the Lock
       return write_new_file(tmp, path, m, sl, spec, plan, save_jobs);
     });

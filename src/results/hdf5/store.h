@@ -69,7 +69,7 @@ class ResultStore final : public ResultSink {
   /// and renamed to `path` in the background (until then `path` may not exist), while append()
   /// buffers rows. The first call that writes (flush(), finalize(), an append() that fills a
   /// batch, the destructor) waits for it and throws its failure (e.g. a full disk), after which
-  /// the store is closed. `spec` and `plan` must outlive the store.
+  /// the store is closed. `spec` must outlive the store (`plan` is copied).
   static std::unique_ptr<ResultStore> create_in_background(const std::string& path, const StoreMeta& meta,
                                                            const config::SweepSpec& spec, const Plan& plan,
                                                            bool save_jobs);
