@@ -48,8 +48,8 @@ struct Pathfinder::Impl {
   MemoSlot& memo_slot(std::uint64_t mask, int stage, int region);
   void dfs(int i, int last, int blocks, std::uint64_t mask, int cap_unused, double obj, double sum, double mx);
   bool dominated_or_insert(int i, int r, std::uint64_t mask, double obj, double sum, double mx);
-  bool suffix_bound(int j, std::uint64_t mask, int blocks_left, int last, double& sum, double& mx, double& obj,
-                    double& hops) const;
+  bool suffix_fill(int j, std::uint64_t mask, int k, double first, double& sum, double& mx, double& obj,
+                   double& hops) const;
   double unit(int r, int i) const { return unit_[static_cast<size_t>(r * S_ + i)]; }
   double coef(int r, int i) const { return coef_[static_cast<size_t>(r * S_ + i)]; }
 
@@ -70,6 +70,9 @@ struct Pathfinder::Impl {
   std::vector<int> cap_order_;                // regions by capacity, largest first
   double min_hop_time_ = 0;                   // smallest round-trip latency of any link
   std::vector<double> hop_lat_;               // R×R round-trip latency (inf: not linked)
+  std::vector<double> min_lat_from_;          // per region a: least hop_lat_(a, ·) (inf: no link)
+  std::vector<int> nbr_order_, nbr_count_;    // R×R: per region a, its linked regions by hop_lat_(a, ·), least first (ties by index); their count
+  std::vector<double> sufmax_unit_;           // R×(S+1): max of unit(r, ·) over stages >= j
   std::vector<double> hop_egress_;            // R×R egress cost of the whole job over hop a -> b (cost search; else 0)
   std::vector<std::vector<int>> order_;       // per stage: candidate regions, best first
   std::vector<MemoSlot> memo_slots_;          // size a power of two, load <= 1/2
@@ -90,7 +93,9 @@ struct Pathfinder::Impl {
     int filled, capsum, k;
     double fill, maxunit;
   };
-  std::vector<RegionSet> sets_;
+  std::vector<RegionSet> sets_;               // a heap by set_after: the least bound on top
+  /// Heap order of sets_: a comes after b (greater bound, ties by mask).
+  static bool set_after(const RegionSet& a, const RegionSet& b) { return a.lb > b.lb || (a.lb == b.lb && a.mask > b.mask); }
   std::vector<SetFrame> set_stack_;
   std::vector<int> set_rank_;                 // usable regions, best figure first
   std::vector<double> fmin_, fmax_;           // per region: extreme forward times of the stages it takes
@@ -101,6 +106,9 @@ struct Pathfinder::Impl {
   bool require_all_ = false;                  // leaf must have used every region (set mode)
   std::vector<int> path_r_, path_len_;        // current blocks
   std::vector<double> blockmax_buf_;          // max_blocks × (S+1): per depth, block max by length
+  // max_blocks × (R+1), a row per depth: the unused regions' largest capacities and their
+  // regions, and the cumulative capacity of the b largest but the region being placed.
+  std::vector<int> topcap_buf_, topreg_buf_, capk_buf_;
   // incumbent
   double best_obj_ = 0, best_T_ = 0;
   std::vector<int> best_r_, best_len_;
@@ -191,6 +199,19 @@ SearchResult Pathfinder::Impl::search(const JobProfile& p, const ClusterView& vi
               p.iterations * hop_egress_usd_per_iteration(m_, p.activation_bytes, topo.link(a, b), topo.link(b, a));
       }
   if (min_hop_time_ == kInf) min_hop_time_ = 0;
+  min_lat_from_.assign(static_cast<size_t>(R_), kInf);
+  nbr_order_.resize(static_cast<size_t>(R_ * R_));
+  nbr_count_.assign(static_cast<size_t>(R_), 0);
+  for (int a = 0; a < R_; ++a) {
+    const double* lat = hop_lat_.data() + static_cast<size_t>(a * R_);
+    int* nb = nbr_order_.data() + static_cast<size_t>(a * R_);
+    int n = 0;
+    for (int b = 0; b < R_; ++b)
+      if (lat[b] < kInf) nb[n++] = b;
+    std::sort(nb, nb + n, [lat](int x, int y) { return lat[x] < lat[y] || (lat[x] == lat[y] && x < y); });
+    nbr_count_[static_cast<size_t>(a)] = n;
+    if (n > 0) min_lat_from_[static_cast<size_t>(a)] = lat[nb[0]];
+  }
 
   const bool any_stage_impossible = derive_tables();
 
@@ -205,6 +226,10 @@ SearchResult Pathfinder::Impl::search(const JobProfile& p, const ClusterView& vi
   path_r_.clear();
   path_len_.clear();
   blockmax_buf_.assign(static_cast<size_t>(std::max(spec.max_blocks, 1)) * static_cast<size_t>(S_ + 1), 0.0);
+  const auto depth_rows = static_cast<size_t>(std::max(spec.max_blocks, 1)) * static_cast<size_t>(R_ + 1);
+  topcap_buf_.resize(depth_rows);
+  topreg_buf_.resize(depth_rows);
+  capk_buf_.resize(depth_rows);
   full_ = R_ >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << R_) - 1;
   require_all_ = false;
   if (!any_stage_impossible && R_ <= 64) {
@@ -272,11 +297,13 @@ bool Pathfinder::Impl::derive_tables() {
   const auto RS1 = static_cast<size_t>(R_ * (S_ + 1));
   sufmin_unit_.assign(RS1, kInf);
   sufmin_coef_.assign(RS1, kInf);
+  sufmax_unit_.assign(RS1, 0.0);
   for (int r = 0; r < R_; ++r)
     for (int i = S_ - 1; i >= 0; --i) {
       const auto k = static_cast<size_t>(r * (S_ + 1) + i);
       sufmin_unit_[k] = std::min(sufmin_unit_[k + 1], unit(r, i));
       sufmin_coef_[k] = std::min(sufmin_coef_[k + 1], coef(r, i));
+      sufmax_unit_[k] = std::max(sufmax_unit_[k + 1], unit(r, i));
     }
   if (lb_order_unit_.size() < static_cast<size_t>(S_ + 1)) {
     lb_order_unit_.resize(static_cast<size_t>(S_ + 1));
@@ -307,30 +334,18 @@ bool Pathfinder::Impl::derive_tables() {
   return any_stage_impossible;
 }
 
-bool Pathfinder::Impl::suffix_bound(int j, std::uint64_t mask, int blocks_left, int last, double& sum, double& mx,
-                              double& obj, double& hops) const {
+bool Pathfinder::Impl::suffix_fill(int j, std::uint64_t mask, int k, double first, double& sum, double& mx,
+                                   double& obj, double& hops) const {
+  // The stages j.. need at least k more blocks (the caller's count over the largest unused
+  // regions), each starting with a cross-region hop: the first leaves the block just placed
+  // for an unused region (at least `first`), the k−1 after it cost at least the cheapest
+  // round-trip latency of any link.
   sum = mx = obj = hops = 0;
   const int n = S_ - j;
   if (n <= 0) return true;
-  // Fewest further blocks that can hold n stages (largest unused regions first): each block
-  // after the current one starts with a cross-region hop.
-  int k = 0, left = n;
-  for (int r : cap_order_) {
-    if (mask >> r & 1U) continue;
-    left -= cap_[static_cast<size_t>(r)];
-    ++k;
-    if (left <= 0) break;
-  }
-  if (left > 0 || k > blocks_left) return false;
-  // The next hop leaves `last` for some unused region; the k−1 after it cost at least the
-  // cheapest round-trip latency of any link.
-  double first = kInf;
-  for (int r = 0; r < R_; ++r)
-    if (!(mask >> r & 1U)) first = std::min(first, hop_lat_[static_cast<size_t>(last * R_ + r)]);
-  if (first == kInf) return false;  // no unused region is linked to `last`
   sum = hops = first + (k - 1) * min_hop_time_;
+  int left = n;
   // Fill the n stages into unused regions, best per-stage figure first (ignoring contiguity).
-  left = n;
   for (int r : lb_order_unit_[static_cast<size_t>(j)]) {
     if (mask >> r & 1U) continue;
     const int take = std::min(cap_[static_cast<size_t>(r)], left);
@@ -523,16 +538,20 @@ void Pathfinder::Impl::enumerate_sets() {
       sets_.push_back({lb, g.mask, g.capsum, std::max(lb_max_[0], g.maxunit), tsum});
     }
   }
-  std::sort(sets_.begin(), sets_.end(), [](const RegionSet& a, const RegionSet& b) {
-    return a.lb < b.lb || (a.lb == b.lb && a.mask < b.mask);
-  });
+  // A heap, not a sort: the search takes sets in increasing (bound, mask) order and stops at
+  // the first whose bound reaches the incumbent, usually after a few of many thousands. The
+  // order is a strict total order (masks differ), so the sets come out exactly as sorted.
+  std::make_heap(sets_.begin(), sets_.end(), set_after);
 }
 
 void Pathfinder::Impl::search_sets() {
   const bool cost = spec_.objective == SearchSpec::Objective::kMinCost;
   const double cap_t = spec_.time_cap_s * (1.0 + 1e-9);
   require_all_ = true;
-  for (const RegionSet& st : sets_) {
+  while (!sets_.empty()) {
+    std::pop_heap(sets_.begin(), sets_.end(), set_after);
+    const RegionSet st = sets_.back();
+    sets_.pop_back();
     if (st.lb >= best_obj_) break;
     if (!some_order_within(st, (cost ? cap_t : best_obj_) - st.tsum)) continue;
     memo_clear();
@@ -686,19 +705,56 @@ void Pathfinder::Impl::dfs(int i, int last, int blocks, std::uint64_t mask, int 
     return;
   }
   if (blocks >= spec_.max_blocks) return;
-  const Topology& topo = *view_->topo;
   const double A = p_->activation_bytes;
+  const bool must_finish = blocks + 1 == spec_.max_blocks;
+  const int blocks_left = spec_.max_blocks - blocks - 1;  // after the block placed here
+  // The unused regions' capacities, largest first: enough of them to count, for any region r
+  // placed here, the fewest further blocks the rest needs (the capacity part of the suffix
+  // bound) without a pass over all regions per block length.
+  const auto row = static_cast<size_t>(blocks) * static_cast<size_t>(R_ + 1);
+  int* top_cap = topcap_buf_.data() + row;
+  int* top_reg = topreg_buf_.data() + row;
+  int* capk = capk_buf_.data() + row;
+  int ntop = 0;
+  for (int x : cap_order_) {
+    if (ntop > blocks_left) break;
+    if (mask >> x & 1U) continue;
+    top_cap[ntop] = cap_[static_cast<size_t>(x)];
+    top_reg[ntop] = x;
+    ++ntop;
+  }
+  // Pruning thresholds. The block-length scan and the region tests below cut only what cannot
+  // hold a placement within t_cut (the incumbent's time, or the cost search's time cap) and,
+  // for cost, below the incumbent's cost, with a relative margin of 1e-9 that rounding cannot
+  // reach: so they never cut a placement that would become the incumbent (the incumbents, and
+  // so the result, are those of the exhaustive search in this order).
+  const double t_cut = cost ? spec_.time_cap_s : best_obj_;
+  const double t_thr = t_cut + 1e-9 * std::abs(t_cut);
+  const double c_thr = cost ? best_obj_ + 1e-9 * std::abs(best_obj_) : kInf;
+  const double lat_out = last >= 0 ? min_lat_from_[static_cast<size_t>(last)] : 0.0;
   for (int r : order_[static_cast<size_t>(i)]) {
     if (truncated_ || stop_) return;
     if (mask >> r & 1U) continue;
+    // Bounds that need neither the hop nor the block length, in the order the candidates are
+    // sorted (by cost coefficient for cost, by unit time otherwise): once the bound of this
+    // region fails, it fails for every later one, whose stage-i figure is no smaller.
+    const double u = unit(r, i);
+    const double tail = lb_sum_[static_cast<size_t>(i + 1)] + opt_step_;
+    if (cost) {
+      if (obj + coef(r, i) + lb_obj_[static_cast<size_t>(i + 1)] > c_thr) break;
+    } else if (mm1 * std::max(mx, u) + sum + lat_out + u + tail > t_thr) {
+      break;
+    }
+    const double lat_lb = last >= 0 ? hop_lat_[static_cast<size_t>(last * R_ + r)] : 0.0;
+    if (lat_lb == kInf) continue;  // not linked
+    if (mm1 * std::max(mx, u) + sum + lat_lb + u + tail > t_thr) continue;
     // Set mode: of interchangeable regions, the lowest unused one is taken first (the others
     // would give placements with bit-identical objectives).
     if (require_all_ && sym_prev_[static_cast<size_t>(r)] >= 0 && !(mask >> sym_prev_[static_cast<size_t>(r)] & 1U)) continue;
     // Hop from the previous block (stage i−1 on `last`) into stage i on r.
     double hop_c = 0, hop_lat = 0, hop_usd = 0;
     if (last >= 0) {
-      if (!topo.connected(last, r)) continue;
-      hop_lat = hop_round_trip_s(topo, last, r);
+      hop_lat = lat_lb;
       hop_usd = hop_egress_[static_cast<size_t>(last * R_ + r)];
       if (spec_.stall_free || spec_.bandwidth == BandwidthModel::kExpected) {
         const double beta = stall_free_demand_bytes_per_s(A, fwd_[static_cast<size_t>(last * S_ + i - 1)],
@@ -714,16 +770,38 @@ void Pathfinder::Impl::dfs(int i, int last, int blocks, std::uint64_t mask, int 
     const auto ri = static_cast<size_t>(r);
     int maxL = std::min({cap_[ri], run_[static_cast<size_t>(r * S_ + i)], S_ - i});
     if (maxL <= 0) continue;
-    const bool must_finish = blocks + 1 == spec_.max_blocks;
     if (must_finish && maxL < S_ - i) continue;
     const double base_sum = sum + hop_c + hop_lat;
     const double base_obj = hop_usd > 0 ? obj + hop_usd : obj;  // bit for bit `obj` without egress
     const int cap_after = cap_unused - cap_[ri];
     const std::uint64_t mask2 = mask | (std::uint64_t{1} << r);
-    const int minL = must_finish ? S_ - i : 1;
+    int minL = must_finish ? S_ - i : 1;
     // Region-set mode: every region of the set must still get a block.
     const int need = require_all_ ? std::popcount(full_ & ~mask2) : 0;
     if (need > spec_.max_blocks - blocks - 1) continue;
+    // The capacity of the blocks still allowed after this one: its largest unused regions
+    // other than r (capk[b−1]: the b largest). A block shorter than S − i − capk[nk−1] leaves
+    // more stages than they can hold (what the suffix bound would reject one length at a
+    // time), and the stages after the block need a linked unused region to go to.
+    int nk = 0;
+    double first = kInf;
+    if (!must_finish) {
+      int acc = 0;
+      for (int t = 0; t < ntop && nk < blocks_left; ++t) {
+        if (top_reg[t] == r) continue;
+        acc += top_cap[t];
+        capk[nk++] = acc;
+      }
+      const int* nb = nbr_order_.data() + static_cast<size_t>(r * R_);
+      for (int t = 0, n = nbr_count_[ri]; t < n; ++t)
+        if (!(mask2 >> nb[t] & 1U)) {
+          first = hop_lat_[static_cast<size_t>(r * R_ + nb[t])];
+          break;
+        }
+      const int reach = first == kInf || nk == 0 ? 0 : capk[nk - 1];
+      minL = std::max(minL, S_ - i - reach);
+    }
+    if (minL > maxL) continue;
     // Region-set mode: the hops still to come form a chain from r through the set's unused
     // regions; its least latency + communication time joins the time bounds below.
     const double chain = require_all_ ? rest_chain(r, full_ & ~mask2) : 0.0;
@@ -738,22 +816,31 @@ void Pathfinder::Impl::dfs(int i, int last, int blocks, std::uint64_t mask, int 
     double* blockmax = blockmax_buf_.data() + static_cast<size_t>(blocks) * static_cast<size_t>(S_ + 1);
     const double* upre = unit_prefix_.data() + static_cast<size_t>(r * (S_ + 1));
     const double* cpre = coef_prefix_.data() + static_cast<size_t>(r * (S_ + 1));
-    const double t_cut = cost ? spec_.time_cap_s : best_obj_;
-    const double t_thr = t_cut + 1e-9 * std::abs(t_cut);
-    const double c_thr = cost ? best_obj_ + 1e-9 * std::abs(best_obj_) : kInf;
     double bm = hop_c;
     int Lcut = 0;
-    for (int L = 1; L <= maxL; ++L) {
-      bm = std::max(bm, unit(r, i + L - 1));
+    if (must_finish) {
+      // One length only: the scan's bound at L = S − i (the bound is monotone in L).
+      const int L = S_ - i;
+      bm = std::max(bm, sufmax_unit_[static_cast<size_t>(r * (S_ + 1) + i)]);
       blockmax[L] = bm;
-      const int j = i + L;
-      const double w = mm1 * std::max({mx, bm, L > 1 ? intra_c_ : 0.0}) + base_sum + upre[j] - upre[i] +
-                       (L - 1) * (intra_c_ + intra_lat_) + lb_sum_[static_cast<size_t>(j)] + chain + opt_step_;
-      if (cost ? (w > t_thr || base_obj + cpre[j] - cpre[i] + lb_obj_[static_cast<size_t>(j)] > c_thr) : w > t_thr) break;
+      const double w = mm1 * std::max({mx, bm, L > 1 ? intra_c_ : 0.0}) + base_sum + upre[S_] - upre[i] +
+                       (L - 1) * (intra_c_ + intra_lat_) + chain + opt_step_;
+      if (cost ? (w > t_thr || base_obj + cpre[S_] - cpre[i] > c_thr) : w > t_thr) continue;
       Lcut = L;
+    } else {
+      for (int L = 1; L <= maxL; ++L) {
+        bm = std::max(bm, unit(r, i + L - 1));
+        blockmax[L] = bm;
+        const int j = i + L;
+        const double w = mm1 * std::max({mx, bm, L > 1 ? intra_c_ : 0.0}) + base_sum + upre[j] - upre[i] +
+                         (L - 1) * (intra_c_ + intra_lat_) + lb_sum_[static_cast<size_t>(j)] + chain + opt_step_;
+        if (cost ? (w > t_thr || base_obj + cpre[j] - cpre[i] + lb_obj_[static_cast<size_t>(j)] > c_thr) : w > t_thr) break;
+        Lcut = L;
+      }
     }
     if (Lcut < minL) continue;
     maxL = Lcut;
+    int k = 1;  // fewest further blocks for the stages after the block (grows as L shrinks)
     for (int L = maxL; L >= minL; --L) {
       const int j = i + L;
       const double bsum = base_sum + upre[j] - upre[i] + (L - 1) * (intra_c_ + intra_lat_);
@@ -768,9 +855,11 @@ void Pathfinder::Impl::dfs(int i, int last, int blocks, std::uint64_t mask, int 
       } else if (t_lb >= best_obj_) {
         continue;
       }
-      if (j < S_) {  // the capacity-aware bound (O(R)), only when the cheap one passed
+      if (j < S_) {  // the capacity-aware bound, only when the cheap one passed
+        while (k <= nk && capk[k - 1] < S_ - j) ++k;
+        if (k > nk) continue;  // (minL already excludes this length)
         double rs, rm, ro, rs_hops;
-        if (!suffix_bound(j, mask2, spec_.max_blocks - blocks - 1, r, rs, rm, ro, rs_hops)) continue;
+        if (!suffix_fill(j, mask2, k, first, rs, rm, ro, rs_hops)) continue;
         const double t2 = mm1 * std::max(bmax, rm) + bsum + std::max(rs, rs - rs_hops + chain) + opt_step_;
         if (cost ? (t2 > spec_.time_cap_s || bobj + ro >= best_obj_) : t2 >= best_obj_) continue;
       }

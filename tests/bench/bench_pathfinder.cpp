@@ -83,7 +83,7 @@ void BM_PathfinderCostMin(benchmark::State& state) {
   state.counters["truncated"] = benchmark::Counter(static_cast<double>(truncated), benchmark::Counter::kAvgIterations);
 }
 BENCHMARK(BM_PathfinderCostMin)
-    ->ArgsProduct({{6, 16, 32}, {4, 16, 64}})
+    ->ArgsProduct({{6, 16, 32, 64}, {4, 16, 64}})
     ->Unit(benchmark::kMicrosecond);
 
 // One bace-pipe decision under the model options (docs/model.md, "Layer partitions", "Pipeline
