@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdint>
 #include <numeric>
+#include <cstdio>
+#include <cstdlib>
 
 #include "sim/energy.h"
 
@@ -34,14 +36,14 @@ struct Pathfinder::Impl {
   };
 
   bool derive_tables();  // run_, order_, bounds from unit_/coef_/cap_; true if a stage fits nowhere
-  bool search_by_region_sets(int cap_total);  // false: too many sets, use the plain DFS
+  bool search_by_region_sets(int cap_total);  // false: not applicable or over its budget: go on with the plain DFS
   bool region_sets_apply() const;             // strategy, size and set count allow set mode
+  bool search_sets();                         // best-first over region sets, the DFS restricted to each; false: over budget
   void first_incumbent(int cap_total);        // a quick first placement that prunes the sets
-  struct RegionSet;
-  void enumerate_sets();                      // sets_: every set that may hold the optimum, by bound
-  void search_sets();                         // the DFS restricted to each set, best bound first
-  bool some_order_within(const RegionSet& st, double thr) const;
-  void compute_hop_bounds();       // hop_lb_, hopc_lb_ (set mode)
+  bool least_chain(std::uint64_t mask, double maxunit, double& t, double& usd) const;
+  double chain_floor(std::uint64_t mask) const;  // a cheap lower bound of least_chain's Σ of hops
+  void compute_hop_bounds();       // hop_lb_, hopc_lb_, min_hop_lb_
+  void order_neighbours();         // nbr_order_, nbr_count_ from hop_lb_
   double rest_chain(int last, std::uint64_t unused) const;  // least Σ hop_lb_ from last through unused
   void compute_symmetry();         // sym_prev_ (set mode)
   void memo_clear();
@@ -50,6 +52,8 @@ struct Pathfinder::Impl {
   bool dominated_or_insert(int i, int r, std::uint64_t mask, double obj, double sum, double mx);
   bool suffix_fill(int j, std::uint64_t mask, int k, double first, double& sum, double& mx, double& obj,
                    double& hops) const;
+  bool next_block_may_improve(int j, int r, const int* next, int nnext, int blocks_left, double bsum, double bmax,
+                              double bobj, double rs, double rs_hops, double chain, double t_thr, double c_thr) const;
   double unit(int r, int i) const { return unit_[static_cast<size_t>(r * S_ + i)]; }
   double coef(int r, int i) const { return coef_[static_cast<size_t>(r * S_ + i)]; }
 
@@ -60,6 +64,7 @@ struct Pathfinder::Impl {
   int S_ = 0, R_ = 0, m_ = 0;
   double mm1_ = 0;  ///< the schedule's bottleneck weight (m − 1 for GPipe and 1F1B)
   double intra_c_ = 0, intra_lat_ = 0, opt_step_ = 0;
+  double intra_step_ = 0;  ///< intra_c_ + intra_lat_: the time of one same-region hop in the sum
   std::vector<double> unit_, fwd_, coef_;     // R×S: 3f, f, cost coefficient (inf: stage does not fit)
   std::vector<double> unit_prefix_, coef_prefix_;  // R×(S+1)
   std::vector<int> run_;                      // R×S: feasible stages in a row from i on r
@@ -71,7 +76,11 @@ struct Pathfinder::Impl {
   double min_hop_time_ = 0;                   // smallest round-trip latency of any link
   std::vector<double> hop_lat_;               // R×R round-trip latency (inf: not linked)
   std::vector<double> min_lat_from_;          // per region a: least hop_lat_(a, ·) (inf: no link)
-  std::vector<int> nbr_order_, nbr_count_;    // R×R: per region a, its linked regions by hop_lat_(a, ·), least first (ties by index); their count
+  std::vector<int> nbr_order_, nbr_count_;    // R×R: per region a, the regions b with free GPUs and a usable hop a -> b, by hop_lb_(a, b), least first (ties by index); their count
+  std::vector<int> nbr_lat_order_, nbr_lat_count_;  // R×R: per region a, every region linked from a, by hop_lat_(a, b), least first; their count
+  std::vector<int> next_buf_;                 // max_blocks × (R+1): per depth, the unused regions the block being placed can hand over to
+  double min_hop_lb_ = 0;                     // least hop_lb_ of any usable hop (0 if none)
+  std::vector<double> min_in_all_;            // per region b: least hop_lb_(·, b) (inf: none usable)
   std::vector<double> sufmax_unit_;           // R×(S+1): max of unit(r, ·) over stages >= j
   std::vector<double> hop_egress_;            // R×R egress cost of the whole job over hop a -> b (cost search; else 0)
   std::vector<std::vector<int>> order_;       // per stage: candidate regions, best first
@@ -80,23 +89,31 @@ struct Pathfinder::Impl {
   std::uint32_t memo_gen_ = 0;
   size_t memo_used_ = 0;
   // region-set decomposition
-  struct RegionSet {
-    double lb;  ///< objective lower bound (cost, or time with the cheapest-hop term)
-    std::uint64_t mask;
-    int capsum;
-    double maxunit;  ///< lower bound of the max term without hops
-    double tsum;     ///< lower bound of the time's other terms without hops
-  };
   struct SetFrame {
     int next;
     std::uint64_t mask;
     int filled, capsum, k;
     double fill, maxunit;
+    double in_sum, in_max;  ///< Σ and max over the set's regions of min_in_all_
   };
-  std::vector<RegionSet> sets_;               // a heap by set_after: the least bound on top
-  /// Heap order of sets_: a comes after b (greater bound, ties by mask).
-  static bool set_after(const RegionSet& a, const RegionSet& b) { return a.lb > b.lb || (a.lb == b.lb && a.mask > b.mask); }
-  std::vector<SetFrame> set_stack_;
+  /// A frame (the sets extending a combination, by a lower bound of them all) or a set to
+  /// search (by its bound), in one heap.
+  struct SetItem {
+    double key;
+    std::uint64_t mask;
+    int kind;    ///< 0: frame, 1: set
+    int frame;   ///< frames_ index (frames)
+    int capsum;  ///< free stage slots of the set (sets)
+  };
+  /// Heap order: a comes after b. Least key first; at equal keys frames first (a set must not
+  /// pass a frame that may hold one of equal bound), then by mask.
+  static bool set_item_after(const SetItem& a, const SetItem& b) {
+    if (a.key != b.key) return a.key > b.key;
+    if (a.kind != b.kind) return a.kind > b.kind;
+    return a.mask > b.mask;
+  }
+  std::vector<SetFrame> frames_;              // the frames built by this search
+  std::vector<SetItem> set_heap_;
   std::vector<int> set_rank_;                 // usable regions, best figure first
   std::vector<double> fmin_, fmax_;           // per region: extreme forward times of the stages it takes
   std::vector<int> sym_prev_;                 // per region: previous interchangeable region by index, −1 if none
@@ -142,6 +159,7 @@ SearchResult Pathfinder::Impl::search(const JobProfile& p, const ClusterView& vi
   intra_c_ = intra_hop_comm_s(p.activation_bytes, topo);
   intra_lat_ = intra_hop_latency_s(topo);
   opt_step_ = opt.optimizer_step_s;
+  intra_step_ = intra_c_ + intra_lat_;
   const bool cost = spec.objective == SearchSpec::Objective::kMinCost;
   const bool cap_known = std::isfinite(spec.time_cap_s);
   const double T_for_cost = cap_known ? spec.time_cap_s : 0.0;
@@ -200,20 +218,13 @@ SearchResult Pathfinder::Impl::search(const JobProfile& p, const ClusterView& vi
       }
   if (min_hop_time_ == kInf) min_hop_time_ = 0;
   min_lat_from_.assign(static_cast<size_t>(R_), kInf);
-  nbr_order_.resize(static_cast<size_t>(R_ * R_));
-  nbr_count_.assign(static_cast<size_t>(R_), 0);
-  for (int a = 0; a < R_; ++a) {
-    const double* lat = hop_lat_.data() + static_cast<size_t>(a * R_);
-    int* nb = nbr_order_.data() + static_cast<size_t>(a * R_);
-    int n = 0;
+  for (int a = 0; a < R_; ++a)
     for (int b = 0; b < R_; ++b)
-      if (lat[b] < kInf) nb[n++] = b;
-    std::sort(nb, nb + n, [lat](int x, int y) { return lat[x] < lat[y] || (lat[x] == lat[y] && x < y); });
-    nbr_count_[static_cast<size_t>(a)] = n;
-    if (n > 0) min_lat_from_[static_cast<size_t>(a)] = lat[nb[0]];
-  }
+      min_lat_from_[static_cast<size_t>(a)] = std::min(min_lat_from_[static_cast<size_t>(a)], hop_lat_[static_cast<size_t>(a * R_ + b)]);
 
   const bool any_stage_impossible = derive_tables();
+  compute_hop_bounds();
+  order_neighbours();
 
   best_obj_ = kInf;
   best_T_ = kInf;
@@ -230,6 +241,7 @@ SearchResult Pathfinder::Impl::search(const JobProfile& p, const ClusterView& vi
   topcap_buf_.resize(depth_rows);
   topreg_buf_.resize(depth_rows);
   capk_buf_.resize(depth_rows);
+  next_buf_.resize(depth_rows);
   full_ = R_ >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << R_) - 1;
   require_all_ = false;
   if (!any_stage_impossible && R_ <= 64) {
@@ -274,6 +286,14 @@ bool Pathfinder::Impl::derive_tables() {
   // Reuse the inner vectors across searches (no allocation once warm).
   if (order_.size() < static_cast<size_t>(S_)) order_.resize(static_cast<size_t>(S_));
   for (auto& o : order_) o.clear();
+  // A stage whose figures equal the next stage's on every region (the interior stages of an
+  // even split) takes that stage's order instead of sorting again.
+  auto same_stage_as_next = [&](int i) {
+    if (i + 1 >= S_) return false;
+    for (int r = 0; r < R_; ++r)
+      if (unit(r, i) != unit(r, i + 1) || (cost && coef(r, i) != coef(r, i + 1))) return false;
+    return true;
+  };
   for (int i = S_ - 1; i >= 0; --i) {
     double mu = kInf, mc = kInf;
     auto& ord = order_[static_cast<size_t>(i)];
@@ -281,13 +301,18 @@ bool Pathfinder::Impl::derive_tables() {
       if (cap_[static_cast<size_t>(r)] <= 0 || unit(r, i) == kInf) continue;
       mu = std::min(mu, unit(r, i));
       mc = std::min(mc, coef(r, i));
-      ord.push_back(r);
+    }
+    if (same_stage_as_next(i)) {
+      ord = order_[static_cast<size_t>(i + 1)];
+    } else {
+      for (int r = 0; r < R_; ++r)
+        if (cap_[static_cast<size_t>(r)] > 0 && unit(r, i) < kInf) ord.push_back(r);
+      std::sort(ord.begin(), ord.end(), [&](int a, int b) {  // ties by region index
+        const double ka = cost ? coef(a, i) : unit(a, i), kb = cost ? coef(b, i) : unit(b, i);
+        return ka < kb || (ka == kb && a < b);
+      });
     }
     if (ord.empty()) any_stage_impossible = true;
-    std::sort(ord.begin(), ord.end(), [&](int a, int b) {  // ties by region index
-      const double ka = cost ? coef(a, i) : unit(a, i), kb = cost ? coef(b, i) : unit(b, i);
-      return ka < kb || (ka == kb && a < b);
-    });
     lb_sum_[static_cast<size_t>(i)] = lb_sum_[static_cast<size_t>(i + 1)] + mu;
     lb_max_[static_cast<size_t>(i)] = std::max(lb_max_[static_cast<size_t>(i + 1)], mu);
     lb_obj_[static_cast<size_t>(i)] = lb_obj_[static_cast<size_t>(i + 1)] + mc;
@@ -311,20 +336,30 @@ bool Pathfinder::Impl::derive_tables() {
   }
   for (auto& o : lb_order_unit_) o.clear();
   for (auto& o : lb_order_coef_) o.clear();
-  for (int j = 0; j < S_; ++j) {
-    auto& ou = lb_order_unit_[static_cast<size_t>(j)];
+  // The same per suffix, by the suffix minima (the cost order only for the cost search): a
+  // suffix whose minima equal the next one's on every region takes its order.
+  auto same_suffix_as_next = [&](const std::vector<double>& v, int j) {
+    if (j + 1 >= S_) return false;
     for (int r = 0; r < R_; ++r)
-      if (cap_[static_cast<size_t>(r)] > 0 && sufmin_unit_[static_cast<size_t>(r * (S_ + 1) + j)] < kInf) ou.push_back(r);
-    auto& oc = lb_order_coef_[static_cast<size_t>(j)];
-    oc = ou;
-    auto by = [&](const std::vector<double>& v) {
-      return [&, jj = j](int a, int b) {
-        const double ka = v[static_cast<size_t>(a * (S_ + 1) + jj)], kb = v[static_cast<size_t>(b * (S_ + 1) + jj)];
-        return ka < kb || (ka == kb && a < b);
-      };
-    };
-    std::sort(ou.begin(), ou.end(), by(sufmin_unit_));
-    std::sort(oc.begin(), oc.end(), by(sufmin_coef_));
+      if (v[static_cast<size_t>(r * (S_ + 1) + j)] != v[static_cast<size_t>(r * (S_ + 1) + j + 1)]) return false;
+    return true;
+  };
+  auto suffix_order = [&](std::vector<std::vector<int>>& orders, const std::vector<double>& v, int j) {
+    auto& o = orders[static_cast<size_t>(j)];
+    if (same_suffix_as_next(v, j)) {
+      o = orders[static_cast<size_t>(j + 1)];
+      return;
+    }
+    for (int r = 0; r < R_; ++r)
+      if (cap_[static_cast<size_t>(r)] > 0 && sufmin_unit_[static_cast<size_t>(r * (S_ + 1) + j)] < kInf) o.push_back(r);
+    std::sort(o.begin(), o.end(), [&](int a, int b) {
+      const double ka = v[static_cast<size_t>(a * (S_ + 1) + j)], kb = v[static_cast<size_t>(b * (S_ + 1) + j)];
+      return ka < kb || (ka == kb && a < b);
+    });
+  };
+  for (int j = S_ - 1; j >= 0; --j) {
+    suffix_order(lb_order_unit_, sufmin_unit_, j);
+    if (cost) suffix_order(lb_order_coef_, sufmin_coef_, j);
   }
   cap_order_.resize(static_cast<size_t>(R_));
   std::iota(cap_order_.begin(), cap_order_.end(), 0);
@@ -338,8 +373,10 @@ bool Pathfinder::Impl::suffix_fill(int j, std::uint64_t mask, int k, double firs
                                    double& obj, double& hops) const {
   // The stages j.. need at least k more blocks (the caller's count over the largest unused
   // regions), each starting with a cross-region hop: the first leaves the block just placed
-  // for an unused region (at least `first`), the k−1 after it cost at least the cheapest
-  // round-trip latency of any link.
+  // for an unused region (at least `first`, the least round-trip latency to one), the k−1
+  // after it cost at least the cheapest round-trip latency of any link. (The search compares
+  // this sum with the incumbent without a margin, so it is computed exactly as it always was;
+  // tighter hop terms are added by the caller, with the margin.)
   sum = mx = obj = hops = 0;
   const int n = S_ - j;
   if (n <= 0) return true;
@@ -368,6 +405,45 @@ bool Pathfinder::Impl::suffix_fill(int j, std::uint64_t mask, int k, double firs
     if (left > 0) return false;
   }
   return true;
+}
+
+bool Pathfinder::Impl::next_block_may_improve(int j, int r, const int* next, int nnext, int blocks_left, double bsum,
+                                              double bmax, double bobj, double rs, double rs_hops, double chain,
+                                              double t_thr, double c_thr) const {
+  // The block after the one just placed on r (ending before stage j) starts at stage j on one
+  // of `next`: an unused region with free GPUs that a hop from r can reach. Bounds that the
+  // suffix fill (which may put the stages anywhere) cannot give; a false return means no
+  // completion is within t_thr in time or, for cost, below c_thr.
+  const bool cost = spec_.objective == SearchSpec::Objective::kMinCost;
+  const int n = S_ - j;
+  if (nnext == 0) return false;
+  if (blocks_left == 1) {
+    // Exactly one more block: all n stages on one region x of `next`, after one hop. Its time is
+    // at least w·max(bmax, x's largest unit) + bsum + hop_lb(r, x) + x's units + the n − 1
+    // intra-region hops, and its cost bobj + x's coefficients (egress >= 0).
+    for (int t = 0; t < nnext; ++t) {
+      const int x = next[t];
+      const auto xs = static_cast<size_t>(x);
+      if (cap_[xs] < n || run_[static_cast<size_t>(x * S_ + j)] < n) continue;
+      const double* up = unit_prefix_.data() + static_cast<size_t>(x * (S_ + 1));
+      const double T = mm1_ * std::max({bmax, sufmax_unit_[static_cast<size_t>(x * (S_ + 1) + j)], n > 1 ? intra_c_ : 0.0}) +
+                       bsum + hop_lb_[static_cast<size_t>(r * R_ + x)] + (up[S_] - up[j]) + (n - 1) * (intra_c_ + intra_lat_) + opt_step_;
+      if (T > t_thr) continue;
+      if (cost) {
+        const double* cp = coef_prefix_.data() + static_cast<size_t>(x * (S_ + 1));
+        if (bobj + (cp[S_] - cp[j]) > c_thr) continue;
+      }
+      return true;
+    }
+    return false;
+  }
+  // Several blocks may follow: stage j runs on some region of `next`, so the max term holds at
+  // least the least of their units at stage j (the fill's max may come from elsewhere).
+  double u_next = kInf;
+  for (int t = 0; t < nnext; ++t) u_next = std::min(u_next, unit(next[t], j));
+  if (u_next == kInf) return false;
+  const double T = mm1_ * std::max(bmax, u_next) + bsum + std::max(rs, rs - rs_hops + chain) + opt_step_;
+  return T <= t_thr;
 }
 
 void Pathfinder::Impl::memo_clear() {
@@ -452,34 +528,17 @@ bool Pathfinder::Impl::search_by_region_sets(int cap_total) {
   // first one found in this order is returned, which can differ from the plain DFS's choice.
   if (!region_sets_apply()) return false;
   first_incumbent(cap_total);
-  compute_hop_bounds();
   compute_symmetry();
-  enumerate_sets();
-  search_sets();
-  return true;
-}
-
-bool Pathfinder::Impl::region_sets_apply() const {
-  using St = SearchSpec::Strategy;
-  const int K = std::min(spec_.max_blocks, R_);
-  if (spec_.strategy == St::kPlain || K <= 0 || K > 6) return false;  // K > 6: K! orders per set
-  // kAuto: small topologies keep the plain DFS (see SearchSpec::strategy), and shallow jobs
-  // (fewer than two stages per allowed block) are searched faster by it: its block-length
-  // loops are short there and the set enumeration would dominate.
-  if (spec_.strategy == St::kAuto && (R_ < 8 || S_ < 2 * K)) return false;
-  // Number of sets Σ_{k<=K} C(R,k); fall back to the plain DFS when it is large.
-  double nsets = 0, c = 1;
-  for (int k = 1; k <= K; ++k) {
-    c = c * (R_ - k + 1) / k;
-    nsets += c;
-  }
-  return nsets <= 250'000;
+  // The set phase has a budget of sets and frames built (many sets with weak bounds, e.g. a
+  // tight time cap that few of them meet): past it the search goes on with the plain DFS,
+  // which keeps the incumbent found so far (exact either way).
+  return search_sets();
 }
 
 void Pathfinder::Impl::first_incumbent(int cap_total) {
-  // A first incumbent prunes the set enumeration: the plain DFS's first placement (best
-  // regions first, long blocks first) within a small node budget. It is a placement like any
-  // other; ties with it are resolved as with any incumbent.
+  // A first incumbent prunes the sets: the plain DFS's first placement (best regions first,
+  // long blocks first) within a small node budget. It is a placement like any other; ties
+  // with it are resolved as with any incumbent.
   const long budget = spec_.node_budget;
   spec_.stop_at_first = true;
   spec_.node_budget = std::min(budget, nodes_ + 8L * S_ * spec_.max_blocks);
@@ -490,11 +549,30 @@ void Pathfinder::Impl::first_incumbent(int cap_total) {
   truncated_ = stop_ = false;
 }
 
-void Pathfinder::Impl::enumerate_sets() {
+bool Pathfinder::Impl::region_sets_apply() const {
+  using St = SearchSpec::Strategy;
+  const int K = std::min(spec_.max_blocks, R_);
+  if (spec_.strategy == St::kPlain || K <= 0 || K > 6) return false;  // K > 6: K! orders per set
+  // kAuto: small topologies keep the plain DFS (see SearchSpec::strategy), and shallow jobs
+  // (fewer than two stages per allowed block) are searched faster by it: its block-length
+  // loops are short there and the set enumeration would dominate.
+  return !(spec_.strategy == St::kAuto && (R_ < 8 || S_ < 2 * K));
+}
+
+bool Pathfinder::Impl::search_sets() {
+  // Best-first over the sets of regions a placement may use. The sets are the combinations of
+  // the usable regions in rank order (best figure first, so a set's fill is incremental); a
+  // *frame* stands for the sets that extend a combination with later-ranked regions, keyed by
+  // a lower bound of all of them. One heap holds frames and sets: the least key comes first,
+  // frames before sets at equal keys (and frame keys shaded by 1e-12), so every set comes out
+  // after every frame that could still hold a set of smaller bound, i.e. the sets come out in
+  // increasing (bound, mask) order, the order the search promises. A set is searched by the
+  // DFS restricted to it; the search stops at the first key above the incumbent (with the
+  // margin the bounds need: they are not summed in the DFS's order). Only the frames and sets
+  // below the final incumbent are ever built, however many sets the topology has.
   const int K = std::min(spec_.max_blocks, R_);
   const bool cost = spec_.objective == SearchSpec::Objective::kMinCost;
   const double mm1 = mm1_;
-  // Per-region figures over all stages: the cheapest stage's unit time and cost coefficient.
   set_rank_.clear();
   for (int r = 0; r < R_; ++r)
     if (cap_[static_cast<size_t>(r)] > 0 && sufmin_unit_[static_cast<size_t>(r * (S_ + 1))] < kInf) set_rank_.push_back(r);
@@ -502,17 +580,35 @@ void Pathfinder::Impl::enumerate_sets() {
     return cost ? sufmin_coef_[static_cast<size_t>(r * (S_ + 1))] : sufmin_unit_[static_cast<size_t>(r * (S_ + 1))];
   };
   std::sort(set_rank_.begin(), set_rank_.end(), [&](int a, int b) { return fig(a) < fig(b) || (fig(a) == fig(b) && a < b); });
-  const double cap_t = spec_.time_cap_s * (1.0 + 1e-9);
-  sets_.clear();
-  // Combinations in rank order, so that the fill is incremental: the set's regions are
-  // already sorted best figure first.
-  set_stack_.clear();
-  set_stack_.push_back({0, 0, 0, 0, 0, 0.0, 0.0});
   const int n = static_cast<int>(set_rank_.size());
-  while (!set_stack_.empty()) {
-    const SetFrame f = set_stack_.back();
-    set_stack_.pop_back();
+  const double cap_t = spec_.time_cap_s * (1.0 + 1e-9);
+  auto threshold = [&] { return best_obj_ + 1e-9 * std::abs(best_obj_); };
+  auto shade = [](double key) { return key > 0 ? key * (1.0 - 1e-12) : key; };
+  frames_.clear();
+  set_heap_.clear();
+  frames_.push_back({0, 0, 0, 0, 0, 0.0, 0.0, 0.0, 0.0});
+  set_heap_.push_back({-kInf, 0, 0, 0, 0});
+  require_all_ = true;
+  const long item_budget = 32L * R_ * S_;
+  long items = 0;
+  bool within_budget = true;
+  while (!set_heap_.empty() && !truncated_ && within_budget) {
+    std::pop_heap(set_heap_.begin(), set_heap_.end(), set_item_after);
+    const SetItem it = set_heap_.back();
+    set_heap_.pop_back();
+    const double thr = threshold();
+    if (it.key > thr) break;
+    if (it.kind == 1) {  // a set: the DFS restricted to it, required to use all of it
+      memo_clear();
+      dfs(0, -1, 0, full_ & ~it.mask, it.capsum, 0.0, 0.0, 0.0);
+      continue;
+    }
+    const SetFrame f = frames_[static_cast<size_t>(it.frame)];
     for (int q = f.next; q < n; ++q) {
+      if (++items > item_budget) {
+        within_budget = false;
+        break;
+      }
       const int r = set_rank_[static_cast<size_t>(q)];
       // Interchangeable regions (compute_symmetry) enter a set in index order only; being
       // interchangeable they have equal figures, so the predecessor has an earlier rank and
@@ -520,67 +616,94 @@ void Pathfinder::Impl::enumerate_sets() {
       const int pr = sym_prev_[static_cast<size_t>(r)];
       if (pr >= 0 && !(f.mask >> pr & 1U)) continue;
       const int cr = cap_[static_cast<size_t>(r)];
-      SetFrame g{q + 1, f.mask | std::uint64_t{1} << r, std::min(S_, f.filled + cr), f.capsum + cr, f.k + 1,
-              f.fill + std::min(cr, S_ - f.filled) * fig(r), std::max(f.maxunit, sufmin_unit_[static_cast<size_t>(r * (S_ + 1))])};
+      const double mi = min_in_all_[static_cast<size_t>(r)];
+      const SetFrame g{q + 1, f.mask | std::uint64_t{1} << r, std::min(S_, f.filled + cr), f.capsum + cr, f.k + 1,
+                       f.fill + std::min(cr, S_ - f.filled) * fig(r), std::max(f.maxunit, sufmin_unit_[static_cast<size_t>(r * (S_ + 1))]),
+                       f.in_sum + mi, std::max(f.in_max, mi)};
       const double tmax = mm1 * std::max(lb_max_[0], g.maxunit);
-      // Supersets of g add regions of later rank (worse figure) and at least one more hop;
-      // these bounds only grow along that subtree, so it is skipped as a whole once they fail.
+      // The sets extending g add regions of later rank (worse figure), a hop each, and leave at
+      // least S − K same-region hops; there is a hop into every region of g but the chain's
+      // start (min_in_all_) and one into an added region.
       if (g.k < K && g.k < S_ && q + 1 < n) {
         const double ext_fill = g.fill + (S_ - g.filled) * fig(set_rank_[static_cast<size_t>(q + 1)]);
-        const double ext_t = tmax + g.k * min_hop_time_ + opt_step_ + (cost ? lb_sum_[0] : std::max(lb_sum_[0], ext_fill));
-        if (cost ? (ext_t <= cap_t && std::max(ext_fill, lb_obj_[0]) < best_obj_) : ext_t < best_obj_) set_stack_.push_back(g);
+        const double ext_hops = std::max(g.k * min_hop_lb_, g.in_sum - g.in_max + min_hop_lb_);
+        const double ext_t = tmax + ext_hops + opt_step_ + std::max(0, S_ - K) * intra_step_ +
+                             (cost ? lb_sum_[0] : std::max(lb_sum_[0], ext_fill));
+        const double key = shade(cost ? std::max(ext_fill, lb_obj_[0]) : ext_t);
+        if ((!cost || ext_t <= cap_t) && key <= thr) {
+          frames_.push_back(g);
+          set_heap_.push_back({key, g.mask, 0, static_cast<int>(frames_.size() - 1), 0});
+          std::push_heap(set_heap_.begin(), set_heap_.end(), set_item_after);
+        }
       }
       if (g.capsum < S_ || g.k > S_) continue;  // cannot hold the job / a region would get no stage
-      const double tsum = opt_step_ + (cost ? lb_sum_[0] : std::max(lb_sum_[0], g.fill));
-      const double t_lb = tmax + (g.k - 1) * min_hop_time_ + tsum;
-      const double lb = cost ? std::max(g.fill, lb_obj_[0]) : t_lb;
-      if ((cost && t_lb > cap_t) || lb >= best_obj_) continue;
-      sets_.push_back({lb, g.mask, g.capsum, std::max(lb_max_[0], g.maxunit), tsum});
+      // The k blocks of a placement on the set leave exactly S − k same-region hops.
+      const double tsum = opt_step_ + (S_ - g.k) * intra_step_ + (cost ? lb_sum_[0] : std::max(lb_sum_[0], g.fill));
+      // Quick test with the least hops, then the set's own least chain of hops.
+      const double quick = tmax + std::max((g.k - 1) * min_hop_lb_, chain_floor(g.mask)) + tsum;
+      if (cost ? quick > cap_t : quick > thr) continue;
+      double chain_t, chain_usd;
+      if (!least_chain(g.mask, std::max(lb_max_[0], g.maxunit), chain_t, chain_usd)) continue;
+      const double t_lb = chain_t + tsum;
+      const double lb = cost ? std::max(g.fill, lb_obj_[0]) + chain_usd : t_lb;
+      if ((cost && t_lb > cap_t) || lb > thr) continue;
+      set_heap_.push_back({lb, g.mask, 1, -1, g.capsum});
+      std::push_heap(set_heap_.begin(), set_heap_.end(), set_item_after);
     }
   }
-  // A heap, not a sort: the search takes sets in increasing (bound, mask) order and stops at
-  // the first whose bound reaches the incumbent, usually after a few of many thousands. The
-  // order is a strict total order (masks differ), so the sets come out exactly as sorted.
-  std::make_heap(sets_.begin(), sets_.end(), set_after);
-}
-
-void Pathfinder::Impl::search_sets() {
-  const bool cost = spec_.objective == SearchSpec::Objective::kMinCost;
-  const double cap_t = spec_.time_cap_s * (1.0 + 1e-9);
-  require_all_ = true;
-  while (!sets_.empty()) {
-    std::pop_heap(sets_.begin(), sets_.end(), set_after);
-    const RegionSet st = sets_.back();
-    sets_.pop_back();
-    if (st.lb >= best_obj_) break;
-    if (!some_order_within(st, (cost ? cap_t : best_obj_) - st.tsum)) continue;
-    memo_clear();
-    dfs(0, -1, 0, full_ & ~st.mask, st.capsum, 0.0, 0.0, 0.0);
-    if (truncated_) break;
-  }
   require_all_ = false;
+  return within_budget;
 }
 
-bool Pathfinder::Impl::some_order_within(const RegionSet& st, double thr) const {
-  // Tighter, order-aware test: is there an order of the set's regions whose hops (latency,
-  // least communication time and stall-freedom, hop_lb_/hopc_lb_, in the sum and max terms)
-  // keep the bound within `thr` (the cap for cost, the incumbent for time, minus the set's
-  // other terms)?
-  const double mm1 = mm1_;
+
+double Pathfinder::Impl::chain_floor(std::uint64_t mask) const {
+  // A cheap lower bound of least_chain's Σ: in a chain through the set, every region but the
+  // start is entered from another region of the set, and every region but the end is left
+  // for one; so Σ >= Σ_v (least hop into v from the set) − the largest of them, and the same
+  // with hops out.
+  int regs[64], k = 0;
+  for (std::uint64_t b = mask; b; b &= b - 1) regs[k++] = std::countr_zero(b);
+  if (k < 2) return 0.0;
+  double in_sum = 0, in_max = 0, out_sum = 0, out_max = 0;
+  for (int x = 0; x < k; ++x) {
+    double mi = kInf, mo = kInf;
+    for (int y = 0; y < k; ++y) {
+      if (y == x) continue;
+      mi = std::min(mi, hop_lb_[static_cast<size_t>(regs[y] * R_ + regs[x])]);
+      mo = std::min(mo, hop_lb_[static_cast<size_t>(regs[x] * R_ + regs[y])]);
+    }
+    in_sum += mi;
+    in_max = std::max(in_max, mi);
+    out_sum += mo;
+    out_max = std::max(out_max, mo);
+  }
+  return std::max(in_sum - in_max, out_sum - out_max);
+}
+
+bool Pathfinder::Impl::least_chain(std::uint64_t mask, double maxunit, double& t, double& usd) const {
+  // Every placement on the set chains its regions in some order with one hop between
+  // neighbours. Over all orders: the least w·max(maxunit, hop communication) + Σ (latency +
+  // communication) of the hops (hop_lb_/hopc_lb_), and separately the least egress. False if
+  // no order has usable hops throughout.
   int regs[6], k = 0;
-  for (std::uint64_t b = st.mask; b; b &= b - 1) regs[k++] = std::countr_zero(b);
+  for (std::uint64_t b = mask; b; b &= b - 1) regs[k++] = std::countr_zero(b);
+  t = kInf;
+  usd = kInf;
   do {
-    double hs = 0, hm = st.maxunit;
+    double hs = 0, hm = maxunit, eg = 0;
     int x = 1;
     for (; x < k; ++x) {
       const auto e = static_cast<size_t>(regs[x - 1] * R_ + regs[x]);
       hs += hop_lb_[e];
       hm = std::max(hm, hopc_lb_[e]);
-      if (mm1 * hm + hs > thr) break;
+      eg += hop_egress_[e];
+      if (hs == kInf) break;
     }
-    if (x == k && mm1 * hm + hs <= thr) return true;
+    if (x < k) continue;
+    t = std::min(t, mm1_ * hm + hs);
+    usd = std::min(usd, eg);
   } while (std::next_permutation(regs, regs + k));
-  return false;
+  return t < kInf;
 }
 
 void Pathfinder::Impl::compute_hop_bounds() {
@@ -617,6 +740,38 @@ void Pathfinder::Impl::compute_hop_bounds() {
       hop_lb_[e] = hop_lat_[e] + c;
       hopc_lb_[e] = c;
     }
+  min_hop_lb_ = kInf;
+  for (double h : hop_lb_) min_hop_lb_ = std::min(min_hop_lb_, h);
+  if (min_hop_lb_ == kInf) min_hop_lb_ = 0;
+  min_in_all_.assign(static_cast<size_t>(R_), kInf);
+  for (int a = 0; a < R_; ++a)
+    for (int b = 0; b < R_; ++b)
+      min_in_all_[static_cast<size_t>(b)] = std::min(min_in_all_[static_cast<size_t>(b)], hop_lb_[static_cast<size_t>(a * R_ + b)]);
+}
+
+void Pathfinder::Impl::order_neighbours() {
+  nbr_order_.resize(static_cast<size_t>(R_ * R_));
+  nbr_count_.assign(static_cast<size_t>(R_), 0);
+  for (int a = 0; a < R_; ++a) {
+    const double* lb = hop_lb_.data() + static_cast<size_t>(a * R_);
+    int* nb = nbr_order_.data() + static_cast<size_t>(a * R_);
+    int n = 0;
+    for (int b = 0; b < R_; ++b)
+      if (lb[b] < kInf && cap_[static_cast<size_t>(b)] > 0) nb[n++] = b;
+    std::sort(nb, nb + n, [lb](int x, int y) { return lb[x] < lb[y] || (lb[x] == lb[y] && x < y); });
+    nbr_count_[static_cast<size_t>(a)] = n;
+  }
+  nbr_lat_order_.resize(static_cast<size_t>(R_ * R_));
+  nbr_lat_count_.assign(static_cast<size_t>(R_), 0);
+  for (int a = 0; a < R_; ++a) {
+    const double* lat = hop_lat_.data() + static_cast<size_t>(a * R_);
+    int* nb = nbr_lat_order_.data() + static_cast<size_t>(a * R_);
+    int n = 0;
+    for (int b = 0; b < R_; ++b)
+      if (lat[b] < kInf) nb[n++] = b;
+    std::sort(nb, nb + n, [lat](int x, int y) { return lat[x] < lat[y] || (lat[x] == lat[y] && x < y); });
+    nbr_lat_count_[static_cast<size_t>(a)] = n;
+  }
 }
 
 void Pathfinder::Impl::compute_symmetry() {
@@ -779,12 +934,16 @@ void Pathfinder::Impl::dfs(int i, int last, int blocks, std::uint64_t mask, int 
     // Region-set mode: every region of the set must still get a block.
     const int need = require_all_ ? std::popcount(full_ & ~mask2) : 0;
     if (need > spec_.max_blocks - blocks - 1) continue;
+    // Most further blocks the stages after this block can form (each adds one region).
+    const int more = require_all_ ? need : blocks_left;
     // The capacity of the blocks still allowed after this one: its largest unused regions
     // other than r (capk[b−1]: the b largest). A block shorter than S − i − capk[nk−1] leaves
     // more stages than they can hold (what the suffix bound would reject one length at a
     // time), and the stages after the block need a linked unused region to go to.
     int nk = 0;
-    double first = kInf;
+    double first = kInf, first_lat = kInf;  // least hop_lb_ / hop_lat_ from r to an unused region
+    int* next = next_buf_.data() + row;  // the unused regions the next block can go to, by hop_lb_
+    int nnext = 0;
     if (!must_finish) {
       int acc = 0;
       for (int t = 0; t < ntop && nk < blocks_left; ++t) {
@@ -794,8 +953,12 @@ void Pathfinder::Impl::dfs(int i, int last, int blocks, std::uint64_t mask, int 
       }
       const int* nb = nbr_order_.data() + static_cast<size_t>(r * R_);
       for (int t = 0, n = nbr_count_[ri]; t < n; ++t)
-        if (!(mask2 >> nb[t] & 1U)) {
-          first = hop_lat_[static_cast<size_t>(r * R_ + nb[t])];
+        if (!(mask2 >> nb[t] & 1U)) next[nnext++] = nb[t];
+      if (nnext > 0) first = hop_lb_[static_cast<size_t>(r * R_ + next[0])];
+      const int* nl = nbr_lat_order_.data() + static_cast<size_t>(r * R_);
+      for (int t = 0, n = nbr_lat_count_[ri]; t < n; ++t)
+        if (!(mask2 >> nl[t] & 1U)) {
+          first_lat = hop_lat_[static_cast<size_t>(r * R_ + nl[t])];
           break;
         }
       const int reach = first == kInf || nk == 0 ? 0 : capk[nk - 1];
@@ -833,7 +996,8 @@ void Pathfinder::Impl::dfs(int i, int last, int blocks, std::uint64_t mask, int 
         blockmax[L] = bm;
         const int j = i + L;
         const double w = mm1 * std::max({mx, bm, L > 1 ? intra_c_ : 0.0}) + base_sum + upre[j] - upre[i] +
-                         (L - 1) * (intra_c_ + intra_lat_) + lb_sum_[static_cast<size_t>(j)] + chain + opt_step_;
+                         (L - 1) * (intra_c_ + intra_lat_) + lb_sum_[static_cast<size_t>(j)] + chain + opt_step_ +
+                         std::max(0, S_ - j - more) * intra_step_;
         if (cost ? (w > t_thr || base_obj + cpre[j] - cpre[i] + lb_obj_[static_cast<size_t>(j)] > c_thr) : w > t_thr) break;
         Lcut = L;
       }
@@ -855,13 +1019,43 @@ void Pathfinder::Impl::dfs(int i, int last, int blocks, std::uint64_t mask, int 
       } else if (t_lb >= best_obj_) {
         continue;
       }
+      // The same with the same-region hops the stages after the block must have (at most
+      // `more` further blocks), against the margin.
+      if (t_lb + std::max(0, S_ - j - more) * intra_step_ > t_thr) continue;
       if (j < S_) {  // the capacity-aware bound, only when the cheap one passed
         while (k <= nk && capk[k - 1] < S_ - j) ++k;
         if (k > nk) continue;  // (minL already excludes this length)
         double rs, rm, ro, rs_hops;
-        if (!suffix_fill(j, mask2, k, first, rs, rm, ro, rs_hops)) continue;
+        if (!suffix_fill(j, mask2, k, first_lat, rs, rm, ro, rs_hops)) continue;
         const double t2 = mm1 * std::max(bmax, rm) + bsum + std::max(rs, rs - rs_hops + chain) + opt_step_;
         if (cost ? (t2 > spec_.time_cap_s || bobj + ro >= best_obj_) : t2 >= best_obj_) continue;
+        // The same with the hops' least communication time too (hop_lb_), against the margin.
+        {
+          const double hops_lb = first + (k - 1) * min_hop_lb_;
+          const double rs_lb = rs - rs_hops + hops_lb;
+          const double t2_lb = mm1 * std::max(bmax, rm) + bsum + std::max(rs_lb, rs_lb - hops_lb + chain) + opt_step_;
+          if (t2_lb > t_thr) continue;
+          rs = rs_lb;
+          rs_hops = hops_lb;
+        }
+        // With the same-region hops: b further blocks (k <= b <= more) leave S − j − b of them
+        // and cost b − 1 cross-region hops after the first, of which rs holds k − 1; the least
+        // over b is at an end. In set mode b is `need`, and `chain` holds all its hops.
+        {
+          const int n = S_ - j;
+          double extra;
+          if (require_all_) {
+            extra = (n - need) * intra_step_;
+          } else {
+            const int b2 = std::min(more, n);
+            const double via_k = (k - 1) * min_hop_lb_ + (n - k) * intra_step_;
+            const double via_b = (b2 - 1) * min_hop_lb_ + (n - b2) * intra_step_;
+            extra = std::min(via_k, via_b) - (k - 1) * min_hop_lb_;
+          }
+          const double t2_lb = mm1 * std::max(bmax, rm) + bsum + std::max(rs, rs - rs_hops + chain) + opt_step_;
+          if (t2_lb + extra > t_thr) continue;
+        }
+        if (!next_block_may_improve(j, r, next, nnext, blocks_left, bsum, bmax, bobj, rs, rs_hops, chain, t_thr, c_thr)) continue;
       }
       if (j < S_ && dominated_or_insert(j, r, mask2, bobj, bsum, bmax)) continue;
       path_r_.push_back(r);
