@@ -52,6 +52,7 @@ struct Pathfinder::Impl {
   bool dominated_or_insert(int i, int r, std::uint64_t mask, double obj, double sum, double mx);
   bool suffix_fill(int j, std::uint64_t mask, int k, double first, double& sum, double& mx, double& obj,
                    double& hops) const;
+  double least_two_hops(int r, std::uint64_t mask, const int* next, int nnext) const;
   bool next_block_may_improve(int j, int r, const int* next, int nnext, int blocks_left, double bsum, double bmax,
                               double bobj, double rs, double rs_hops, double chain, double t_thr, double c_thr) const;
   double unit(int r, int i) const { return unit_[static_cast<size_t>(r * S_ + i)]; }
@@ -405,6 +406,25 @@ bool Pathfinder::Impl::suffix_fill(int j, std::uint64_t mask, int k, double firs
     if (left > 0) return false;
   }
   return true;
+}
+
+double Pathfinder::Impl::least_two_hops(int r, std::uint64_t mask, const int* next, int nnext) const {
+  // The least hop_lb_(r, x) + hop_lb_(x, y) over x in `next` (sorted by hop_lb_(r, x)) and y
+  // an unused region with free GPUs other than x: the first two hops after a block on r when
+  // at least two more blocks follow (+inf if no such chain).
+  double best = kInf;
+  for (int t = 0; t < nnext; ++t) {
+    const int x = next[t];
+    const double h1 = hop_lb_[static_cast<size_t>(r * R_ + x)];
+    if (h1 + min_hop_lb_ >= best) break;
+    const int* nb = nbr_order_.data() + static_cast<size_t>(x * R_);
+    for (int u = 0, n = nbr_count_[static_cast<size_t>(x)]; u < n; ++u)
+      if (!(mask >> nb[u] & 1U)) {
+        best = std::min(best, h1 + hop_lb_[static_cast<size_t>(x * R_ + nb[u])]);
+        break;
+      }
+  }
+  return best;
 }
 
 bool Pathfinder::Impl::next_block_may_improve(int j, int r, const int* next, int nnext, int blocks_left, double bsum,
@@ -883,10 +903,16 @@ void Pathfinder::Impl::dfs(int i, int last, int blocks, std::uint64_t mask, int 
   // for cost, below the incumbent's cost, with a relative margin of 1e-9 that rounding cannot
   // reach: so they never cut a placement that would become the incumbent (the incumbents, and
   // so the result, are those of the exhaustive search in this order).
-  const double t_cut = cost ? spec_.time_cap_s : best_obj_;
-  const double t_thr = t_cut + 1e-9 * std::abs(t_cut);
-  const double c_thr = cost ? best_obj_ + 1e-9 * std::abs(best_obj_) : kInf;
+  // (Refreshed after every child: a child may have found a better incumbent.)
+  double t_thr = 0, c_thr = 0;
+  auto refresh_thresholds = [&] {
+    const double t_cut = cost ? spec_.time_cap_s : best_obj_;
+    t_thr = t_cut + 1e-9 * std::abs(t_cut);
+    c_thr = cost ? best_obj_ + 1e-9 * std::abs(best_obj_) : kInf;
+  };
+  refresh_thresholds();
   const double lat_out = last >= 0 ? min_lat_from_[static_cast<size_t>(last)] : 0.0;
+  const bool tight = spec_.bounds == SearchSpec::Bounds::kTight;
   for (int r : order_[static_cast<size_t>(i)]) {
     if (truncated_ || stop_) return;
     if (mask >> r & 1U) continue;
@@ -895,14 +921,16 @@ void Pathfinder::Impl::dfs(int i, int last, int blocks, std::uint64_t mask, int 
     // region fails, it fails for every later one, whose stage-i figure is no smaller.
     const double u = unit(r, i);
     const double tail = lb_sum_[static_cast<size_t>(i + 1)] + opt_step_;
-    if (cost) {
-      if (obj + coef(r, i) + lb_obj_[static_cast<size_t>(i + 1)] > c_thr) break;
-    } else if (mm1 * std::max(mx, u) + sum + lat_out + u + tail > t_thr) {
-      break;
-    }
     const double lat_lb = last >= 0 ? hop_lat_[static_cast<size_t>(last * R_ + r)] : 0.0;
+    if (tight) {
+      if (cost) {
+        if (obj + coef(r, i) + lb_obj_[static_cast<size_t>(i + 1)] > c_thr) break;
+      } else if (mm1 * std::max(mx, u) + sum + lat_out + u + tail > t_thr) {
+        break;
+      }
+      if (lat_lb < kInf && mm1 * std::max(mx, u) + sum + lat_lb + u + tail > t_thr) continue;
+    }
     if (lat_lb == kInf) continue;  // not linked
-    if (mm1 * std::max(mx, u) + sum + lat_lb + u + tail > t_thr) continue;
     // Set mode: of interchangeable regions, the lowest unused one is taken first (the others
     // would give placements with bit-identical objectives).
     if (require_all_ && sym_prev_[static_cast<size_t>(r)] >= 0 && !(mask >> sym_prev_[static_cast<size_t>(r)] & 1U)) continue;
@@ -942,6 +970,7 @@ void Pathfinder::Impl::dfs(int i, int last, int blocks, std::uint64_t mask, int 
     // time), and the stages after the block need a linked unused region to go to.
     int nk = 0;
     double first = kInf, first_lat = kInf;  // least hop_lb_ / hop_lat_ from r to an unused region
+    double two_hop = -1;                    // least_two_hops, computed when first needed
     int* next = next_buf_.data() + row;  // the unused regions the next block can go to, by hop_lb_
     int nnext = 0;
     if (!must_finish) {
@@ -962,7 +991,7 @@ void Pathfinder::Impl::dfs(int i, int last, int blocks, std::uint64_t mask, int 
           break;
         }
       const int reach = first == kInf || nk == 0 ? 0 : capk[nk - 1];
-      minL = std::max(minL, S_ - i - reach);
+      if (tight) minL = std::max(minL, S_ - i - reach);
     }
     if (minL > maxL) continue;
     // Region-set mode: the hops still to come form a chain from r through the set's unused
@@ -981,7 +1010,7 @@ void Pathfinder::Impl::dfs(int i, int last, int blocks, std::uint64_t mask, int 
     const double* cpre = coef_prefix_.data() + static_cast<size_t>(r * (S_ + 1));
     double bm = hop_c;
     int Lcut = 0;
-    if (must_finish) {
+    if (must_finish && tight) {
       // One length only: the scan's bound at L = S − i (the bound is monotone in L).
       const int L = S_ - i;
       bm = std::max(bm, sufmax_unit_[static_cast<size_t>(r * (S_ + 1) + i)]);
@@ -991,13 +1020,21 @@ void Pathfinder::Impl::dfs(int i, int last, int blocks, std::uint64_t mask, int 
       if (cost ? (w > t_thr || base_obj + cpre[S_] - cpre[i] > c_thr) : w > t_thr) continue;
       Lcut = L;
     } else {
-      for (int L = 1; L <= maxL; ++L) {
+      // Lengths below minL are not tried: only their running max is needed. The bound is
+      // monotone in L, so testing from minL on cuts the same lengths.
+      const int first_tested = tight ? minL : 1;
+      for (int L = 1; L < first_tested; ++L) {
+        bm = std::max(bm, unit(r, i + L - 1));
+        blockmax[L] = bm;
+      }
+      Lcut = first_tested - 1;
+      for (int L = first_tested; L <= maxL; ++L) {
         bm = std::max(bm, unit(r, i + L - 1));
         blockmax[L] = bm;
         const int j = i + L;
         const double w = mm1 * std::max({mx, bm, L > 1 ? intra_c_ : 0.0}) + base_sum + upre[j] - upre[i] +
                          (L - 1) * (intra_c_ + intra_lat_) + lb_sum_[static_cast<size_t>(j)] + chain + opt_step_ +
-                         std::max(0, S_ - j - more) * intra_step_;
+                         (tight ? std::max(0, S_ - j - more) * intra_step_ : 0.0);
         if (cost ? (w > t_thr || base_obj + cpre[j] - cpre[i] + lb_obj_[static_cast<size_t>(j)] > c_thr) : w > t_thr) break;
         Lcut = L;
       }
@@ -1021,7 +1058,7 @@ void Pathfinder::Impl::dfs(int i, int last, int blocks, std::uint64_t mask, int 
       }
       // The same with the same-region hops the stages after the block must have (at most
       // `more` further blocks), against the margin.
-      if (t_lb + std::max(0, S_ - j - more) * intra_step_ > t_thr) continue;
+      if (tight && t_lb + std::max(0, S_ - j - more) * intra_step_ > t_thr) continue;
       if (j < S_) {  // the capacity-aware bound, only when the cheap one passed
         while (k <= nk && capk[k - 1] < S_ - j) ++k;
         if (k > nk) continue;  // (minL already excludes this length)
@@ -1029,33 +1066,37 @@ void Pathfinder::Impl::dfs(int i, int last, int blocks, std::uint64_t mask, int 
         if (!suffix_fill(j, mask2, k, first_lat, rs, rm, ro, rs_hops)) continue;
         const double t2 = mm1 * std::max(bmax, rm) + bsum + std::max(rs, rs - rs_hops + chain) + opt_step_;
         if (cost ? (t2 > spec_.time_cap_s || bobj + ro >= best_obj_) : t2 >= best_obj_) continue;
-        // The same with the hops' least communication time too (hop_lb_), against the margin.
-        {
-          const double hops_lb = first + (k - 1) * min_hop_lb_;
-          const double rs_lb = rs - rs_hops + hops_lb;
-          const double t2_lb = mm1 * std::max(bmax, rm) + bsum + std::max(rs_lb, rs_lb - hops_lb + chain) + opt_step_;
-          if (t2_lb > t_thr) continue;
-          rs = rs_lb;
-          rs_hops = hops_lb;
-        }
-        // With the same-region hops: b further blocks (k <= b <= more) leave S − j − b of them
-        // and cost b − 1 cross-region hops after the first, of which rs holds k − 1; the least
-        // over b is at an end. In set mode b is `need`, and `chain` holds all its hops.
+        if (tight) {
+        // Tighter, against the margin: the hops' least communication time (hop_lb_), a chain
+        // of two hops through unused regions when two or more blocks follow, and the
+        // same-region hops. b further blocks (k <= b <= more) cost hops_after(b) and leave
+        // S − j − b same-region hops; the total is linear in b from 2 on, so the least is at
+        // b = k, max(k, 2) or the most allowed. In set mode b is `need` and `chain` holds
+        // its hops exactly.
         {
           const int n = S_ - j;
-          double extra;
+          const double fill = rs - rs_hops;
+          auto hops_after = [&](int b) {
+            if (b <= 1) return first;
+            if (two_hop < 0) two_hop = least_two_hops(r, mask2, next, nnext);
+            return two_hop + (b - 2) * min_hop_lb_;
+          };
+          double hop_part;
           if (require_all_) {
-            extra = (n - need) * intra_step_;
+            hop_part = std::max(hops_after(need), chain) + (n - need) * intra_step_;
           } else {
-            const int b2 = std::min(more, n);
-            const double via_k = (k - 1) * min_hop_lb_ + (n - k) * intra_step_;
-            const double via_b = (b2 - 1) * min_hop_lb_ + (n - b2) * intra_step_;
-            extra = std::min(via_k, via_b) - (k - 1) * min_hop_lb_;
+            const int b_hi = std::min(more, n);
+            hop_part = kInf;
+            for (int b : {k, std::max(k, 2), b_hi})
+              if (b >= k && b <= b_hi) hop_part = std::min(hop_part, hops_after(b) + (n - b) * intra_step_);
           }
-          const double t2_lb = mm1 * std::max(bmax, rm) + bsum + std::max(rs, rs - rs_hops + chain) + opt_step_;
-          if (t2_lb + extra > t_thr) continue;
+          const double t2_lb = mm1 * std::max(bmax, rm) + bsum + fill + hop_part + opt_step_;
+          if (t2_lb > t_thr) continue;
+          rs = fill + hop_part;
+          rs_hops = hop_part;
         }
         if (!next_block_may_improve(j, r, next, nnext, blocks_left, bsum, bmax, bobj, rs, rs_hops, chain, t_thr, c_thr)) continue;
+        }
       }
       if (j < S_ && dominated_or_insert(j, r, mask2, bobj, bsum, bmax)) continue;
       path_r_.push_back(r);
@@ -1064,6 +1105,7 @@ void Pathfinder::Impl::dfs(int i, int last, int blocks, std::uint64_t mask, int 
       path_r_.pop_back();
       path_len_.pop_back();
       if (truncated_ || stop_) return;
+      refresh_thresholds();
     }
   }
 }
