@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <numeric>
+#include <span>
 #include <cstdio>
 #include <cstdlib>
 
@@ -15,6 +16,37 @@ namespace geopipe {
 namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 }
+
+/// Per index (a stage, or the suffix starting there), a list of regions in a search order.
+/// Consecutive indices whose lists are equal share one stored list, so that the equal
+/// interior stages of an even split cost one sort, not one each.
+struct OrderTable {
+  std::vector<int> buf;          ///< the distinct lists, back to back
+  std::vector<int> start, size;  ///< per index: its list in buf
+  void reset(int n) {
+    buf.clear();
+    start.assign(static_cast<size_t>(n), 0);
+    size.assign(static_cast<size_t>(n), 0);
+  }
+  /// Index i gets index `from`'s list.
+  void share(int i, int from) {
+    start[static_cast<size_t>(i)] = start[static_cast<size_t>(from)];
+    size[static_cast<size_t>(i)] = size[static_cast<size_t>(from)];
+  }
+  /// Index i gets the regions r < R with keep(r), sorted by `less`.
+  template <class Keep, class Less>
+  void build(int i, int R, Keep keep, Less less) {
+    const auto s0 = buf.size();
+    for (int r = 0; r < R; ++r)
+      if (keep(r)) buf.push_back(r);
+    std::sort(buf.begin() + static_cast<std::ptrdiff_t>(s0), buf.end(), less);
+    start[static_cast<size_t>(i)] = static_cast<int>(s0);
+    size[static_cast<size_t>(i)] = static_cast<int>(buf.size() - s0);
+  }
+  std::span<const int> operator[](int i) const {
+    return {buf.data() + start[static_cast<size_t>(i)], static_cast<size_t>(size[static_cast<size_t>(i)])};
+  }
+};
 
 /// The search state behind Pathfinder: the per-search tables (sized per search, their buffers
 /// kept between searches), the memo of dominance labels, the region-set decomposition and the
@@ -72,7 +104,7 @@ struct Pathfinder::Impl {
   std::vector<int> cap_;                      // stages region r can take
   std::vector<double> lb_sum_, lb_max_, lb_obj_;  // suffix bounds, size S+1
   std::vector<double> sufmin_unit_, sufmin_coef_;  // R×(S+1): min over stages >= j on region r
-  std::vector<std::vector<int>> lb_order_unit_, lb_order_coef_;  // per j: regions by sufmin, best first
+  OrderTable lb_order_unit_, lb_order_coef_;  // per j: regions by sufmin, best first
   std::vector<int> cap_order_;                // regions by capacity, largest first
   double min_hop_time_ = 0;                   // smallest round-trip latency of any link
   std::vector<double> hop_lat_;               // R×R round-trip latency (inf: not linked)
@@ -84,7 +116,7 @@ struct Pathfinder::Impl {
   std::vector<double> min_in_all_;            // per region b: least hop_lb_(·, b) (inf: none usable)
   std::vector<double> sufmax_unit_;           // R×(S+1): max of unit(r, ·) over stages >= j
   std::vector<double> hop_egress_;            // R×R egress cost of the whole job over hop a -> b (cost search; else 0)
-  std::vector<std::vector<int>> order_;       // per stage: candidate regions, best first
+  OrderTable order_;                          // per stage: candidate regions, best first
   std::vector<MemoSlot> memo_slots_;          // size a power of two, load <= 1/2
   std::vector<Label> memo_labels_;            // label pool, reset per search
   std::uint32_t memo_gen_ = 0;
@@ -122,6 +154,8 @@ struct Pathfinder::Impl {
   std::vector<double> hop_lb_, hopc_lb_;      // R×R: least latency+communication and communication time of a hop (inf: never usable)
   std::uint64_t full_ = 0;                    // bits of all R regions
   bool require_all_ = false;                  // leaf must have used every region (set mode)
+  bool tight_ = false;                        // the tight bounds prune this search (see search())
+  static constexpr int kTightMinStages = 12;  // pipelines at least this deep use them (or set mode)
   std::vector<int> path_r_, path_len_;        // current blocks
   std::vector<double> blockmax_buf_;          // max_blocks × (S+1): per depth, block max by length
   // max_blocks × (R+1), a row per depth: the unused regions' largest capacities and their
@@ -224,8 +258,15 @@ SearchResult Pathfinder::Impl::search(const JobProfile& p, const ClusterView& vi
       min_lat_from_[static_cast<size_t>(a)] = std::min(min_lat_from_[static_cast<size_t>(a)], hop_lat_[static_cast<size_t>(a * R_ + b)]);
 
   const bool any_stage_impossible = derive_tables();
-  compute_hop_bounds();
-  order_neighbours();
+  // The tight bounds and the set search need the hop tables (O(R²) per search); on shallow
+  // pipelines the plain DFS is cheaper with the reference bounds, which reach the same result
+  // (SearchSpec::bounds), so the tables are built only where they pay.
+  const bool sets = !spec.stop_at_first && region_sets_apply();
+  tight_ = spec.bounds == SearchSpec::Bounds::kTight && !spec.stop_at_first && (sets || S_ >= kTightMinStages);
+  if (tight_ || sets) {
+    compute_hop_bounds();
+    order_neighbours();
+  }
 
   best_obj_ = kInf;
   best_T_ = kInf;
@@ -284,11 +325,9 @@ bool Pathfinder::Impl::derive_tables() {
   lb_sum_.assign(static_cast<size_t>(S_ + 1), 0.0);
   lb_max_.assign(static_cast<size_t>(S_ + 1), 0.0);
   lb_obj_.assign(static_cast<size_t>(S_ + 1), 0.0);
-  // Reuse the inner vectors across searches (no allocation once warm).
-  if (order_.size() < static_cast<size_t>(S_)) order_.resize(static_cast<size_t>(S_));
-  for (auto& o : order_) o.clear();
+  order_.reset(S_);
   // A stage whose figures equal the next stage's on every region (the interior stages of an
-  // even split) takes that stage's order instead of sorting again.
+  // even split) shares that stage's order instead of sorting again.
   auto same_stage_as_next = [&](int i) {
     if (i + 1 >= S_) return false;
     for (int r = 0; r < R_; ++r)
@@ -297,23 +336,22 @@ bool Pathfinder::Impl::derive_tables() {
   };
   for (int i = S_ - 1; i >= 0; --i) {
     double mu = kInf, mc = kInf;
-    auto& ord = order_[static_cast<size_t>(i)];
     for (int r = 0; r < R_; ++r) {
       if (cap_[static_cast<size_t>(r)] <= 0 || unit(r, i) == kInf) continue;
       mu = std::min(mu, unit(r, i));
       mc = std::min(mc, coef(r, i));
     }
     if (same_stage_as_next(i)) {
-      ord = order_[static_cast<size_t>(i + 1)];
+      order_.share(i, i + 1);
     } else {
-      for (int r = 0; r < R_; ++r)
-        if (cap_[static_cast<size_t>(r)] > 0 && unit(r, i) < kInf) ord.push_back(r);
-      std::sort(ord.begin(), ord.end(), [&](int a, int b) {  // ties by region index
-        const double ka = cost ? coef(a, i) : unit(a, i), kb = cost ? coef(b, i) : unit(b, i);
-        return ka < kb || (ka == kb && a < b);
-      });
+      order_.build(
+          i, R_, [&](int r) { return cap_[static_cast<size_t>(r)] > 0 && unit(r, i) < kInf; },
+          [&](int a, int b) {  // ties by region index
+            const double ka = cost ? coef(a, i) : unit(a, i), kb = cost ? coef(b, i) : unit(b, i);
+            return ka < kb || (ka == kb && a < b);
+          });
     }
-    if (ord.empty()) any_stage_impossible = true;
+    if (order_[i].empty()) any_stage_impossible = true;
     lb_sum_[static_cast<size_t>(i)] = lb_sum_[static_cast<size_t>(i + 1)] + mu;
     lb_max_[static_cast<size_t>(i)] = std::max(lb_max_[static_cast<size_t>(i + 1)], mu);
     lb_obj_[static_cast<size_t>(i)] = lb_obj_[static_cast<size_t>(i + 1)] + mc;
@@ -331,32 +369,27 @@ bool Pathfinder::Impl::derive_tables() {
       sufmin_coef_[k] = std::min(sufmin_coef_[k + 1], coef(r, i));
       sufmax_unit_[k] = std::max(sufmax_unit_[k + 1], unit(r, i));
     }
-  if (lb_order_unit_.size() < static_cast<size_t>(S_ + 1)) {
-    lb_order_unit_.resize(static_cast<size_t>(S_ + 1));
-    lb_order_coef_.resize(static_cast<size_t>(S_ + 1));
-  }
-  for (auto& o : lb_order_unit_) o.clear();
-  for (auto& o : lb_order_coef_) o.clear();
+  lb_order_unit_.reset(S_ + 1);
+  lb_order_coef_.reset(S_ + 1);
   // The same per suffix, by the suffix minima (the cost order only for the cost search): a
-  // suffix whose minima equal the next one's on every region takes its order.
+  // suffix whose minima equal the next one's on every region shares its order.
   auto same_suffix_as_next = [&](const std::vector<double>& v, int j) {
     if (j + 1 >= S_) return false;
     for (int r = 0; r < R_; ++r)
       if (v[static_cast<size_t>(r * (S_ + 1) + j)] != v[static_cast<size_t>(r * (S_ + 1) + j + 1)]) return false;
     return true;
   };
-  auto suffix_order = [&](std::vector<std::vector<int>>& orders, const std::vector<double>& v, int j) {
-    auto& o = orders[static_cast<size_t>(j)];
+  auto suffix_order = [&](OrderTable& orders, const std::vector<double>& v, int j) {
     if (same_suffix_as_next(v, j)) {
-      o = orders[static_cast<size_t>(j + 1)];
+      orders.share(j, j + 1);
       return;
     }
-    for (int r = 0; r < R_; ++r)
-      if (cap_[static_cast<size_t>(r)] > 0 && sufmin_unit_[static_cast<size_t>(r * (S_ + 1) + j)] < kInf) o.push_back(r);
-    std::sort(o.begin(), o.end(), [&](int a, int b) {
-      const double ka = v[static_cast<size_t>(a * (S_ + 1) + j)], kb = v[static_cast<size_t>(b * (S_ + 1) + j)];
-      return ka < kb || (ka == kb && a < b);
-    });
+    orders.build(
+        j, R_, [&](int r) { return cap_[static_cast<size_t>(r)] > 0 && sufmin_unit_[static_cast<size_t>(r * (S_ + 1) + j)] < kInf; },
+        [&](int a, int b) {
+          const double ka = v[static_cast<size_t>(a * (S_ + 1) + j)], kb = v[static_cast<size_t>(b * (S_ + 1) + j)];
+          return ka < kb || (ka == kb && a < b);
+        });
   };
   for (int j = S_ - 1; j >= 0; --j) {
     suffix_order(lb_order_unit_, sufmin_unit_, j);
@@ -384,7 +417,7 @@ bool Pathfinder::Impl::suffix_fill(int j, std::uint64_t mask, int k, double firs
   sum = hops = first + (k - 1) * min_hop_time_;
   int left = n;
   // Fill the n stages into unused regions, best per-stage figure first (ignoring contiguity).
-  for (int r : lb_order_unit_[static_cast<size_t>(j)]) {
+  for (int r : lb_order_unit_[j]) {
     if (mask >> r & 1U) continue;
     const int take = std::min(cap_[static_cast<size_t>(r)], left);
     const double v = sufmin_unit_[static_cast<size_t>(r * (S_ + 1) + j)];
@@ -396,7 +429,7 @@ bool Pathfinder::Impl::suffix_fill(int j, std::uint64_t mask, int k, double firs
   if (left > 0) return false;
   if (spec_.objective == SearchSpec::Objective::kMinCost) {
     left = n;
-    for (int r : lb_order_coef_[static_cast<size_t>(j)]) {
+    for (int r : lb_order_coef_[j]) {
       if (mask >> r & 1U) continue;
       const int take = std::min(cap_[static_cast<size_t>(r)], left);
       obj += take * sufmin_coef_[static_cast<size_t>(r * (S_ + 1) + j)];
@@ -912,8 +945,8 @@ void Pathfinder::Impl::dfs(int i, int last, int blocks, std::uint64_t mask, int 
   };
   refresh_thresholds();
   const double lat_out = last >= 0 ? min_lat_from_[static_cast<size_t>(last)] : 0.0;
-  const bool tight = spec_.bounds == SearchSpec::Bounds::kTight;
-  for (int r : order_[static_cast<size_t>(i)]) {
+  const bool tight = tight_;
+  for (int r : order_[i]) {
     if (truncated_ || stop_) return;
     if (mask >> r & 1U) continue;
     // Bounds that need neither the hop nor the block length, in the order the candidates are
@@ -980,18 +1013,23 @@ void Pathfinder::Impl::dfs(int i, int last, int blocks, std::uint64_t mask, int 
         acc += top_cap[t];
         capk[nk++] = acc;
       }
-      const int* nb = nbr_order_.data() + static_cast<size_t>(r * R_);
-      for (int t = 0, n = nbr_count_[ri]; t < n; ++t)
-        if (!(mask2 >> nb[t] & 1U)) next[nnext++] = nb[t];
-      if (nnext > 0) first = hop_lb_[static_cast<size_t>(r * R_ + next[0])];
-      const int* nl = nbr_lat_order_.data() + static_cast<size_t>(r * R_);
-      for (int t = 0, n = nbr_lat_count_[ri]; t < n; ++t)
-        if (!(mask2 >> nl[t] & 1U)) {
-          first_lat = hop_lat_[static_cast<size_t>(r * R_ + nl[t])];
-          break;
-        }
-      const int reach = first == kInf || nk == 0 ? 0 : capk[nk - 1];
-      if (tight) minL = std::max(minL, S_ - i - reach);
+      if (tight) {
+        const int* nb = nbr_order_.data() + static_cast<size_t>(r * R_);
+        for (int t = 0, n = nbr_count_[ri]; t < n; ++t)
+          if (!(mask2 >> nb[t] & 1U)) next[nnext++] = nb[t];
+        if (nnext > 0) first = hop_lb_[static_cast<size_t>(r * R_ + next[0])];
+        const int* nl = nbr_lat_order_.data() + static_cast<size_t>(r * R_);
+        for (int t = 0, n = nbr_lat_count_[ri]; t < n; ++t)
+          if (!(mask2 >> nl[t] & 1U)) {
+            first_lat = hop_lat_[static_cast<size_t>(r * R_ + nl[t])];
+            break;
+          }
+        const int reach = first == kInf || nk == 0 ? 0 : capk[nk - 1];
+        minL = std::max(minL, S_ - i - reach);
+      } else {  // (no neighbour tables: one pass)
+        for (int x = 0; x < R_; ++x)
+          if (!(mask2 >> x & 1U)) first_lat = std::min(first_lat, hop_lat_[static_cast<size_t>(r * R_ + x)]);
+      }
     }
     if (minL > maxL) continue;
     // Region-set mode: the hops still to come form a chain from r through the set's unused

@@ -83,8 +83,10 @@ struct SearchSpec {
   /// Which bounds prune the plain DFS. kTight adds to the original search's bounds others that
   /// cut only what cannot become an incumbent (compared with a relative margin of 1e-9 that
   /// rounding cannot reach): the same placements become the incumbent in the same order, so
-  /// the result and `incumbents` are bit-identical, in fewer nodes. kReference keeps only the
-  /// original bounds; tests run both to check that (tests/unit/test_pathfinder_bounds.cpp).
+  /// the result and `incumbents` are bit-identical, in fewer nodes. They need O(R²) tables per
+  /// search, so kTight uses them where they pay: pipelines of 12 stages or more, and the set
+  /// search. kReference keeps only the original bounds; tests run both to check that
+  /// (tests/unit/test_pathfinder_bounds.cpp).
   enum class Bounds { kTight, kReference };
   Bounds bounds = Bounds::kTight;
 };
