@@ -64,9 +64,10 @@ ScenarioMetrics MetricsAccumulator::finish(const std::vector<JobRecord>& records
   double s = 0;
   for (double x : jct) s += x;
   m.avg_jct_s = jct.empty() ? 0.0 : s / static_cast<double>(jct.size());
-  m.p50_jct_s = percentile(jct, 50);
-  m.p95_jct_s = percentile(jct, 95);
-  m.p99_jct_s = percentile(jct, 99);
+  std::sort(jct.begin(), jct.end());  // after the sum above, which is taken in job order
+  m.p50_jct_s = percentile_of_sorted(jct, 50);
+  m.p95_jct_s = percentile_of_sorted(jct, 95);
+  m.p99_jct_s = percentile_of_sorted(jct, 99);
   m.avg_queue_delay_s = started ? qsum / started : 0.0;
   m.gpu_hours = alloc_gpu_s_ / units::kSecondsPerHour;
   m.gpu_utilization = alloc_gpu_s_ > 0 ? busy_gpu_s_ / alloc_gpu_s_ : 0.0;
