@@ -10,6 +10,7 @@
 #include <queue>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "model/rng.h"
 #include "sim/bandwidth_monitor.h"
@@ -48,6 +49,16 @@ struct Running {
   double bytes_per_iter = 0;
   double egress_usd_per_iter = 0;
   int gpus = 0;
+
+  /// The state of a slot about to hold a newly started job: every field as default-constructed,
+  /// the vectors emptied but keeping their storage (a slot is reused by job after job).
+  void reset() {
+    version = 0;
+    for (auto* v : {&regions, &flow_f, &flow_b, &power_region}) v->clear();
+    for (auto* v : {&fwd, &bwd, &hop_lat, &hop_lat_b, &bw_f, &bw_b, &power_w}) v->clear();
+    T = T_nocomm = remaining = last_t = busy_gpu_s_per_iter = bytes_per_iter = egress_usd_per_iter = 0;
+    gpus = 0;
+  }
 };
 
 struct Completion {
@@ -328,7 +339,8 @@ class Engine {
     if (!down) heap_.push({t + r.remaining * r.T, j, r.version});
   }
 
-  void start(int j, const Placement& pl, double t) {
+  /// Starts job j on `pl` at t; the placement moves into the job's record.
+  void start(int j, Placement&& pl, double t) {
     const JobProfile& even = profile(j);
     const int S = even.stages;
     if (static_cast<int>(pl.stage_region.size()) != S)
@@ -348,7 +360,7 @@ class Engine {
     slot_of_[static_cast<size_t>(j)] = free_slots_.back();
     free_slots_.pop_back();
     Running& r = running(j);
-    r = Running{};
+    r.reset();
     r.regions = pl.stage_region;
     r.fwd.resize(static_cast<size_t>(S));
     r.bwd.resize(static_cast<size_t>(S));
@@ -413,10 +425,10 @@ class Engine {
     ++running_;
     JobRecord& rec = rec_[static_cast<size_t>(j)];
     rec.start_s = t;
-    rec.stage_region = pl.stage_region;
+    rec.stage_region = std::move(pl.stage_region);
     rec.layers = p.layers;
     pending_start_.push_back(j);
-    if (timeline_) timeline_->job_started(t, j, pl.stage_region);
+    if (timeline_) timeline_->job_started(t, j, rec.stage_region);
   }
 
   void finish(int j, double t) {
@@ -433,8 +445,8 @@ class Engine {
       --flow_count_[static_cast<size_t>(a * R + b)];
       --flow_count_[static_cast<size_t>(b * R + a)];
     }
-    // The slot goes back to the pool with its state released: memory follows the running jobs.
-    r = Running{};
+    // The slot goes back to the pool (start() resets it; its vectors keep their storage for the
+    // next job: at most one slot per GPU, so memory follows the running jobs).
     free_slots_.push_back(slot_of_[static_cast<size_t>(j)]);
     slot_of_[static_cast<size_t>(j)] = -1;
     release_profile(j);
@@ -507,7 +519,7 @@ class Engine {
     sched_.schedule(ctx_, queue_, view_, decisions_);
     acc_.scheduler_call(std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count());
     if (decisions_.empty()) return;
-    for (const Decision& d : decisions_) start(d.job, d.placement, t);
+    for (Decision& d : decisions_) start(d.job, std::move(d.placement), t);
     // Started jobs leave the queue (amortised O(log n) each, arrival order kept).
     for (const Decision& d : decisions_) queue_.erase(d.job);
     rebalance(t);
