@@ -425,10 +425,14 @@ class Engine {
     ++running_;
     JobRecord& rec = rec_[static_cast<size_t>(j)];
     rec.start_s = t;
-    rec.stage_region = std::move(pl.stage_region);
-    rec.layers = p.layers;
     pending_start_.push_back(j);
-    if (timeline_) timeline_->job_started(t, j, rec.stage_region);
+    if (timeline_) timeline_->job_started(t, j, pl.stage_region);
+    // The placement and layer split are outputs only (no metric reads them): kept when the
+    // records are returned.
+    if (opt_.record_jobs) {
+      rec.stage_region = std::move(pl.stage_region);
+      rec.layers = p.layers;
+    }
   }
 
   void finish(int j, double t) {

@@ -28,7 +28,9 @@
 namespace geopipe {
 
 struct SimOptions {
-  bool record_jobs = true;        ///< fill SimResult::jobs
+  /// Fill SimResult::jobs. Off: the run keeps no job's placement or layer split (outputs only),
+  /// so its memory per job is smaller; no metric changes.
+  bool record_jobs = true;
   /// Fill SimResult::timeline (sim/timeline.h, `geopipe run --timeline`). Off: no recorder
   /// exists. Either way no decision or result changes.
   bool record_timeline = false;
