@@ -140,10 +140,12 @@ class PriorityBackfill final : public OrderingPolicy {
   }
 
  private:
-  struct Cached {
+  /// What the score needs of a job's shape (SchedContext::shape): its profiles differ only in
+  /// `iterations`, which neither figure reads.
+  struct ShapeFigures {
     bool known = false;
-    double runtime_s = 0;  // I × ideal iteration time on the fastest GPU type present
-    double beta = 0;       // A / min_i f_i on that GPU type
+    double best_iteration_s = 0;  // ideal iteration time on the fastest GPU type present
+    double beta = 0;              // A / min_i f_i on that GPU type
   };
   struct Item {
     double score = 0, arrival = 0;
@@ -167,12 +169,12 @@ class PriorityBackfill final : public OrderingPolicy {
   }
 
   Item score(int j) {
-    const Cached& c = cached(*ctx_, j);
+    const double runtime_s = runtime_s_[static_cast<size_t>(j)];
     const Job& job = ctx_->job(j);
     double pressure = 0;
-    if (job.total_gpus() > max_free_) pressure = c.beta / std::max(mean_res_, 1.0);
+    if (job.total_gpus() > max_free_) pressure = figures(*ctx_, j).beta / std::max(mean_res_, 1.0);
     const double wait = now_s_ - job.arrival_s;
-    const double score = prm_.priority_runtime_weight * c.runtime_s * (1.0 + prm_.priority_network_weight * pressure) -
+    const double score = prm_.priority_runtime_weight * runtime_s * (1.0 + prm_.priority_network_weight * pressure) -
                          prm_.priority_aging * wait;
     return {score, job.arrival_s, j};
   }
@@ -185,7 +187,7 @@ class PriorityBackfill final : public OrderingPolicy {
       const int j = sh.jobs[static_cast<size_t>(p)];
       const Item it = score(j);
       if (best.job < 0 || before(it, best)) best = it;
-      p = sh.tree.first_below(p + 1, records_only_ ? cached(*ctx_, j).runtime_s : kInf);
+      p = sh.tree.first_below(p + 1, records_only_ ? runtime_s_[static_cast<size_t>(j)] : kInf);
     }
     sh.head = best;
   }
@@ -195,7 +197,7 @@ class PriorityBackfill final : public OrderingPolicy {
     for (int j : skipped_) {
       Shape& sh = shapes_[static_cast<size_t>(ctx_->shape(j))];
       const int p = pos_[static_cast<size_t>(j)];
-      sh.tree.set(p, cached(*ctx_, j).runtime_s);
+      sh.tree.set(p, runtime_s_[static_cast<size_t>(j)]);
       sh.first = std::min(sh.first, p);
       sh.skipped = 0;
     }
@@ -208,6 +210,7 @@ class PriorityBackfill final : public OrderingPolicy {
   void sync(const SchedContext& ctx, const WaitingQueue& queue) {
     if (shapes_.size() < static_cast<size_t>(ctx.num_shapes)) shapes_.resize(static_cast<size_t>(ctx.num_shapes));
     if (pos_.size() < ctx.jobs->size()) pos_.resize(ctx.jobs->size(), -1);
+    if (runtime_s_.size() < ctx.jobs->size()) runtime_s_.resize(ctx.jobs->size(), kUnknown);
     auto it = queue.upper_bound(last_seen_);
     for (; it != queue.end(); ++it) add(ctx, *it);
     if (!queue.empty()) last_seen_ = std::max(last_seen_, queue.back());
@@ -225,14 +228,23 @@ class PriorityBackfill final : public OrderingPolicy {
     Shape& sh = shapes_[static_cast<size_t>(ctx.shape(j))];
     pos_[static_cast<size_t>(j)] = static_cast<int>(sh.jobs.size());
     sh.jobs.push_back(j);
-    sh.tree.push(cached(ctx, j).runtime_s);
+    sh.tree.push(runtime(ctx, j));
     ++sh.alive;
     ++alive_total_;
   }
 
-  const Cached& cached(const SchedContext& ctx, int j) {
-    if (cache_.size() <= static_cast<size_t>(j)) cache_.resize(static_cast<size_t>(j) + 1);
-    Cached& c = cache_[static_cast<size_t>(j)];
+  /// R̂ of job j: its iterations × its shape's ideal iteration time (computed when it is first
+  /// added, then read from runtime_s_).
+  double runtime(const SchedContext& ctx, int j) {
+    double& r = runtime_s_[static_cast<size_t>(j)];
+    if (std::isnan(r)) r = ctx.profile(j).iterations * figures(ctx, j).best_iteration_s;
+    return r;
+  }
+
+  const ShapeFigures& figures(const SchedContext& ctx, int j) {
+    const auto s = static_cast<size_t>(ctx.shape(j));
+    if (shape_figures_.size() <= s) shape_figures_.resize(s + 1);
+    ShapeFigures& c = shape_figures_[s];
     if (c.known) return c;
     c.known = true;
     const JobProfile& p = ctx.profile(j);
@@ -247,7 +259,7 @@ class PriorityBackfill final : public OrderingPolicy {
         best_r = r;
       }
     }
-    c.runtime_s = p.iterations * best_t;
+    c.best_iteration_s = best_t;
     double fmin = kInf;
     for (int i = 0; i < p.stages; ++i) fmin = std::min(fmin, forward_time(p, i, topo.gpu_of(best_r), *ctx.compute));
     c.beta = p.activation_bytes / fmin;
@@ -257,7 +269,9 @@ class PriorityBackfill final : public OrderingPolicy {
   SchedulerParams prm_;
   bool records_only_;
   const SchedContext* ctx_ = nullptr;
-  std::vector<Cached> cache_;
+  static constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
+  std::vector<ShapeFigures> shape_figures_;  // by shape
+  std::vector<double> runtime_s_;            // by job: R̂ once it was added, else kUnknown
   std::vector<Shape> shapes_;
   std::vector<int> pos_;  // per job: position in its shape's list
   std::vector<int> skipped_;  // jobs passed over by skip_job in the current pass
