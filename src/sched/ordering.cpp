@@ -40,20 +40,33 @@ class MinTree {
     t_[k] = v;
     for (k >>= 1; k >= 1; k >>= 1) t_[k] = std::min(t_[2 * k], t_[2 * k + 1]);
   }
-  int first_below(int from, double thr) const { return size_ ? find(1, 0, cap_, from, thr) : -1; }
+  int first_below(int from, double thr) const {
+    if (from >= size_) return -1;  // entries at and past size_ are +inf
+    // Up from leaf `from` until a right sibling's subtree holds a value below thr, then down to
+    // its leftmost such leaf: the first such index >= from, in O(log n) without recursion.
+    size_t k = static_cast<size_t>(from + cap_);
+    if (!(t_[k] < thr)) {
+      for (;;) {
+        if (k == 1) return -1;
+        if (!(k & 1) && t_[k + 1] < thr) {
+          ++k;
+          break;
+        }
+        k >>= 1;
+      }
+      while (k < static_cast<size_t>(cap_)) {
+        k *= 2;
+        if (!(t_[k] < thr)) ++k;
+      }
+    }
+    return static_cast<int>(k) - cap_;
+  }
   void clear() {
     std::fill(t_.begin(), t_.end(), kInf);
     size_ = 0;
   }
 
  private:
-  int find(size_t node, int lo, int hi, int from, double thr) const {
-    if (hi <= from || !(t_[node] < thr)) return -1;
-    if (hi - lo == 1) return lo;
-    const int mid = (lo + hi) / 2;
-    const int r = find(2 * node, lo, mid, from, thr);
-    return r >= 0 ? r : find(2 * node + 1, mid, hi, from, thr);
-  }
   void grow() {
     const int cap = cap_ ? 2 * cap_ : 16;
     std::vector<double> t(static_cast<size_t>(2 * cap), kInf);
