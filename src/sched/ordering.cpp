@@ -92,18 +92,20 @@ class PriorityBackfill final : public OrderingPolicy {
     sync(ctx, queue);
     const Topology& topo = *ctx.topo;
     const int R = view.regions();
-    // Mean residual over connected inter-region directions, and the largest free region.
-    double res_sum = 0;
-    int res_n = 0;
-    max_free_ = 0;
-    for (int a = 0; a < R; ++a) {
-      max_free_ = std::max(max_free_, view.free_gpus[static_cast<size_t>(a)]);
-      for (int b = 0; b < R; ++b)
-        if (a != b && topo.link(a, b).capacity_bytes_per_s > 0) {
-          res_sum += view.residual_bw(a, b);
-          ++res_n;
-        }
+    // Mean residual over connected inter-region directions (a-major order; which directions
+    // those are is fixed by the topology: listed once), and the largest free region.
+    if (dirs_topo_ != &topo) {
+      dirs_topo_ = &topo;
+      dirs_.clear();
+      for (int a = 0; a < R; ++a)
+        for (int b = 0; b < R; ++b)
+          if (a != b && topo.link(a, b).capacity_bytes_per_s > 0) dirs_.push_back(static_cast<size_t>(a * R + b));
     }
+    max_free_ = 0;
+    for (int a = 0; a < R; ++a) max_free_ = std::max(max_free_, view.free_gpus[static_cast<size_t>(a)]);
+    double res_sum = 0;
+    for (size_t d : dirs_) res_sum += view.residual[d];
+    const int res_n = static_cast<int>(dirs_.size());
     mean_res_ = res_n ? res_sum / res_n : 0.0;
     now_s_ = view.now_s;
     for (size_t s = 0; s < shapes_.size(); ++s) {
@@ -293,6 +295,8 @@ class PriorityBackfill final : public OrderingPolicy {
   int pending_ = -1;  // shape of the job last returned by next() and not yet reported
   int max_free_ = 0;
   double mean_res_ = 0, now_s_ = 0;
+  const Topology* dirs_topo_ = nullptr;  // the topology dirs_ lists the directions of
+  std::vector<size_t> dirs_;             // connected inter-region directions a * R + b, a-major
 };
 
 }  // namespace
