@@ -352,7 +352,7 @@ class Engine {
     if (!down) heap_.push({t + r.remaining * r.T, j, r.version});
   }
 
-  /// Starts job j on `pl` at t; the placement moves into the job's record.
+  /// Starts job j on `pl` at t; the placement moves into the job's record (with SimOptions::record_jobs).
   void start(int j, Placement&& pl, double t) {
     const JobProfile& even = profile(j);
     const int S = even.stages;
