@@ -12,11 +12,5 @@ add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-re
                     -fno-omit-frame-pointer -D_GLIBCXX_ASSERTIONS)
 add_link_options(-fsanitize=address,undefined)
 
-# toml++ compiled here, in one instrumented translation unit, instead of Debian's shared
-# libtomlplusplus (built by gcc, not instrumented): the fuzzers then see the parser's branches
-# and its crashes (ASan reports them with their stack). find_package(tomlplusplus) keeps this
-# target, since its config file defines tomlplusplus::tomlplusplus only when it is missing.
-add_library(geopipe_fuzz_tomlplusplus STATIC ${PROJECT_SOURCE_DIR}/tests/fuzz/toml_impl.cpp)
-target_compile_definitions(geopipe_fuzz_tomlplusplus PUBLIC TOML_HEADER_ONLY=0)
-target_compile_features(geopipe_fuzz_tomlplusplus PUBLIC cxx_std_17)
-add_library(tomlplusplus::tomlplusplus ALIAS geopipe_fuzz_tomlplusplus)
+# toml++ is compiled in-tree in every build (geopipe_tomlplusplus, CMakeLists.txt), so here it
+# gets the same instrumentation: the fuzzers see the parser's branches and its crashes.

@@ -54,13 +54,24 @@ for b in pf:
         kv = dict(x.split(":") for x in b["name"].split("/")[1:])
         parts[(int(kv["R"]), int(kv["S"]), int(kv["cost"]))] = (ms(b), b.get("nodes", 0))
 print("## Pathfinder: one bace-pipe decision (fastest stall-free search + cost-min search), CPU time\n")
+Rs = sorted({k[0] for k in p})
 print("| regions \\ stages | 4 | 16 | 64 |\n|---|---|---|---|")
-for R in (6, 16, 32):
+for R in Rs:
     print(f"| {R} | " + " | ".join(f"{p[(R, S)][0]:.3f} ms ({p[(R, S)][1]:.0f} nodes)" for S in (4, 16, 64)) + " |")
 for S in (4, 16, 64):
-    print(f"- growth exponent in regions at {S} stages: {slope([6, 16, 32], [p[(R, S)][0] for R in (6, 16, 32)]):.2f}")
-for R in (6, 16, 32):
+    print(f"- growth exponent in regions at {S} stages: {slope(Rs, [p[(R, S)][0] for R in Rs]):.2f}")
+for R in Rs:
     print(f"- growth exponent in stages at {R} regions: {slope([4, 16, 64], [p[(R, S)][0] for S in (4, 16, 64)]):.2f}")
+dm = {}
+for b in pf:
+    if b["name"].startswith("BM_DecisionModel/"):
+        kv = dict(x.split(":") for x in b["name"].split("/")[1:])
+        dm[(int(kv["R"]), int(kv["S"]), int(kv["1f1b_balanced"]))] = (ms(b), b.get("nodes", 0))
+if dm:
+    print("\nThe same decision with 1F1B and the balanced split (BM_DecisionModel/.../1f1b_balanced:1):\n")
+    print("| regions \\ stages | 4 | 16 | 64 |\n|---|---|---|---|")
+    for R in sorted({k[0] for k in dm}):
+        print(f"| {R} | " + " | ".join(f"{dm[(R, S, 1)][0]:.3f} ms ({dm[(R, S, 1)][1]:.0f} nodes)" for S in (4, 16, 64)) + " |")
 tw = {tuple(int(x) for x in b["name"].split("/")[1:4]): (ms(b), b.get("nodes", 0)) for b in pf if b["name"].startswith("BM_PathfinderTwins/")}
 if tw:
     print("\nAll regions identical (twins), one decision, default strategy vs plain DFS:\n")

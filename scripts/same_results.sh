@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Do two versions of geopipe compute the same numbers? For changes that must not change results
-# (performance work): runs every sweep of sweeps/paper, sweeps/quick.toml and
-# sweeps/bench/throughput.toml with --save-jobs, and `geopipe run --scheduler all` with 5000
+# (performance work): runs every sweep of sweeps/paper (realism/ included: the only sweeps with
+# the balanced split, 1F1B and egress), sweeps/quick.toml and sweeps/bench/throughput.toml with --save-jobs, and `geopipe run --scheduler all` with 5000
 # jobs, with both versions, and compares /metrics, /jobs and the run's metrics bit for bit,
 # leaving out what may differ by design: wall-clock columns and the search-effort counters
 # (sched_searches, sched_search_nodes). Columns that only one version writes (a metric or a
@@ -31,7 +31,7 @@ for side in old new; do
   bin=$old
   [ "$side" = new ] && bin=$new
   mkdir -p "$tmp/$side"
-  for f in sweeps/paper/*.toml sweeps/quick.toml sweeps/bench/throughput.toml; do
+  for f in sweeps/paper/*.toml sweeps/paper/realism/*.toml sweeps/quick.toml sweeps/bench/throughput.toml; do
     "$bin" sweep "$f" -o "$tmp/$side/$(basename "$f" .toml).h5" --save-jobs --quiet --threads 2 --no-mpi
   done
   "$bin" run sweeps/base/six-regions.toml --scheduler all --set workload.num_jobs=5000 --json >"$tmp/$side/run5000.json"

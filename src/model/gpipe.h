@@ -22,8 +22,9 @@ class GPipeSchedule final : public PipelineSchedule {
   double bottleneck_weight(int micro_batches) const override { return micro_batches - 1; }
 };
 
-/// The GPipe recurrence, stage by stage: O(S·m) time, O(m + S) memory. Equal stages, infinite
-/// bandwidth, zero latency give exactly (m + S − 1)(f + b).
+/// The GPipe recurrence: O(S·m) time, O(m + S) memory. Evaluated two stages at a time (a
+/// wavefront over the micro-batches), with the same operations and so the same numbers as stage
+/// by stage. Equal stages, infinite bandwidth, zero latency give exactly (m + S − 1)(f + b).
 double gpipe_iteration_time(const PipelineInput& in, PipelineScratch& scratch);
 double gpipe_iteration_time(const PipelineInput& in);
 

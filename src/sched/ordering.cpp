@@ -40,20 +40,33 @@ class MinTree {
     t_[k] = v;
     for (k >>= 1; k >= 1; k >>= 1) t_[k] = std::min(t_[2 * k], t_[2 * k + 1]);
   }
-  int first_below(int from, double thr) const { return size_ ? find(1, 0, cap_, from, thr) : -1; }
+  int first_below(int from, double thr) const {
+    if (from >= size_) return -1;  // entries at and past size_ are +inf
+    // Up from leaf `from` until a right sibling's subtree holds a value below thr, then down to
+    // its leftmost such leaf: the first such index >= from, in O(log n) without recursion.
+    size_t k = static_cast<size_t>(from + cap_);
+    if (!(t_[k] < thr)) {
+      for (;;) {
+        if (k == 1) return -1;
+        if (!(k & 1) && t_[k + 1] < thr) {
+          ++k;
+          break;
+        }
+        k >>= 1;
+      }
+      while (k < static_cast<size_t>(cap_)) {
+        k *= 2;
+        if (!(t_[k] < thr)) ++k;
+      }
+    }
+    return static_cast<int>(k) - cap_;
+  }
   void clear() {
     std::fill(t_.begin(), t_.end(), kInf);
     size_ = 0;
   }
 
  private:
-  int find(size_t node, int lo, int hi, int from, double thr) const {
-    if (hi <= from || !(t_[node] < thr)) return -1;
-    if (hi - lo == 1) return lo;
-    const int mid = (lo + hi) / 2;
-    const int r = find(2 * node, lo, mid, from, thr);
-    return r >= 0 ? r : find(2 * node + 1, mid, hi, from, thr);
-  }
   void grow() {
     const int cap = cap_ ? 2 * cap_ : 16;
     std::vector<double> t(static_cast<size_t>(2 * cap), kInf);
@@ -79,18 +92,20 @@ class PriorityBackfill final : public OrderingPolicy {
     sync(ctx, queue);
     const Topology& topo = *ctx.topo;
     const int R = view.regions();
-    // Mean residual over connected inter-region directions, and the largest free region.
-    double res_sum = 0;
-    int res_n = 0;
-    max_free_ = 0;
-    for (int a = 0; a < R; ++a) {
-      max_free_ = std::max(max_free_, view.free_gpus[static_cast<size_t>(a)]);
-      for (int b = 0; b < R; ++b)
-        if (a != b && topo.link(a, b).capacity_bytes_per_s > 0) {
-          res_sum += view.residual_bw(a, b);
-          ++res_n;
-        }
+    // Mean residual over connected inter-region directions (a-major order; which directions
+    // those are is fixed by the topology: listed once), and the largest free region.
+    if (dirs_topo_ != &topo) {
+      dirs_topo_ = &topo;
+      dirs_.clear();
+      for (int a = 0; a < R; ++a)
+        for (int b = 0; b < R; ++b)
+          if (a != b && topo.link(a, b).capacity_bytes_per_s > 0) dirs_.push_back(static_cast<size_t>(a * R + b));
     }
+    max_free_ = 0;
+    for (int a = 0; a < R; ++a) max_free_ = std::max(max_free_, view.free_gpus[static_cast<size_t>(a)]);
+    double res_sum = 0;
+    for (size_t d : dirs_) res_sum += view.residual[d];
+    const int res_n = static_cast<int>(dirs_.size());
     mean_res_ = res_n ? res_sum / res_n : 0.0;
     now_s_ = view.now_s;
     for (size_t s = 0; s < shapes_.size(); ++s) {
@@ -140,10 +155,12 @@ class PriorityBackfill final : public OrderingPolicy {
   }
 
  private:
-  struct Cached {
+  /// What the score needs of a job's shape (SchedContext::shape): its profiles differ only in
+  /// `iterations`, which neither figure reads.
+  struct ShapeFigures {
     bool known = false;
-    double runtime_s = 0;  // I × ideal iteration time on the fastest GPU type present
-    double beta = 0;       // A / min_i f_i on that GPU type
+    double best_iteration_s = 0;  // ideal iteration time on the fastest GPU type present
+    double beta = 0;              // A / min_i f_i on that GPU type
   };
   struct Item {
     double score = 0, arrival = 0;
@@ -167,12 +184,12 @@ class PriorityBackfill final : public OrderingPolicy {
   }
 
   Item score(int j) {
-    const Cached& c = cached(*ctx_, j);
+    const double runtime_s = runtime_s_[static_cast<size_t>(j)];
     const Job& job = ctx_->job(j);
     double pressure = 0;
-    if (job.total_gpus() > max_free_) pressure = c.beta / std::max(mean_res_, 1.0);
+    if (job.total_gpus() > max_free_) pressure = figures(*ctx_, j).beta / std::max(mean_res_, 1.0);
     const double wait = now_s_ - job.arrival_s;
-    const double score = prm_.priority_runtime_weight * c.runtime_s * (1.0 + prm_.priority_network_weight * pressure) -
+    const double score = prm_.priority_runtime_weight * runtime_s * (1.0 + prm_.priority_network_weight * pressure) -
                          prm_.priority_aging * wait;
     return {score, job.arrival_s, j};
   }
@@ -185,7 +202,7 @@ class PriorityBackfill final : public OrderingPolicy {
       const int j = sh.jobs[static_cast<size_t>(p)];
       const Item it = score(j);
       if (best.job < 0 || before(it, best)) best = it;
-      p = sh.tree.first_below(p + 1, records_only_ ? cached(*ctx_, j).runtime_s : kInf);
+      p = sh.tree.first_below(p + 1, records_only_ ? runtime_s_[static_cast<size_t>(j)] : kInf);
     }
     sh.head = best;
   }
@@ -195,7 +212,7 @@ class PriorityBackfill final : public OrderingPolicy {
     for (int j : skipped_) {
       Shape& sh = shapes_[static_cast<size_t>(ctx_->shape(j))];
       const int p = pos_[static_cast<size_t>(j)];
-      sh.tree.set(p, cached(*ctx_, j).runtime_s);
+      sh.tree.set(p, runtime_s_[static_cast<size_t>(j)]);
       sh.first = std::min(sh.first, p);
       sh.skipped = 0;
     }
@@ -208,6 +225,7 @@ class PriorityBackfill final : public OrderingPolicy {
   void sync(const SchedContext& ctx, const WaitingQueue& queue) {
     if (shapes_.size() < static_cast<size_t>(ctx.num_shapes)) shapes_.resize(static_cast<size_t>(ctx.num_shapes));
     if (pos_.size() < ctx.jobs->size()) pos_.resize(ctx.jobs->size(), -1);
+    if (runtime_s_.size() < ctx.jobs->size()) runtime_s_.resize(ctx.jobs->size(), kUnknown);
     auto it = queue.upper_bound(last_seen_);
     for (; it != queue.end(); ++it) add(ctx, *it);
     if (!queue.empty()) last_seen_ = std::max(last_seen_, queue.back());
@@ -225,14 +243,23 @@ class PriorityBackfill final : public OrderingPolicy {
     Shape& sh = shapes_[static_cast<size_t>(ctx.shape(j))];
     pos_[static_cast<size_t>(j)] = static_cast<int>(sh.jobs.size());
     sh.jobs.push_back(j);
-    sh.tree.push(cached(ctx, j).runtime_s);
+    sh.tree.push(runtime(ctx, j));
     ++sh.alive;
     ++alive_total_;
   }
 
-  const Cached& cached(const SchedContext& ctx, int j) {
-    if (cache_.size() <= static_cast<size_t>(j)) cache_.resize(static_cast<size_t>(j) + 1);
-    Cached& c = cache_[static_cast<size_t>(j)];
+  /// R̂ of job j: its iterations × its shape's ideal iteration time (computed when it is first
+  /// added, then read from runtime_s_).
+  double runtime(const SchedContext& ctx, int j) {
+    double& r = runtime_s_[static_cast<size_t>(j)];
+    if (std::isnan(r)) r = ctx.profile(j).iterations * figures(ctx, j).best_iteration_s;
+    return r;
+  }
+
+  const ShapeFigures& figures(const SchedContext& ctx, int j) {
+    const auto s = static_cast<size_t>(ctx.shape(j));
+    if (shape_figures_.size() <= s) shape_figures_.resize(s + 1);
+    ShapeFigures& c = shape_figures_[s];
     if (c.known) return c;
     c.known = true;
     const JobProfile& p = ctx.profile(j);
@@ -247,7 +274,7 @@ class PriorityBackfill final : public OrderingPolicy {
         best_r = r;
       }
     }
-    c.runtime_s = p.iterations * best_t;
+    c.best_iteration_s = best_t;
     double fmin = kInf;
     for (int i = 0; i < p.stages; ++i) fmin = std::min(fmin, forward_time(p, i, topo.gpu_of(best_r), *ctx.compute));
     c.beta = p.activation_bytes / fmin;
@@ -257,7 +284,9 @@ class PriorityBackfill final : public OrderingPolicy {
   SchedulerParams prm_;
   bool records_only_;
   const SchedContext* ctx_ = nullptr;
-  std::vector<Cached> cache_;
+  static constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
+  std::vector<ShapeFigures> shape_figures_;  // by shape
+  std::vector<double> runtime_s_;            // by job: R̂ once it was added, else kUnknown
   std::vector<Shape> shapes_;
   std::vector<int> pos_;  // per job: position in its shape's list
   std::vector<int> skipped_;  // jobs passed over by skip_job in the current pass
@@ -266,6 +295,8 @@ class PriorityBackfill final : public OrderingPolicy {
   int pending_ = -1;  // shape of the job last returned by next() and not yet reported
   int max_free_ = 0;
   double mean_res_ = 0, now_s_ = 0;
+  const Topology* dirs_topo_ = nullptr;  // the topology dirs_ lists the directions of
+  std::vector<size_t> dirs_;             // connected inter-region directions a * R + b, a-major
 };
 
 }  // namespace

@@ -49,7 +49,9 @@ std::unique_ptr<OrderingPolicy> make_fifo_strict(const SchedulerParams& p);
 /// Within a shape a job that arrived later with an R̂ no smaller can never come first (its
 /// score is no smaller, in floating point too, and ties go to arrival), so a shape's first job
 /// is found among the "records" (each earlier job has a larger R̂): O(records · log q) per
-/// shape, ~O(log² q) for random run times, instead of sorting the queue at every call.
+/// shape, ~O(log² q) for random run times, instead of sorting the queue at every call. The
+/// ideal iteration time and β are computed once per shape (they do not depend on iterations),
+/// R̂ once per job.
 /// Requires the weights and aging >= 0 (the config enforces it; otherwise every job counts
 /// as a record, which is exact but O(q)).
 std::unique_ptr<OrderingPolicy> make_priority_backfill(const SchedulerParams& p);

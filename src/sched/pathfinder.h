@@ -8,19 +8,28 @@
 // bandwidth >= the hop's stall-free demand β.
 //
 // The search is a depth-first branch-and-bound over blocks with
-//   * admissible bounds: Σ and max of the cheapest remaining per-stage figures; and a
+//   * admissible bounds: Σ and max of the cheapest remaining per-stage figures; a
 //     capacity-aware bound that fills the remaining stages into the unused regions best-first
-//     (which also bounds the max term and the number of hops still needed);
+//     (which also bounds the max term and the number of hops still needed); and (kTight) the
+//     hops' least communication time and stall-free usability, a chain of two hops through
+//     unused regions, the same-region hops the rest must have, the unit of the stage right
+//     after a block on a region reachable from it, an exact bound when one block remains;
 //   * dominance pruning on (next stage, last region, used-region set) with labels
 //     (objective, Σ time, max time): a partial placement dominated on all three is cut;
-//   * candidate regions tried cheapest first and long blocks first, so good incumbents come early;
-//   * a block-length scan that stops at the first length whose (monotone) bound fails.
+//   * candidate regions tried cheapest first and long blocks first, so good incumbents come
+//     early, and cut, with every later one, once a bound needing no hop fails;
+//   * block lengths from the most the region can take down to the fewest that leave the rest
+//     placeable in the blocks still allowed, with a scan that stops at the first length whose
+//     (monotone) bound fails.
 // On wide topologies (Strategy::kAuto: >= 8 regions, >= 2 stages per allowed block) the
-// search is decomposed by the set of regions used: sets are bounded without ordering (fill,
-// slowest region, cheapest order of their hops), searched in increasing bound by the same DFS
-// restricted to the set, and the search stops when the next set's bound reaches the incumbent.
-// Interchangeable regions (twins: equal tables, capacity and links, see compute_symmetry) are
-// used in index order only, which keeps identical regions from multiplying the search.
+// search is decomposed by the set of regions used: one heap holds the sets, each with a bound
+// needing no ordering (fill, slowest region, its least chain of hops and its same-region
+// hops), and frames standing for the sets that extend a combination (a bound of them all);
+// sets are taken in increasing bound, each searched by the same DFS restricted to it, until
+// the next bound reaches the incumbent, so only the sets and frames below the final
+// incumbent are ever built. Interchangeable regions (twins: equal tables, capacity and links,
+// see compute_symmetry) are used in index order only, which keeps identical regions from
+// multiplying the search.
 // It is exact (returns an optimum of the estimate in estimate.h) unless the node budget runs
 // out, in which case the best placement found so far is returned with `truncated` set.
 // Deterministic: strict improvements only, fixed exploration order, ties by region index. Of
@@ -28,9 +37,10 @@
 // strategies may return different ones of them (docs/performance.md).
 //
 // Cost: the plain DFS is exponential in max_blocks in the worst case (ordered region choices ×
-// block lengths); the bounds make it O(nodes · R · S/blocks) with nodes in the hundreds to
-// thousands for 16 regions × 64 stages. The set decomposition adds O(Σ_{k<=K} C(R,k)) set
-// bounds (pruned by the first incumbent) and K! orders per set examined.
+// block lengths); the bounds make it O(nodes · R · S/blocks) with nodes in the tens to
+// thousands for 6–64 regions × 64 stages. The set search builds O(sets and frames below the
+// incumbent), up to a budget of 32·R·S (past it the plain DFS goes on from its incumbent), and
+// K! orders per set built.
 
 #pragma once
 
@@ -65,11 +75,20 @@ struct SearchSpec {
   enum class Strategy {
     kAuto,        ///< region sets for >= 8 regions and >= 2 stages per allowed block, else plain
     kPlain,       ///< one DFS over all regions (the reference)
-    kRegionSets,  ///< region set by region set (falls back to plain above 6 blocks or 250k sets)
+    kRegionSets,  ///< region set by region set (plain above 6 blocks, or past a budget of 32·R·S sets)
   };
   /// kAuto keeps the plain DFS below 8 regions, the size of the paper's topologies, so that
   /// results made with it stay bit-identical; stop_at_first always uses the plain DFS.
   Strategy strategy = Strategy::kAuto;
+  /// Which bounds prune the plain DFS. kTight adds to the original search's bounds others that
+  /// cut only what cannot become an incumbent (compared with a relative margin of 1e-9 that
+  /// rounding cannot reach): the same placements become the incumbent in the same order, so
+  /// the result and `incumbents` are bit-identical, in fewer nodes. They need O(R²) tables per
+  /// search, so kTight uses them where they pay: pipelines of 12 stages or more, and the set
+  /// search. kReference keeps only the original bounds; tests run both to check that
+  /// (tests/unit/test_pathfinder_bounds.cpp).
+  enum class Bounds { kTight, kReference };
+  Bounds bounds = Bounds::kTight;
 };
 
 struct SearchResult {

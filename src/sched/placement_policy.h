@@ -52,6 +52,17 @@ std::unique_ptr<PlacementPolicy> make_pathfinder_mintime(const SchedulerParams& 
 std::unique_ptr<PlacementPolicy> make_costmin_blind(const SchedulerParams& p);
 /// Minimise the estimated iteration time with the bandwidth a new flow would get; price-blind.
 std::unique_ptr<PlacementPolicy> make_delay_first(const SchedulerParams& p);
+
+/// The four search-based policies above (their factories build them with kPerShape).
+enum class SearchPolicyKind { kPathfinderCostMin, kPathfinderMinTime, kCostMinBlind, kDelayFirst };
+/// When a search-based policy decides a job's relaxation on the idle cluster (docs/model.md,
+/// "Relaxations"). The relaxation is a function of the job's shape (SchedContext::shape), so
+/// both give the same decisions: kPerShape decides it once per shape (what the presets use),
+/// kPerJob once per job (the reference the tests compare it with; 3 more feasibility searches
+/// per job).
+enum class RelaxationScope { kPerShape, kPerJob };
+/// A search-based policy with the given relaxation scope.
+std::unique_ptr<PlacementPolicy> make_search_policy(SearchPolicyKind kind, const SchedulerParams& p, RelaxationScope scope);
 /// Cheapest single region that can host the whole job now, else wait.
 std::unique_ptr<PlacementPolicy> make_cost_first(const SchedulerParams& p);
 /// Fill regions in current-price order, bandwidth-blind.

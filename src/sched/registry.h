@@ -31,7 +31,9 @@ const PresetInfo* find_preset(std::string_view name);
 /// Names of all presets, canonical order.
 std::vector<std::string> preset_names();
 /// Builds a scheduler for a preset with the scenario's parameters. Throws std::invalid_argument
-/// for an unknown name (callers validate names first and report InputError).
+/// for an unknown name (callers validate names first and report InputError). A scheduler serves
+/// one simulation: its policies keep what they learn about the run's jobs and job shapes
+/// (relaxations, run-time estimates) for the rest of the run.
 std::unique_ptr<Scheduler> make_scheduler(std::string_view preset, const SchedulerParams& params);
 
 }  // namespace geopipe

@@ -2,6 +2,7 @@
 // ablations, and delay-first. All run the branch-and-bound of sched/pathfinder.h on the
 // scheduler's view, with a per-job relaxation that keeps impossible constraints from making a
 // job wait forever (docs/model.md, "Relaxations").
+#include <stdexcept>
 #include <vector>
 
 #include "sched/estimate.h"
@@ -11,10 +12,19 @@
 namespace geopipe {
 namespace {
 
-// Per-job relaxation, decided once on the idle cluster: a policy whose constraints no
-// placement could ever meet (more regions than max_region_switches allows, or no stall-free
-// path even on empty links) would make the job wait forever; instead the job is allowed as
-// many switches as it needs and, if no stall-free path exists at all, the least-stalling one.
+// Per-job relaxation, decided on the idle cluster: a policy whose constraints no placement
+// could ever meet (more regions than max_region_switches allows, or no stall-free path even on
+// empty links) would make the job wait forever; instead the job is allowed as many switches as
+// it needs and, if no stall-free path exists at all, the least-stalling one.
+//
+// It is a function of the job's shape (SchedContext::shape): the searches below are
+// feasibility searches (stop_at_first) for the least time, which read the profile's stages,
+// micro-batching, GPUs per stage, FLOP, memory and activation size (equal within a shape: its
+// profiles differ only in `iterations`, which only the cost objective reads) and the idle view
+// (the topology's constant capacities and GPU counts; its now_s only enters prices, which only
+// the cost objective reads). So RelaxationScope::kPerShape decides it once per shape, for the
+// first job of the shape that asks; kPerJob decides it for every job (the reference:
+// Schedulers.RelaxationPerShapeChangesNoDecision compares the two).
 struct Relax {
   bool known = false;
   int max_blocks = 0;
@@ -29,7 +39,7 @@ class SearchPolicy : public PlacementPolicy {
   bool failures_depend_only_on_shape_and_epoch() const override { return true; }
 
  protected:
-  explicit SearchPolicy(const SchedulerParams& p) : prm_(p) {}
+  SearchPolicy(const SchedulerParams& p, RelaxationScope scope) : prm_(p), scope_(scope) {}
 
   SearchResult run(const JobProfile& p, const ClusterView& v, SearchSpec s) {
     // Under the balanced split the search ranks by the even split's estimate: keep what it
@@ -44,10 +54,12 @@ class SearchPolicy : public PlacementPolicy {
   }
 
   /// Relaxation for job j: tries `strict` (as given) then with all regions allowed, on the idle
-  /// cluster; if `stall_free` and neither works, falls back to stall-tolerant.
+  /// cluster; if `stall_free` and neither works, falls back to stall-tolerant. Decided once per
+  /// shape or per job (scope_, see Relax).
   const Relax& relax(const SchedContext& ctx, int j, const ClusterView& view, bool stall_free, BandwidthModel bw) {
-    if (relax_.size() <= static_cast<size_t>(j)) relax_.resize(static_cast<size_t>(j) + 1);
-    Relax& rx = relax_[static_cast<size_t>(j)];
+    const int key = scope_ == RelaxationScope::kPerShape ? ctx.shape(j) : j;
+    if (relax_.size() <= static_cast<size_t>(key)) relax_.resize(static_cast<size_t>(key) + 1);
+    Relax& rx = relax_[static_cast<size_t>(key)];
     if (rx.known) return rx;
     rx.known = true;
     const ClusterView idle = idle_view(*ctx.topo, *ctx.compute, view.now_s);
@@ -77,15 +89,16 @@ class SearchPolicy : public PlacementPolicy {
     return rx;
   }
   SchedulerParams prm_;
+  RelaxationScope scope_;
   Pathfinder pf_;
-  std::vector<Relax> relax_;
+  std::vector<Relax> relax_;  ///< by shape or by job (scope_)
 };
 
 // Bandwidth-aware pathfinder (stall-free hops only), then either the cost-min allocator
 // (cheapest estimated cost within (1+ε) of the fastest feasible path) or the fastest path.
 class PathfinderPolicy final : public SearchPolicy {
  public:
-  PathfinderPolicy(const SchedulerParams& p, bool costmin) : SearchPolicy(p), costmin_(costmin) {}
+  PathfinderPolicy(const SchedulerParams& p, RelaxationScope scope, bool costmin) : SearchPolicy(p, scope), costmin_(costmin) {}
   Placement place(const SchedContext& ctx, int j, const ClusterView& view) override {
     const JobProfile& p = ctx.profile(j);
     const Relax& rx = relax(ctx, j, view, true, BandwidthModel::kExpected);
@@ -110,7 +123,7 @@ class PathfinderPolicy final : public SearchPolicy {
 // stall-freedom check (it cannot see bandwidth), within (1+ε) of the blind-fastest.
 class CostMinBlindPolicy final : public SearchPolicy {
  public:
-  explicit CostMinBlindPolicy(const SchedulerParams& p) : SearchPolicy(p) {}
+  CostMinBlindPolicy(const SchedulerParams& p, RelaxationScope scope) : SearchPolicy(p, scope) {}
   Placement place(const SchedContext& ctx, int j, const ClusterView& view) override {
     const JobProfile& p = ctx.profile(j);
     const Relax& rx = relax(ctx, j, view, false, BandwidthModel::kBlind);
@@ -131,7 +144,7 @@ class CostMinBlindPolicy final : public SearchPolicy {
 // a new flow would get under max-min sharing; price-blind; no stall-freedom requirement.
 class DelayFirstPolicy final : public SearchPolicy {
  public:
-  explicit DelayFirstPolicy(const SchedulerParams& p) : SearchPolicy(p) {}
+  DelayFirstPolicy(const SchedulerParams& p, RelaxationScope scope) : SearchPolicy(p, scope) {}
   Placement place(const SchedContext& ctx, int j, const ClusterView& view) override {
     const Relax& rx = relax(ctx, j, view, false, BandwidthModel::kExpected);
     SearchSpec s;
@@ -144,9 +157,27 @@ class DelayFirstPolicy final : public SearchPolicy {
 
 }  // namespace
 
-std::unique_ptr<PlacementPolicy> make_pathfinder_costmin(const SchedulerParams& p) { return std::make_unique<PathfinderPolicy>(p, true); }
-std::unique_ptr<PlacementPolicy> make_pathfinder_mintime(const SchedulerParams& p) { return std::make_unique<PathfinderPolicy>(p, false); }
-std::unique_ptr<PlacementPolicy> make_costmin_blind(const SchedulerParams& p) { return std::make_unique<CostMinBlindPolicy>(p); }
-std::unique_ptr<PlacementPolicy> make_delay_first(const SchedulerParams& p) { return std::make_unique<DelayFirstPolicy>(p); }
+std::unique_ptr<PlacementPolicy> make_search_policy(SearchPolicyKind kind, const SchedulerParams& p, RelaxationScope scope) {
+  switch (kind) {
+    case SearchPolicyKind::kPathfinderCostMin: return std::make_unique<PathfinderPolicy>(p, scope, true);
+    case SearchPolicyKind::kPathfinderMinTime: return std::make_unique<PathfinderPolicy>(p, scope, false);
+    case SearchPolicyKind::kCostMinBlind: return std::make_unique<CostMinBlindPolicy>(p, scope);
+    case SearchPolicyKind::kDelayFirst: return std::make_unique<DelayFirstPolicy>(p, scope);
+  }
+  throw std::invalid_argument("make_search_policy: unknown kind");
+}
+
+std::unique_ptr<PlacementPolicy> make_pathfinder_costmin(const SchedulerParams& p) {
+  return make_search_policy(SearchPolicyKind::kPathfinderCostMin, p, RelaxationScope::kPerShape);
+}
+std::unique_ptr<PlacementPolicy> make_pathfinder_mintime(const SchedulerParams& p) {
+  return make_search_policy(SearchPolicyKind::kPathfinderMinTime, p, RelaxationScope::kPerShape);
+}
+std::unique_ptr<PlacementPolicy> make_costmin_blind(const SchedulerParams& p) {
+  return make_search_policy(SearchPolicyKind::kCostMinBlind, p, RelaxationScope::kPerShape);
+}
+std::unique_ptr<PlacementPolicy> make_delay_first(const SchedulerParams& p) {
+  return make_search_policy(SearchPolicyKind::kDelayFirst, p, RelaxationScope::kPerShape);
+}
 
 }  // namespace geopipe

@@ -10,6 +10,7 @@
 #include <queue>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "model/rng.h"
 #include "sim/bandwidth_monitor.h"
@@ -48,6 +49,16 @@ struct Running {
   double bytes_per_iter = 0;
   double egress_usd_per_iter = 0;
   int gpus = 0;
+
+  /// The state of a slot about to hold a newly started job: every field as default-constructed,
+  /// the vectors emptied but keeping their storage (a slot is reused by job after job).
+  void reset() {
+    version = 0;
+    for (auto* v : {&regions, &flow_f, &flow_b, &power_region}) v->clear();
+    for (auto* v : {&fwd, &bwd, &hop_lat, &hop_lat_b, &bw_f, &bw_b, &power_w}) v->clear();
+    T = T_nocomm = remaining = last_t = busy_gpu_s_per_iter = bytes_per_iter = egress_usd_per_iter = 0;
+    gpus = 0;
+  }
 };
 
 struct Completion {
@@ -118,15 +129,21 @@ class Engine {
     slot_of_.assign(n, -1);
     // At most one slot per running job, and a running job holds at least one GPU.
     slots_.reserve(static_cast<size_t>(std::max(1, sc.topology.total_gpus())));
-    rec_.resize(n);
-    for (size_t i = 0; i < n; ++i) {
+    for (size_t i = 0; i < n; ++i)
       if (jobs[i].id != static_cast<int>(i)) throw std::logic_error("simulate: job ids must be 0..n-1 in order");
-      rec_[i].id = jobs[i].id;
-      rec_[i].model = jobs[i].model;
-      rec_[i].stages = jobs[i].stages;
-      rec_[i].gpus_per_stage = jobs[i].gpus_per_stage;
-      rec_[i].arrival_s = jobs[i].arrival_s;
-      rec_[i].iterations = static_cast<double>(jobs[i].iterations);
+    if (opt.record_jobs) {
+      rec_.resize(n);
+      for (size_t i = 0; i < n; ++i) {
+        rec_[i].id = jobs[i].id;
+        rec_[i].model = jobs[i].model;
+        rec_[i].stages = jobs[i].stages;
+        rec_[i].gpus_per_stage = jobs[i].gpus_per_stage;
+        rec_[i].arrival_s = jobs[i].arrival_s;
+        rec_[i].iterations = static_cast<double>(jobs[i].iterations);
+      }
+    } else {
+      tally_.resize(n);
+      for (size_t i = 0; i < n; ++i) tally_[i].arrival_s = jobs[i].arrival_s;
     }
     const int R = topo_.num_regions();
     free_.resize(static_cast<size_t>(R));
@@ -205,8 +222,8 @@ class Engine {
                               " started jobs make no progress after t = " + format_seconds(last_t) +
                               " (a link they use stays down)");
     SimResult res;
-    res.metrics = acc_.finish(rec_, sched_.effort(),
-                              std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count());
+    const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    res.metrics = opt_.record_jobs ? acc_.finish(rec_, sched_.effort(), wall_s) : acc_.finish(tally_, sched_.effort(), wall_s);
     if (opt_.record_jobs) res.jobs = std::move(rec_);
     if (timeline_) res.timeline = timeline_->finish(last_t);
     return res;
@@ -239,6 +256,14 @@ class Engine {
   bool valid(const Completion& c) const {
     const int s = slot_of_[static_cast<size_t>(c.job)];
     return s >= 0 && slots_[static_cast<size_t>(s)].version == c.version;
+  }
+
+  /// f(job j's JobRecord) with SimOptions::record_jobs, else f(its JobTally): the fields both
+  /// have (metrics_accumulator.h), written once for either.
+  template <class F>
+  decltype(auto) on_record(int j, F&& f) {
+    if (opt_.record_jobs) return f(rec_[static_cast<size_t>(j)]);
+    return f(tally_[static_cast<size_t>(j)]);
   }
 
   /// Job j's profile (it has arrived and not finished).
@@ -277,12 +302,11 @@ class Engine {
     Running& r = running(j);
     const double dt = t - r.last_t;
     if (dt <= 0) return;
-    JobRecord& rec = rec_[static_cast<size_t>(j)];
     const double iters = dt / r.T;
     r.remaining -= iters;
     const JobRates rates{r.T, r.T_nocomm, r.gpus, r.busy_gpu_s_per_iter, r.bytes_per_iter, r.egress_usd_per_iter,
                          r.power_region, r.power_w};
-    acc_.job_ran(rec, rates, r.last_t, t, iters);
+    on_record(j, [&](auto& rec) { acc_.job_ran(rec, rates, r.last_t, t, iters); });
     r.last_t = t;
   }
 
@@ -328,7 +352,8 @@ class Engine {
     if (!down) heap_.push({t + r.remaining * r.T, j, r.version});
   }
 
-  void start(int j, const Placement& pl, double t) {
+  /// Starts job j on `pl` at t; the placement moves into the job's record (with SimOptions::record_jobs).
+  void start(int j, Placement&& pl, double t) {
     const JobProfile& even = profile(j);
     const int S = even.stages;
     if (static_cast<int>(pl.stage_region.size()) != S)
@@ -339,7 +364,7 @@ class Engine {
     std::optional<JobProfile> placed;
     if (sc_.compute.layer_partition != LayerPartition::kEven) placed = placed_profile(even, pl.stage_region, topo_, sc_.compute);
     const JobProfile& p = placed ? *placed : even;
-    if (is_running(j) || rec_[static_cast<size_t>(j)].start_s >= 0)
+    if (is_running(j) || on_record(j, [](const auto& rec) { return rec.start_s >= 0; }))
       throw std::logic_error("scheduler " + std::string(sched_.name()) + ": job started twice");
     if (free_slots_.empty()) {
       free_slots_.push_back(static_cast<int>(slots_.size()));
@@ -348,7 +373,7 @@ class Engine {
     slot_of_[static_cast<size_t>(j)] = free_slots_.back();
     free_slots_.pop_back();
     Running& r = running(j);
-    r = Running{};
+    r.reset();
     r.regions = pl.stage_region;
     r.fwd.resize(static_cast<size_t>(S));
     r.bwd.resize(static_cast<size_t>(S));
@@ -411,12 +436,16 @@ class Engine {
     r.remaining = p.iterations;
     r.last_t = t;
     ++running_;
-    JobRecord& rec = rec_[static_cast<size_t>(j)];
-    rec.start_s = t;
-    rec.stage_region = pl.stage_region;
-    rec.layers = p.layers;
+    on_record(j, [&](auto& rec) { rec.start_s = t; });
     pending_start_.push_back(j);
     if (timeline_) timeline_->job_started(t, j, pl.stage_region);
+    // The placement and layer split are outputs only (no metric reads them): kept when the
+    // records are returned.
+    if (opt_.record_jobs) {
+      JobRecord& rec = rec_[static_cast<size_t>(j)];
+      rec.stage_region = std::move(pl.stage_region);
+      rec.layers = p.layers;
+    }
   }
 
   void finish(int j, double t) {
@@ -433,15 +462,19 @@ class Engine {
       --flow_count_[static_cast<size_t>(a * R + b)];
       --flow_count_[static_cast<size_t>(b * R + a)];
     }
-    // The slot goes back to the pool with its state released: memory follows the running jobs.
-    r = Running{};
+    // The slot goes back to the pool (start() resets it; its vectors keep their storage for the
+    // next job: at most one slot per GPU, so memory follows the running jobs).
     free_slots_.push_back(slot_of_[static_cast<size_t>(j)]);
     slot_of_[static_cast<size_t>(j)] = -1;
     release_profile(j);
     --running_;
-    JobRecord& rec = rec_[static_cast<size_t>(j)];
-    rec.finish_s = t;
-    rec.mean_iteration_s = (t - rec.start_s) / rec.iterations;
+    if (opt_.record_jobs) {
+      JobRecord& rec = rec_[static_cast<size_t>(j)];
+      rec.finish_s = t;
+      rec.mean_iteration_s = (t - rec.start_s) / rec.iterations;
+    } else {
+      tally_[static_cast<size_t>(j)].finish_s = t;
+    }
     if (timeline_) timeline_->job_finished(t, j);
   }
 
@@ -459,7 +492,7 @@ class Engine {
     for (int j : pending_start_) {
       Running& r = running(j);
       if (!std::binary_search(changed_.begin(), changed_.end(), j)) update_timing(j, t);
-      rec_[static_cast<size_t>(j)].first_iteration_s = r.T;
+      if (opt_.record_jobs) rec_[static_cast<size_t>(j)].first_iteration_s = r.T;
     }
     pending_start_.clear();
   }
@@ -507,7 +540,7 @@ class Engine {
     sched_.schedule(ctx_, queue_, view_, decisions_);
     acc_.scheduler_call(std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count());
     if (decisions_.empty()) return;
-    for (const Decision& d : decisions_) start(d.job, d.placement, t);
+    for (Decision& d : decisions_) start(d.job, std::move(d.placement), t);
     // Started jobs leave the queue (amortised O(log n) each, arrival order kept).
     for (const Decision& d : decisions_) queue_.erase(d.job);
     rebalance(t);
@@ -531,7 +564,10 @@ class Engine {
   std::vector<int> slot_of_;
   std::vector<Running> slots_;
   std::vector<int> free_slots_;
+  /// Per job, by id: its record with SimOptions::record_jobs (returned as SimResult::jobs), else
+  /// only what the metrics need (the other stays empty).
   std::vector<JobRecord> rec_;
+  std::vector<JobTally> tally_;
   std::vector<int> free_, flow_count_;
   WaitingQueue queue_;
   std::vector<int> changed_, pending_start_;

@@ -28,7 +28,10 @@
 namespace geopipe {
 
 struct SimOptions {
-  bool record_jobs = true;        ///< fill SimResult::jobs
+  /// Fill SimResult::jobs. Off: the run keeps per job only what the metrics need (a 64-byte
+  /// JobTally, sim/metrics_accumulator.h, instead of a JobRecord with its placement and layer
+  /// split), so its memory per job is smaller; no metric changes.
+  bool record_jobs = true;
   /// Fill SimResult::timeline (sim/timeline.h, `geopipe run --timeline`). Off: no recorder
   /// exists. Either way no decision or result changes.
   bool record_timeline = false;

@@ -55,8 +55,12 @@ DisplayValue display_value(const MetricDef& def, double value) {
 }
 
 double percentile(std::vector<double> v, double q) {
-  if (v.empty()) return 0.0;
   std::sort(v.begin(), v.end());
+  return percentile_of_sorted(v, q);
+}
+
+double percentile_of_sorted(std::span<const double> v, double q) {
+  if (v.empty()) return 0.0;
   const double pos = q / 100.0 * static_cast<double>(v.size() - 1);
   const auto lo = static_cast<size_t>(std::floor(pos));
   const size_t hi = std::min(lo + 1, v.size() - 1);

@@ -9,6 +9,7 @@
 // seed and the scheduler: bit-identical across runs, machines, ranks and threads of one build.
 #pragma once
 
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -121,5 +122,8 @@ DisplayValue display_value(const MetricDef& def, double value);
 
 /// Linear-interpolation percentile (numpy's default) of unsorted values; 0 for none.
 double percentile(std::vector<double> values, double q);
+/// percentile() of values already sorted in increasing order (the same number, without the
+/// sort: several percentiles of one sample sort it once).
+double percentile_of_sorted(std::span<const double> sorted, double q);
 
 }  // namespace geopipe

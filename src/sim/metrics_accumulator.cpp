@@ -8,7 +8,8 @@
 
 namespace geopipe {
 
-void MetricsAccumulator::job_ran(JobRecord& rec, const JobRates& r, double t0_s, double t1_s, double iters) {
+template <class Record>
+void MetricsAccumulator::job_ran(Record& rec, const JobRates& r, double t0_s, double t1_s, double iters) {
   const double dt = t1_s - t0_s;
   for (std::size_t k = 0; k < r.power_regions.size(); ++k) {
     const Region& reg = topo_.regions[static_cast<std::size_t>(r.power_regions[k])];
@@ -35,15 +36,17 @@ void MetricsAccumulator::scheduler_call(double wall_s) {
   m_.sched_time_max_s = std::max(m_.sched_time_max_s, wall_s);
 }
 
-ScenarioMetrics MetricsAccumulator::finish(const std::vector<JobRecord>& records, const SearchEffort& effort,
+template <class Record>
+ScenarioMetrics MetricsAccumulator::finish(const std::vector<Record>& records, const SearchEffort& effort,
                                            double wall_s) {
   ScenarioMetrics m = m_;
   m.wall_s = wall_s;
   m.jobs_total = static_cast<int>(records.size());
   std::vector<double> jct;
+  jct.reserve(records.size());
   double qsum = 0;
   int started = 0;
-  for (const JobRecord& r : records) {
+  for (const Record& r : records) {
     if (r.start_s >= 0) {
       qsum += r.start_s - r.arrival_s;
       ++started;
@@ -64,9 +67,10 @@ ScenarioMetrics MetricsAccumulator::finish(const std::vector<JobRecord>& records
   double s = 0;
   for (double x : jct) s += x;
   m.avg_jct_s = jct.empty() ? 0.0 : s / static_cast<double>(jct.size());
-  m.p50_jct_s = percentile(jct, 50);
-  m.p95_jct_s = percentile(jct, 95);
-  m.p99_jct_s = percentile(jct, 99);
+  std::sort(jct.begin(), jct.end());  // after the sum above, which is taken in job order
+  m.p50_jct_s = percentile_of_sorted(jct, 50);
+  m.p95_jct_s = percentile_of_sorted(jct, 95);
+  m.p99_jct_s = percentile_of_sorted(jct, 99);
   m.avg_queue_delay_s = started ? qsum / started : 0.0;
   m.gpu_hours = alloc_gpu_s_ / units::kSecondsPerHour;
   m.gpu_utilization = alloc_gpu_s_ > 0 ? busy_gpu_s_ / alloc_gpu_s_ : 0.0;
@@ -77,5 +81,10 @@ ScenarioMetrics MetricsAccumulator::finish(const std::vector<JobRecord>& records
   m.sched_partition_misses = effort.partition_misses;
   return m;
 }
+
+template void MetricsAccumulator::job_ran(JobRecord&, const JobRates&, double, double, double);
+template void MetricsAccumulator::job_ran(JobTally&, const JobRates&, double, double, double);
+template ScenarioMetrics MetricsAccumulator::finish(const std::vector<JobRecord>&, const SearchEffort&, double);
+template ScenarioMetrics MetricsAccumulator::finish(const std::vector<JobTally>&, const SearchEffort&, double);
 
 }  // namespace geopipe

@@ -83,7 +83,7 @@ void BM_PathfinderCostMin(benchmark::State& state) {
   state.counters["truncated"] = benchmark::Counter(static_cast<double>(truncated), benchmark::Counter::kAvgIterations);
 }
 BENCHMARK(BM_PathfinderCostMin)
-    ->ArgsProduct({{6, 16, 32}, {4, 16, 64}})
+    ->ArgsProduct({{6, 16, 32, 64}, {4, 16, 64}})
     ->Unit(benchmark::kMicrosecond);
 
 // One bace-pipe decision under the model options (docs/model.md, "Layer partitions", "Pipeline
@@ -128,7 +128,7 @@ void BM_DecisionModel(benchmark::State& state) {
   state.counters["est_s"] = benchmark::Counter(est, benchmark::Counter::kAvgIterations);
 }
 BENCHMARK(BM_DecisionModel)
-    ->ArgsProduct({{6, 16}, {16, 64}, {0, 1}})
+    ->ArgsProduct({{6, 16, 32, 64}, {4, 16, 64}, {0, 1}})
     ->ArgNames({"R", "S", "1f1b_balanced"})
     ->Unit(benchmark::kMicrosecond);
 
@@ -156,7 +156,7 @@ void BM_PathfinderPart(benchmark::State& state) {
   state.counters["nodes"] = benchmark::Counter(static_cast<double>(nodes), benchmark::Counter::kAvgIterations);
 }
 BENCHMARK(BM_PathfinderPart)
-    ->ArgsProduct({{6, 16, 32}, {16, 64}, {0, 1}})
+    ->ArgsProduct({{6, 16, 32, 64}, {16, 64}, {0, 1}})
     ->ArgNames({"R", "S", "cost"})
     ->Unit(benchmark::kMicrosecond);
 

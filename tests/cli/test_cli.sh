@@ -4,6 +4,7 @@
 set -uo pipefail
 BIN=$1
 SRC=$2
+FRONT_STATIC=${3:-0}  # 1: the front end must link libstdc++ (and toml++, fmt) statically
 BASE=$SRC/sweeps/base/six-regions.toml
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -249,6 +250,13 @@ front_libs=$(ldd "$BIN")
 full_libs=$(ldd "$(dirname "$BIN")/geopipe-full")
 if grep -Eq 'libmpi|libhdf5|libtbb' <<<"$front_libs"; then bad "geopipe links MPI, HDF5 or oneTBB: $(grep -E 'libmpi|libhdf5|libtbb' <<<"$front_libs" | tr '\n' ' ')"; else ok; fi
 grep -q libmpi <<<"$full_libs" && ok || bad "geopipe-full does not link MPI"
+# ... and, built with GEOPIPE_STATIC_LIBSTDCXX, no shared library but libc's: its start resolves
+# no libstdc++, toml++ or fmt symbols (docs/performance.md, "Process start").
+if [ "$FRONT_STATIC" = 1 ]; then
+  if grep -Eq 'libstdc\+\+|libtomlplusplus|libfmt|libgcc_s' <<<"$front_libs"; then
+    bad "geopipe links shared libraries beyond libc's: $(grep -Eo 'lib(stdc\+\+|tomlplusplus|fmt|gcc_s)[^ ]*' <<<"$front_libs" | tr '\n' ' ')"
+  else ok; fi
+fi
 expect_rc 0 "help through geopipe-full" -- "$BIN" --help
 for c in run validate list sweep merge summarize analyze plot trace; do
   grep -q "^  $c" "$tmp/out" && ok || bad "geopipe --help lacks the command $c"

@@ -183,11 +183,7 @@ def kill_and_resume(c, out, ranks, victim, rng, rounds):
                 os.kill(target, signal.SIGKILL)
                 what = f"kill -9 {victim} pid {target}"
             killed += 1
-        try:
-            rc = p.wait(timeout=120)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            raise AssertionError(f"round {r}: sweep did not exit after {what}")
+        rc = wait_for_launcher(p, out, ranks, what, r)
         err = p.stderr.read()
         if victim == "term" and what in ("SIGTERM", "SIGUSR1") and ranks == 0:
             assert rc == 75, f"{what}: exit {rc}, expected 75 (resumable); stderr: {err[-500:]}"
@@ -216,6 +212,44 @@ def wait_for_handlers(pid, timeout=30.0):
         if int(fields.get("SigCgt", "0").strip(), 16) & (1 << (signal.SIGTERM - 1)):
             return
         time.sleep(0.005)
+
+
+def wait_for_launcher(p, out, ranks, what, r):
+    """The exit code of sweep process `p` (geopipe, or mpirun with `ranks` ranks) after an
+    interruption. Open MPI 4.1's mpirun sometimes never returns after a rank was killed with
+    SIGKILL: every rank has exited (zombies it does not reap) and it waits on a futex for ever
+    (a race in its teardown, seen on the loaded 2-core machine, not in geopipe: the ranks are
+    gone). When no rank of this sweep is left alive for 10 s, mpirun is ended here and the round
+    counts as killed; the resume that follows checks what the test is about."""
+    deadline = time.time() + 120
+    gone_since = None
+    while time.time() < deadline:
+        try:
+            return p.wait(timeout=0.5)
+        except subprocess.TimeoutExpired:
+            pass
+        if not ranks:
+            continue
+        alive = [q for q in geopipe_pids(out) if not is_zombie(q)]
+        if alive:
+            gone_since = None
+        elif gone_since is None:
+            gone_since = time.time()
+        elif time.time() - gone_since > 10:
+            p.kill()
+            p.wait()
+            print(f"  round {r}: mpirun did not return after its ranks had exited ({what}); ended it")
+            return -9
+    p.kill()
+    raise AssertionError(f"round {r}: sweep did not exit after {what}")
+
+
+def is_zombie(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
 
 
 def geopipe_pids(out):

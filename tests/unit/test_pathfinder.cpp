@@ -721,6 +721,34 @@ TEST(PathfinderExact, RegionSetsAgreeWithPlainSearchOnWideInstances) {
   EXPECT_GE(found, 24);  // most instances must have placements to compare
 }
 
+// The same on the widest topologies (24–64 regions), where the set search is the best-first
+// one over sets and frames (before it, more than 250,000 sets fell back to the plain DFS).
+TEST(PathfinderExact, RegionSetsAgreeWithPlainSearchOnVeryWideInstances) {
+  Pathfinder a, b;
+  int found = 0;
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    Rng rng(derive_seed(seed, "pathfinder-very-wide"));
+    const int R = 24 + static_cast<int>(rng.below(41)), S = 8 << rng.below(2);
+    std::vector<RegionSpec> regs;
+    for (int r = 0; r < R; ++r)
+      regs.push_back({"r" + std::to_string(r), static_cast<int>(rng.below(2)), S / 3 + static_cast<int>(rng.below(6)),
+                      rng.uniform(0.05, 0.3), rng.uniform(1.0, 1.4)});
+    Scenario sc = make_scenario({make_gpu("fast", 300, 80, 700, 100), make_gpu("slow", 100, 80, 400, 60)}, regs,
+                                {tiny_llm("deep", 64, 1024, 1000, 1024)});
+    for (int x = 0; x < R; ++x)
+      for (int y = x + 1; y < R; ++y)
+        if (rng.uniform() < 0.9) set_link(sc.topology, x, y, std::pow(10.0, rng.uniform(9.0, 10.5)), rng.uniform(0.001, 0.08));
+    const JobProfile p = profile_of(sc, make_job(0, 0, S, 1, 16, 1000));
+    ClusterView v = idle_view(sc.topology, sc.compute);
+    for (int x = 0; x < R; ++x)
+      for (int y = 0; y < R; ++y)
+        if (x != y && rng.uniform() < 0.3) v.residual[static_cast<size_t>(x * R + y)] *= rng.uniform(0.0, 0.5);
+    SCOPED_TRACE("seed " + std::to_string(seed) + " R=" + std::to_string(R) + " S=" + std::to_string(S));
+    found += compare_strategies(p, v, a, b, /*identical=*/true);
+  }
+  EXPECT_GE(found, 6);
+}
+
 // Wide instances where groups of regions are exact twins (same GPU type, price, PUE, free
 // GPUs, and links to everyone else): the set search keeps only one order of interchangeable
 // regions, which must not lose the optimum. Twins tie, so only the objectives must agree.
@@ -779,6 +807,36 @@ Scenario big_mesh(int gpus_per_region) {
     for (int b = a + 1; b < 16; ++b)
       set_link(sc.topology, a, b, std::pow(10.0, rng.uniform(9.0, 10.5)), rng.uniform(0.001, 0.08));
   return sc;
+}
+
+TEST(PathfinderSize, SixtyFourRegionsSixtyFourStages) {
+  // The loader's largest topology with a deep job: both searches finish untruncated (by the
+  // set search, kAuto's choice here) with a valid placement.
+  std::vector<RegionSpec> regs;
+  for (int r = 0; r < 64; ++r) regs.push_back({"r" + std::to_string(r), r % 2, 24, 0.05 + 0.003 * r, 1.0 + 0.005 * r});
+  Scenario sc = make_scenario({make_gpu("fast", 300, 80, 700, 100), make_gpu("slow", 100, 80, 400, 60)}, regs,
+                              {tiny_llm("deep", 64, 1024, 1000, 1024)});
+  Rng rng(6464);
+  for (int a = 0; a < 64; ++a)
+    for (int b = a + 1; b < 64; ++b)
+      set_link(sc.topology, a, b, std::pow(10.0, rng.uniform(9.0, 10.5)), rng.uniform(0.001, 0.08));
+  const JobProfile p = profile_of(sc, make_job(0, 0, 64, 1, 16, 1000));
+  const ClusterView v = idle_view(sc.topology, sc.compute);
+  Pathfinder pf;
+  SearchSpec s;
+  const SearchResult r = pf.search(p, v, s);
+  std::cout << "[ size ] 64 regions x 64 stages: min-time nodes=" << r.nodes << "\n";
+  ASSERT_TRUE(r.found);
+  EXPECT_FALSE(r.truncated);
+  EXPECT_TRUE(placement_valid(p, v, r.placement, 4, true));
+  s.objective = Obj::kMinCost;
+  s.time_cap_s = 1.1 * r.est_iteration_s;
+  const SearchResult c = pf.search(p, v, s);
+  std::cout << "[ size ]   min-cost nodes=" << c.nodes << "\n";
+  ASSERT_TRUE(c.found);
+  EXPECT_FALSE(c.truncated);
+  EXPECT_TRUE(placement_valid(p, v, c.placement, 4, true));
+  EXPECT_LE(c.est_iteration_s, s.time_cap_s);
 }
 
 TEST(PathfinderSize, SixteenRegionsSixtyFourStages) {

@@ -1,13 +1,15 @@
 // Scheduler presets (sched/registry.h) end to end through the simulator (sim/engine.h):
 // backfill vs head-of-line blocking, the pathfinder's stall avoidance, the cost-min allocator
 // and its ε knob, all presets on a random multi-job scenario (completion, no over-allocation,
-// determinism), and determinism of the stale/noisy bandwidth view.
+// determinism, the same metrics without job records), and determinism of the stale/noisy
+// bandwidth view.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <iostream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "sched_testing.h"
@@ -167,6 +169,35 @@ TEST(Schedulers, EveryPresetCompletesDeterministically) {
   }
 }
 
+// Without job records (SimOptions::record_jobs off, what `geopipe run` does unless it writes
+// them) the engine keeps no placement or layer split per job: no metric and no timeline slice
+// may change, under either layer split.
+TEST(Schedulers, RecordJobsOffChangesNoMetric) {
+  const std::vector<Job> jobs = random_jobs(derive_seed(43, "sched-presets"), 40);
+  for (LayerPartition split : {LayerPartition::kEven, LayerPartition::kBalanced}) {
+    Scenario sc = random_cluster();
+    sc.compute.layer_partition = split;
+    for (const std::string& name : preset_names()) {
+      SCOPED_TRACE(name + (split == LayerPartition::kEven ? " even" : " balanced"));
+      SimOptions with, without;
+      with.record_timeline = without.record_timeline = true;
+      without.record_jobs = false;
+      auto s1 = make_scheduler(name, sc.scheduler), s2 = make_scheduler(name, sc.scheduler);
+      const SimResult a = simulate(sc, jobs, *s1, 7, with), b = simulate(sc, jobs, *s2, 7, without);
+      EXPECT_EQ(a.jobs.size(), jobs.size());
+      EXPECT_TRUE(b.jobs.empty());
+      EXPECT_EQ(a.metrics.jobs_completed, 40);
+      expect_same_metrics(a.metrics, b.metrics);
+      ASSERT_TRUE(a.timeline && b.timeline);
+      ASSERT_EQ(a.timeline->slices.size(), b.timeline->slices.size());
+      for (size_t k = 0; k < a.timeline->slices.size(); ++k) {
+        const TimelineSlice &x = a.timeline->slices[k], &y = b.timeline->slices[k];
+        EXPECT_EQ(std::tie(x.job, x.region, x.lane, x.stages, x.start_s, x.finish_s),
+                  std::tie(y.job, y.region, y.lane, y.stages, y.start_s, y.finish_s));
+      }
+    }
+  }
+}
 
 // ---------------------------------------------------------------------------------------------
 // 6. Stale/noisy bandwidth view

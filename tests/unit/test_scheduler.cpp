@@ -1,15 +1,19 @@
 // ComposedScheduler (sched/scheduler.h): its shortcuts (failure caching by job shape, the
 // return at an unchanged epoch, the incremental priority order) change no decision against a
 // scheduler written the obvious way, and the failure cache is used only by placement
-// policies that opt in.
+// policies that opt in; the search policies' relaxation decided once per job shape changes no
+// decision against deciding it for every job.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <iostream>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "sched/pathfinder.h"
 #include "sched/scheduler.h"
 #include "sched_testing.h"
 
@@ -101,6 +105,89 @@ TEST(ComposedScheduler, FailureCacheOnlyForPoliciesThatOptIn) {
     EXPECT_TRUE(out.empty());
     EXPECT_EQ(p->calls - before, opt_in ? 0 : static_cast<int>(rest.size()));
   }
+}
+
+// --- the relaxation is decided once per shape ------------------------------------------------
+
+/// The relaxation of docs/model.md, "Relaxations", written the obvious way for one profile:
+/// (max_blocks, stall_tolerant) on the idle cluster at `now_s`.
+std::pair<int, bool> obvious_relaxation(const Scenario& sc, const JobProfile& p, double now_s, bool stall_free,
+                                        BandwidthModel bw) {
+  const ClusterView idle = idle_view(sc.topology, sc.compute, now_s);
+  const int K1 = sc.scheduler.max_region_switches + 1, R = idle.regions();
+  Pathfinder pf;
+  auto found = [&](bool sf, int mb) {
+    SearchSpec s;
+    s.stall_free = sf;
+    s.bandwidth = bw;
+    s.max_blocks = mb;
+    s.stop_at_first = true;
+    return pf.search(p, idle, s).found;
+  };
+  if (found(stall_free, K1)) return {K1, false};
+  if (found(stall_free, R)) return {R, false};
+  if (stall_free && found(false, K1)) return {K1, true};
+  return {R, stall_free};
+}
+
+TEST(Schedulers, RelaxationPerShapeChangesNoDecision) {
+  // At most one region per job (max_region_switches = 0) on the three regions of random_cluster
+  // (8, 16 and 8 GPUs; the east-north link below every job's β): 4-GPU jobs keep the limit,
+  // 20- and 24-GPU jobs need two or three regions, and some of them no stall-free path.
+  Scenario sc = random_cluster();
+  sc.scheduler.max_region_switches = 0;
+  const int shapes[6][4] = {{0, 2, 2, 8}, {1, 4, 1, 16}, {0, 5, 4, 8}, {1, 10, 2, 4}, {0, 6, 4, 12}, {1, 12, 2, 8}};
+  Rng rng(derive_seed(7, "relaxation-per-shape"));
+  std::vector<Job> jobs;
+  double t = 0;
+  for (int k = 0; k < 150; ++k) {
+    t += rng.exponential(1.0 / 120.0);
+    const int* sh = shapes[rng.below(6)];
+    const auto iters = static_cast<std::int64_t>(std::llround(rng.bounded_pareto(1.1, 200, 20000)));
+    jobs.push_back(make_job(t, sh[0], sh[1], sh[2], sh[3], iters));
+  }
+  jobs = finalize_jobs(std::move(jobs));
+
+  // The claim the cache rests on, checked per job: a job's own profile (its iterations) at its
+  // own arrival time gives its shape's relaxation; and the shapes' relaxations differ (so a
+  // cache keyed wrongly would change decisions below).
+  Context c(sc, jobs);
+  ASSERT_EQ(c.ctx.num_shapes, 6);
+  for (const auto& [stall_free, bw] : {std::pair{true, BandwidthModel::kExpected}, std::pair{false, BandwidthModel::kBlind},
+                                       std::pair{false, BandwidthModel::kExpected}}) {
+    std::vector<std::pair<int, bool>> of_shape(6, {-1, false});
+    for (const Job& j : jobs) {
+      const auto rx = obvious_relaxation(sc, c.profiles[static_cast<size_t>(j.id)], j.arrival_s, stall_free, bw);
+      auto& first = of_shape[static_cast<size_t>(c.shapes[static_cast<size_t>(j.id)])];
+      if (first.first < 0) first = rx;
+      EXPECT_EQ(rx, first) << "job " << j.id;
+    }
+    std::sort(of_shape.begin(), of_shape.end());
+    const auto distinct = std::unique(of_shape.begin(), of_shape.end()) - of_shape.begin();
+    EXPECT_GE(distinct, stall_free ? 3 : 2) << "stall_free " << stall_free;
+  }
+
+  for (SearchPolicyKind kind : {SearchPolicyKind::kPathfinderCostMin, SearchPolicyKind::kPathfinderMinTime,
+                                SearchPolicyKind::kCostMinBlind, SearchPolicyKind::kDelayFirst})
+    for (bool priority : {true, false}) {
+      SCOPED_TRACE("kind " + std::to_string(static_cast<int>(kind)) + (priority ? " priority" : " fifo"));
+      auto ordering = [&] { return priority ? make_priority_backfill(sc.scheduler) : make_fifo_strict(sc.scheduler); };
+      ComposedScheduler per_shape("per-shape", ordering(), make_search_policy(kind, sc.scheduler, RelaxationScope::kPerShape));
+      ComposedScheduler per_job("per-job", ordering(), make_search_policy(kind, sc.scheduler, RelaxationScope::kPerJob));
+      const SimResult a = simulate(sc, jobs, per_shape, 5), b = simulate(sc, jobs, per_job, 5);
+      EXPECT_EQ(a.metrics.jobs_completed, 150);
+      expect_same_jobs(a.jobs, b.jobs);
+      expect_same_metrics(a.metrics, b.metrics);
+      // Jobs ran both within the switch limit and beyond it (relaxed).
+      int one_region = 0, more = 0;
+      for (const JobRecord& r : a.jobs) {
+        const bool single = std::all_of(r.stage_region.begin(), r.stage_region.end(),
+                                        [&](int x) { return x == r.stage_region.front(); });
+        (single ? one_region : more) += 1;
+      }
+      EXPECT_GT(one_region, 0);
+      EXPECT_GT(more, 0);
+    }
 }
 
 }  // namespace
