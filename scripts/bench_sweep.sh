@@ -27,6 +27,25 @@ t() {
   }
   cat "$tmp/last" >>"$tmp/$name"
 }
+# overhead NAME THREADS: appends to $tmp/NAME.ovh the last run's sweep wall time x THREADS over
+# the sum of its scenarios' simulation wall times (/metrics wall_s of $tmp/a.h5): 1 = no overhead;
+# and "wall_s sum" to $tmp/NAME.sum (for the per-scenario overhead below)
+overhead() {
+  local w
+  w=$(/usr/bin/python3 -c 'import sys, h5py; print(h5py.File(sys.argv[1], "r")["metrics"]["wall_s"].sum())' "$tmp/a.h5")
+  tail -n 1 "$tmp/$1" | awk -v w="$w" -v n="$2" '{printf "%.3f\n", $1 * n / w}' >>"$tmp/$1.ovh"
+  echo "$(tail -n 1 "$tmp/$1" | cut -d' ' -f1) $w" >>"$tmp/$1.sum"
+}
+# marginal SMALL BIG THREADS: the per-scenario overhead, free of the sweep's fixed costs (process
+# start, loading, creating and finalising the file): the extra wall time x THREADS of the sweep
+# with 5x the seeds over the extra sum of wall_s, from the medians of both
+marginal() {
+  local a b
+  a=$(awk '{print $1}' "$tmp/$1.sum" | median); b=$(awk '{print $1}' "$tmp/$2.sum" | median)
+  local wa wb
+  wa=$(awk '{print $2}' "$tmp/$1.sum" | median); wb=$(awk '{print $2}' "$tmp/$2.sum" | median)
+  awk -v a="$a" -v b="$b" -v wa="$wa" -v wb="$wb" -v n="$3" 'BEGIN {printf "%.3f", (b - a) * n / (wb - wa)}'
+}
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 sec() { cut -d' ' -f1 "$tmp/$1" | median; }
 rss_mb() { cut -d' ' -f2 "$tmp/$1" | median | awk '{printf "%.1f", $1/1024}'; }
@@ -37,12 +56,21 @@ A=sweeps/bench/array.toml
 NA=$("$G" sweep $A --dry-run | sed -n 's/.*= \([0-9]*\) scenarios.*/\1/p')
 sed -e "s|^base = .*|base = \"$PWD/sweeps/base/six-regions.toml\"|" -e 's/^seeds = 1250/seeds = 1251/' \
   sweeps/bench/null-1m.toml >"$tmp/null-1m-plus.toml"
+sed -e "s|^base = .*|base = \"$PWD/sweeps/base/six-regions.toml\"|" -e 's/^seeds = 160$/seeds = 800/' $S >"$tmp/throughput-5x.toml"
+N5=$("$G" sweep "$tmp/throughput-5x.toml" --dry-run | sed -n 's/.*= \([0-9]*\) scenarios.*/\1/p')
+[ "$N5" = $((5 * N)) ] || { echo "bench_sweep.sh: expected $S to have seeds = 160" >&2; exit 1; }
 echo "geopipe $("$G" --version | cut -d' ' -f2), $(nproc) cores, $(date -u +%F), $REPEATS repeats (median)" >&2
 
 for r in $(seq "$REPEATS"); do
   echo "round $r/$REPEATS" >&2
   t thr1 "$G" sweep $S -o "$tmp/a.h5" --quiet --threads 1
+  overhead thr1 1
   t thr2 "$G" sweep $S -o "$tmp/a.h5" --quiet --threads 2
+  overhead thr2 2
+  t big1 "$G" sweep "$tmp/throughput-5x.toml" -o "$tmp/a.h5" --quiet --threads 1
+  overhead big1 1
+  t big2 "$G" sweep "$tmp/throughput-5x.toml" -o "$tmp/a.h5" --quiet --threads 2
+  overhead big2 2
   t rank1 $MPIRUN -np 1 "$G" sweep $S -o "$tmp/a.h5" --quiet --threads 1
   t rank2 $MPIRUN -np 2 "$G" sweep $S -o "$tmp/a.h5" --quiet --threads 1
   t launch2 $MPIRUN -np 2 "$G" sweep $S -o "$tmp/a.h5" --quiet --threads 1 --dry-run  # mpirun + MPI_Init only
@@ -82,6 +110,10 @@ cat <<TABLE
 |---|---|
 | \`sweep\` $N scenarios, 1 thread | $T1 s ($(rate "$N" "$T1") scenarios/s) |
 | \`sweep\` $N scenarios, 2 threads | $T2 s ($(rate "$N" "$T2") scenarios/s); parallel efficiency $(eff "$T1" "$T2") |
+| overhead: sweep wall time x threads / sum of /metrics wall_s, 1 thread | $(median <"$tmp/thr1.ovh") |
+| the same, 2 threads | $(median <"$tmp/thr2.ovh") |
+| per-scenario overhead ($N5 against $N scenarios: extra wall time x threads / extra sum of wall_s), 1 thread | $(marginal thr1 big1 1) |
+| the same, 2 threads | $(marginal thr2 big2 2) |
 | \`mpirun -np 1\`, 1 thread | $R1 s ($(rate "$N" "$R1") scenarios/s) |
 | \`mpirun -np 2\`, 1 thread each | $R2 s ($(rate "$N" "$R2") scenarios/s); parallel efficiency $(eff "$R1" "$R2") |
 | the same without the launch (\`mpirun -np 2 ... --dry-run\`: $L s) | parallel efficiency $(awk -v a="$R1" -v b="$R2" -v l="$L" 'BEGIN {printf "%.2f", (a - l) / (2 * (b - l))}') |

@@ -90,7 +90,8 @@ OpenedOutput open_hdf5(const OutputRequest& rq, const config::SweepSpec& spec, c
     if (std::remove(rq.path.c_str()) != 0)
       throw InputError(rq.path, 0, 0, "cannot remove the existing file for --force");
   }
-  out.sink = locked(ResultStore::create(rq.path, meta, spec, plan, rq.save_jobs));
+  // Written while the sweep starts computing (a failure to write it comes at the first flush).
+  out.sink = locked(ResultStore::create_in_background(rq.path, meta, spec, plan, rq.save_jobs));
   return out;
 }
 

@@ -49,7 +49,9 @@ struct OpenedOutput {
 /// nothing is created or changed then. One writer per output: the sink holds an exclusive
 /// lock on "OUT.lock" (flock, released when the sink is destroyed or the process dies) taken
 /// before anything is read, removed or created; a second writer gets an InputError naming the
-/// holder (docs/hdf5-format.md, "One writer per file").
+/// holder (docs/hdf5-format.md, "One writer per file"). A new output's file may be written in
+/// the background (HDF5: ResultStore::create_in_background): an error writing it is then thrown
+/// by the sink's first flush; `spec` must outlive the sink.
 OpenedOutput open_output(const OutputRequest& request, const config::SweepSpec& spec, const Plan& plan);
 
 /// Can the output format of `request.path` hold this sweep? InputError if not (exit 2), before

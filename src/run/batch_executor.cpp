@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "plan/dispatch.h"
 #include "run/signals.h"
 
 namespace geopipe::sweep {
@@ -33,54 +34,119 @@ void run_batch(const ExecContext& cx, const std::vector<IdRange>& batch,
   });
 }
 
-LocalExecutor::LocalExecutor(const ExecContext& cx) : cx_(cx), thread_([this] { loop(); }) {}
+namespace {
+
+/// The arena's number of threads (initialised first: an arena of one thread that is not yet
+/// reports the machine's default).
+int threads_of(tbb::task_arena& arena) {
+  arena.initialize();
+  return std::max(1, arena.max_concurrency());
+}
+
+}  // namespace
+
+LocalExecutor::LocalExecutor(const ExecContext& cx)
+    : cx_(cx), threads_(threads_of(*cx.arena)), thread_([this] {
+        // One loop per thread of the arena, each on its own task (simple_partitioner: ranges
+        // of one index); they return at quit_.
+        cx_.arena->execute([&] {
+          tbb::parallel_for(
+              tbb::blocked_range<int>(0, threads_, 1), [&](const tbb::blocked_range<int>&) { work(); },
+              tbb::simple_partitioner());
+        });
+      }) {}
 
 LocalExecutor::~LocalExecutor() {
   {
     std::lock_guard<std::mutex> lk(mu_);
     quit_ = true;
   }
-  cv_.notify_all();
+  work_cv_.notify_all();
   thread_.join();
 }
 
 bool LocalExecutor::idle() {
   std::lock_guard<std::mutex> lk(mu_);
-  return !busy_;
+  return idle_locked();
 }
 
-void LocalExecutor::submit(std::vector<IdRange> batch) {
+bool LocalExecutor::wants_work() {
+  std::lock_guard<std::mutex> lk(mu_);
+  return wants_work_locked();
+}
+
+void LocalExecutor::submit(const std::vector<IdRange>& batch) {
+  const std::uint64_t n = count(batch);
+  if (n == 0) return;
   {
     std::lock_guard<std::mutex> lk(mu_);
-    batch_ = std::move(batch);
-    busy_ = true;
+    for (const IdRange& r : batch)
+      if (r.last > r.first) queue_.push_back(r);
+    queued_ += n;
+    low_water_ = std::max(static_cast<std::uint64_t>(threads_), n / 2);
   }
-  cv_.notify_all();
+  work_cv_.notify_all();
 }
 
-void LocalExecutor::drain(std::vector<ScenarioResult>& out, std::chrono::microseconds wait) {
-  std::unique_lock<std::mutex> lk(mu_);
-  if (results_.empty() && wait.count() > 0) done_cv_.wait_for(lk, wait, [&] { return !results_.empty() || !busy_; });
-  for (auto& r : results_) out.push_back(std::move(r));
-  results_.clear();
+void LocalExecutor::drain(std::vector<ScenarioResult>& out, std::chrono::microseconds wait, bool for_work) {
+  std::vector<ScenarioResult> got;
+  {
+    std::unique_lock<std::mutex> lk(mu_);
+    if (wait.count() > 0) {
+      const bool was_idle = idle_locked();
+      done_cv_.wait_for(lk, wait, [&] { return for_work ? wants_work_locked() : !was_idle && idle_locked(); });
+    }
+    got.swap(results_);
+  }
+  if (out.empty())
+    out.swap(got);
+  else
+    for (auto& r : got) out.push_back(std::move(r));
 }
 
-void LocalExecutor::loop() {
+void LocalExecutor::work() {
+  const std::uint64_t schedulers = std::max<std::uint64_t>(1, cx_.plan->schedulers());
+  std::vector<ScenarioResult> out;
+  bool holding = false;  // this thread runs a chunk (counted in running_)
   std::unique_lock<std::mutex> lk(mu_);
   while (true) {
-    cv_.wait(lk, [&] { return quit_ || !batch_.empty(); });
+    if (!out.empty()) {  // hand over the last chunk's results
+      if (results_.empty())
+        results_.swap(out);
+      else
+        for (auto& r : out) results_.push_back(std::move(r));
+      out.clear();
+    }
+    if (holding) {
+      holding = false;
+      --running_;
+    }
+    if (stop_requested() && queued_ > 0) {  // drop what was not taken
+      queue_.clear();
+      queued_ = 0;
+    }
+    if (idle_locked()) done_cv_.notify_all();
+    work_cv_.wait(lk, [&] { return quit_ || queued_ > 0; });
     if (quit_) return;
-    std::vector<IdRange> b = std::move(batch_);
-    batch_.clear();
+    if (stop_requested()) continue;
+    // The next ids up to the end of their (point, seed) pair.
+    IdRange& front = queue_.front();
+    const auto S = static_cast<std::int64_t>(schedulers);
+    const std::int64_t end = std::min(front.last, (front.first / S + 1) * S);
+    const IdRange chunk{front.first, end};
+    front.first = end;
+    if (front.first == front.last) queue_.pop_front();
+    const bool was_wanting = wants_work_locked();
+    queued_ -= static_cast<std::uint64_t>(chunk.last - chunk.first);
+    if (!was_wanting && wants_work_locked()) done_cv_.notify_all();
+    ++running_;
+    holding = true;
     lk.unlock();
-    run_batch(cx_, b, [&](std::vector<ScenarioResult>&& chunk) {
-      std::lock_guard<std::mutex> g(mu_);
-      for (auto& r : chunk) results_.push_back(std::move(r));
-      done_cv_.notify_all();
-    });
+    for (std::int64_t id = chunk.first; id < chunk.last; ++id) {
+      if (stop_requested()) break;
+      out.push_back(execute_scenario(*cx_.evaluator, *cx_.plan, id, cx_.exec));
+    }
     lk.lock();
-    busy_ = false;
-    done_cv_.notify_all();
   }
 }
 

@@ -23,6 +23,15 @@ using Clock = std::chrono::steady_clock;
 /// Workers still computing after a stop request get this long to return their batch.
 constexpr double kStopGraceS = 30.0;
 
+/// How long the master waits for its local executor when it has no MPI worker to serve. An
+/// executor that runs low on ids or becomes idle wakes it at once (LocalExecutor::drain); this
+/// only bounds how late results reach the output and how late a flush or a progress line
+/// comes. Every wake-up takes a core from the computing threads for a moment, hence not the MPI
+/// polling period of 1 ms.
+constexpr std::chrono::microseconds kLocalWait{50'000};
+/// The MPI polling period: a worker waits at most ~1 ms for its next batch.
+constexpr std::chrono::microseconds kMpiPoll{1'000};
+
 class Master {
  public:
   Master(const SweepOptions& opt, const ExecContext& cx, ResultSink& sink, const std::vector<std::int64_t>& done,
@@ -34,9 +43,9 @@ class Master {
   MasterOutcome run() {
     while (true) {
       bool activity = mpi_ && workers_left_ > 0 && serve_a_worker();
-      // When nothing happened, wait for local results for up to 1 ms (this is also the MPI
-      // polling period: a worker waits at most ~1 ms for its next batch, against ~0.25 s
-      // batches, and the dispatcher thread stays off the cores the executors need).
+      // When nothing happened, wait for the local executor: up to 1 ms while MPI workers may
+      // call (the polling period: a worker waits at most ~1 ms for its next batch, against
+      // ~0.25 s batches), else until it wants work or is done, or kLocalWait has passed.
       activity = serve_local(activity) || activity;
       const auto now = Clock::now();
       if (std::chrono::duration<double>(now - last_flush_).count() >= opt_.flush_interval_s) {
@@ -45,7 +54,7 @@ class Master {
       }
       progress_.update(done_, failed_);
       if (local_.idle() && (cursor_.empty() || stop_requested()) && workers_left_ == 0) {
-        local_.drain(results_, std::chrono::microseconds(0));
+        local_.drain(results_, std::chrono::microseconds(0), false);
         record();
         break;
       }
@@ -66,13 +75,14 @@ class Master {
     inbox_.resize(static_cast<size_t>(std::max(nbytes, 1)));
     MPI_Recv(inbox_.data(), nbytes, MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     decode_results(inbox_.data(), static_cast<size_t>(nbytes), results_);
-    record();
     if (status.MPI_TAG == kTagResultsFinal) {
       // A worker was signalled (scancel, time limit): the whole sweep stops, resumably.
+      record();
       --workers_left_;
       if (!stop_requested()) request_stop(SIGTERM);
       return true;
     }
+    count_results();  // the batch size learns from them; the worker gets its next batch first
     next_batch();
     if (batch_.empty()) {
       MPI_Send(nullptr, 0, MPI_BYTE, status.MPI_SOURCE, kTagStop, MPI_COMM_WORLD);
@@ -83,21 +93,19 @@ class Master {
                MPI_COMM_WORLD);
       dispatched_ += count(batch_);
     }
+    record();
     return true;
   }
 
-  /// Collects the local executor's results, then refills it when idle. Returns whether
-  /// anything happened.
+  /// Collects the local executor's results, refills its queue when it runs low, then writes
+  /// the results (the executor computes meanwhile). Returns whether anything happened.
   bool serve_local(bool activity) {
-    bool any = false;
-    local_.drain(results_, activity ? std::chrono::microseconds(0) : std::chrono::microseconds(1000));
-    if (!results_.empty()) {
-      any = true;
-      record();
-    }
-    if (local_.idle()) {
-      local_.drain(results_, std::chrono::microseconds(0));  // results that raced with idleness
-      record();
+    const bool more = !cursor_.empty() && !stop_requested();
+    const auto wait = activity ? std::chrono::microseconds(0) : (mpi_ && workers_left_ > 0) ? kMpiPoll : kLocalWait;
+    local_.drain(results_, wait, more);
+    bool any = !results_.empty();
+    if (more && local_.wants_work()) {
+      count_results();  // the batch size learns from them
       next_batch();
       if (!batch_.empty()) {
         dispatched_ += count(batch_);
@@ -105,17 +113,26 @@ class Master {
         any = true;
       }
     }
+    record();
     return any;
   }
 
-  void record() {
-    for (ScenarioResult& r : results_) {
+  /// Counts the results of results_ not counted yet and lets the batch sizer observe them.
+  void count_results() {
+    for (; counted_ < results_.size(); ++counted_) {
+      const ScenarioResult& r = results_[counted_];
       if (r.ok) sizer_.observe(r.metrics.wall_s);
       ++done_;
       if (!r.ok) ++failed_;
-      reorder_.add(std::move(r));
     }
+  }
+
+  /// Counts results_ (count_results) and hands them to the output in id order (Reorder).
+  void record() {
+    count_results();
+    for (ScenarioResult& r : results_) reorder_.add(std::move(r));
     results_.clear();
+    counted_ = 0;
   }
 
   void next_batch() {
@@ -172,7 +189,8 @@ class Master {
   int workers_left_;
   std::uint64_t done_ = 0, failed_ = 0, dispatched_ = 0;
   std::vector<char> inbox_, outbox_;
-  std::vector<ScenarioResult> results_;
+  std::vector<ScenarioResult> results_;  ///< received, not yet written
+  std::size_t counted_ = 0;              ///< of results_, counted and observed (count_results)
   std::vector<IdRange> batch_;
   Clock::time_point last_flush_ = Clock::now();
   std::optional<Clock::time_point> stop_since_;

@@ -33,6 +33,7 @@
 #include "sweepfile/loader.h"
 #include "sim/model_version.h"
 #include "crash_rows.h"
+#include "results/hdf5/error.h"
 #include "results/hdf5/table.h"
 #include "results/hdf5/store.h"
 

@@ -5,6 +5,7 @@
 #include <hdf5.h>
 
 #include "h5store_testing.h"
+#include "util/input_error.h"
 
 using namespace geopipe;
 using namespace geopipe::sweep;
@@ -221,6 +222,65 @@ TEST(H5Store, WithoutFinalizeFileIsResumableAndIncomplete) {
   }
   EXPECT_EQ(col_i64(path, "metrics", "id"), (std::vector<std::int64_t>{0, 1, 2, 5, 6, 7}));
   EXPECT_TRUE(ResultStore::read(path).meta.complete);
+}
+
+// create_in_background (what a sweep's new output uses): the file is written by another thread
+// while rows are appended; the finished file is the one create() gives, byte for byte, also
+// when every row was appended before the file existed (the test holds HDF5's lock, so the
+// writing thread cannot start before the rows are in), with or without /jobs.
+TEST(H5Store, CreatedInTheBackgroundGivesTheFileOfCreate) {
+  TempDir dir;
+  const auto spec = small_spec();
+  const Plan plan(2, 2, 2);
+  for (const bool jobs : {false, true}) {
+    const std::string ref = dir.file(jobs ? "ref-jobs.h5" : "ref.h5");
+    const std::string bg = dir.file(jobs ? "bg-jobs.h5" : "bg.h5");
+    {
+      auto store = ResultStore::create(ref, small_meta(), spec, plan, jobs);
+      for (std::int64_t id : {5, 2, 7, 0, 3, 1, 6, 4}) store->append(small_result(id, jobs));
+      store->finalize();
+    }
+    {
+      std::unique_ptr<ResultStore> store;
+      {
+        const h5::Lock hold;  // the writing thread waits for it
+        store = ResultStore::create_in_background(bg, small_meta(), spec, plan, jobs);
+        EXPECT_FALSE(fs::exists(bg));  // not yet written
+        for (std::int64_t id : {5, 2, 7, 0, 3, 1, 6, 4}) store->append(small_result(id, jobs));
+        EXPECT_EQ(store->rows_written(), 8u);
+        EXPECT_FALSE(fs::exists(bg));
+      }
+      store->finalize();
+    }
+    EXPECT_FALSE(fs::exists(bg + ".create-tmp"));
+    EXPECT_EQ(ResultStore::read(bg).done_ids, (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+    EXPECT_TRUE(slurp(ref) == slurp(bg)) << "jobs " << jobs << ": the files differ";
+  }
+}
+
+// Its failure (here: the output path taken while the file was written) is thrown by the first
+// call that writes; the file at the path is left alone and no temporary file remains.
+TEST(H5Store, CreatedInTheBackgroundReportsItsFailureAtTheFirstWrite) {
+  TempDir dir;
+  const auto spec = small_spec();
+  const std::string path = dir.file("taken.h5");
+  std::unique_ptr<ResultStore> store;
+  {
+    const h5::Lock hold;
+    store = ResultStore::create_in_background(path, small_meta(), spec, Plan(2, 2, 2), false);
+    std::ofstream(path) << "someone else's";
+    store->append(small_result(0, false));  // buffered: nothing to report yet
+  }
+  try {
+    store->flush();
+    FAIL() << "expected the background write's failure";
+  } catch (const InputError& e) {
+    EXPECT_NE(e.message().find("appeared while this one was being written"), std::string::npos) << e.message();
+  }
+  EXPECT_EQ(slurp(path), "someone else's");
+  EXPECT_FALSE(fs::exists(path + ".create-tmp"));
+  store.reset();  // a closed store: nothing more is written or reported
+  EXPECT_EQ(slurp(path), "someone else's");
 }
 
 TEST(H5Store, FinalizeWithMissingRowsLeavesIncomplete) {

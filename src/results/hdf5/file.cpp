@@ -134,8 +134,8 @@ T attr_read_num(hid_t loc, const char* name, hid_t memtype, const std::string& p
 // Temporary files and commit by rename
 // ---------------------------------------------------------------------------------------------
 
-/// Makes sure `tmp` can be created (clear message for a missing or unwritable directory) and
-/// removes a stale one left by a crash.
+}  // namespace
+
 void prepare_tmp(const std::string& tmp, const std::string& path) {
   ::unlink(tmp.c_str());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -148,6 +148,8 @@ void prepare_tmp(const std::string& tmp, const std::string& path) {
   }
   ::close(fd);
 }
+
+namespace {
 
 void fsync_file(const std::string& p, const std::string& shown) {
   const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
@@ -387,6 +389,11 @@ void finish_new(Writer& w, const StoreMeta& meta, bool swmr, const std::string& 
 Writer produce(const std::string& tmp, const std::string& path, bool must_not_exist, bool keep_open,
                const std::function<Writer(const std::string&)>& build) {
   prepare_tmp(tmp, path);
+  return produce_prepared(tmp, path, must_not_exist, keep_open, build);
+}
+
+Writer produce_prepared(const std::string& tmp, const std::string& path, bool must_not_exist, bool keep_open,
+                        const std::function<Writer(const std::string&)>& build) {
   Writer w;
   try {
     w = build(tmp);

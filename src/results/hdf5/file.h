@@ -114,8 +114,15 @@ void copy_design(const Input& from, Writer& w, const std::string& shown);
 
 /// Builds a new file at `tmp` with build(tmp) -> Writer, then renames it over `path`. Closes it
 /// first unless `keep_open`. On any failure removes tmp and rethrows: `path` is untouched.
+/// = prepare_tmp, then produce_prepared.
 Writer produce(const std::string& tmp, const std::string& path, bool must_not_exist, bool keep_open,
                const std::function<Writer(const std::string&)>& build);
+/// Makes sure `tmp` can be created (InputError naming `path` for a missing or unwritable
+/// directory), removing a stale one left by a crash; leaves an empty placeholder there.
+void prepare_tmp(const std::string& tmp, const std::string& path);
+/// produce() after prepare_tmp(tmp, path); also removes `tmp` on a failure.
+Writer produce_prepared(const std::string& tmp, const std::string& path, bool must_not_exist, bool keep_open,
+                        const std::function<Writer(const std::string&)>& build);
 
 // ---------------------------------------------------------------------------------------------
 // Reading

@@ -4,7 +4,8 @@
 // This file defines ResultStore's members; store.h's free functions are defined in the file of
 // their part of this folder (merging in merge.cpp, reading in read.cpp). It uses the HDF5 C API
 // only through the folder's internal headers (results/hdf5/*.h but store.h), each of which states
-// the part it owns. Every public entry point takes the Lock.
+// the part it owns. Every public entry point takes the Lock before it uses HDF5 (append() packs
+// rows without it; the thread of create_in_background() holds it while it writes the file).
 #include "results/hdf5/store.h"
 
 #include <fcntl.h>
@@ -18,6 +19,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <future>
 #include <iostream>
 #include <iterator>
 #include <limits>
@@ -177,7 +179,23 @@ struct ResultStore::Impl {
   bool dirty = false;           ///< rows written since the last H5Fflush
   bool durable = false;         ///< fsync after every H5Fflush
   Rows mbuf{metrics_layout().size}, ebuf{errors_layout().size}, jbuf;
+  Layout jlayout;                ///< of /jobs (= w.jlayout once the file exists); no fields: none
   std::uint64_t written = 0;
+  /// The file being written by another thread (create_in_background), until wait_created().
+  std::future<Writer> creating;
+
+  /// Waits for the file of create_in_background() (at once otherwise) and takes it; rethrows
+  /// its failure, after which the store is closed. Never call it holding the Lock: the thread
+  /// that writes the file holds it.
+  void wait_created() {
+    if (!creating.valid()) return;
+    try {
+      w = creating.get();
+    } catch (...) {
+      open = false;
+      throw;
+    }
+  }
 
   void write_jobs() {
     if (jbuf.n == 0) return;
@@ -246,7 +264,8 @@ struct ResultStore::Impl {
     impl->path = path;
     impl->w = std::move(w);
     impl->has_jobs = !impl->w.jlayout.fields.empty();
-    impl->jbuf = Rows(impl->w.jlayout.size);
+    impl->jlayout = impl->w.jlayout;
+    impl->jbuf = Rows(impl->jlayout.size);
     impl->open = true;
     impl->written = written;
     return impl;
@@ -257,6 +276,11 @@ ResultStore::ResultStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 ResultStore::~ResultStore() {
   if (!impl_) return;
+  try {
+    impl_->wait_created();
+  } catch (const std::exception& e) {
+    std::cerr << "geopipe: " << e.what() << "\n";
+  }
   Lock lock;
   if (!impl_->open) return;
   try {
@@ -271,19 +295,23 @@ ResultStore::~ResultStore() {
   }
 }
 
-std::unique_ptr<ResultStore> ResultStore::create(const std::string& path, const StoreMeta& meta,
-                                                 const config::SweepSpec& spec, const Plan& plan, bool save_jobs) {
-  Lock lock;
+namespace {
+
+/// What create() checks before it writes anything.
+void check_create(const std::string& path, const config::SweepSpec& spec, const Plan& plan) {
   if (util::path_exists(path))
     throw InputError(path, 0, 0, "output file exists (use --resume to continue it, or remove it)");
   if (plan.total() != spec.num_scenarios())
     throw std::invalid_argument("h5store: the plan does not match the sweep (" + std::to_string(plan.total()) +
                                 " vs " + std::to_string(spec.num_scenarios()) + " scenarios)");
-  StoreMeta m = new_file_meta(meta, spec, plan);
-  const Layout sl = scenario_layout(spec);
-  Writer w = produce(path + ".create-tmp", path, /*must_not_exist=*/true, /*keep_open=*/true,
-                     [&](const std::string& tmp) {
-    Writer nw = open_new(tmp, path, sl, plan.shard_total(),
+}
+
+/// Writes the new file of create() at its temporary path `tmp` (prepared) and renames it to
+/// `path`; returns it open, in SWMR mode. `m`: new_file_meta(); `sl`: scenario_layout(spec).
+Writer write_new_file(const std::string& tmp, const std::string& path, StoreMeta m, const Layout& sl,
+                      const config::SweepSpec& spec, const Plan& plan, bool save_jobs) {
+  return produce_prepared(tmp, path, /*must_not_exist=*/true, /*keep_open=*/true, [&](const std::string& t) {
+    Writer nw = open_new(t, path, sl, plan.shard_total(),
                          save_jobs ? std::optional<JobTextBytes>(spec.job_text) : std::nullopt);
     write_scenarios(nw, sl, spec, plan, path);
     write_parameters(nw, parameter_rows(spec), path);
@@ -292,7 +320,44 @@ std::unique_ptr<ResultStore> ResultStore::create(const std::string& path, const 
     finish_new(nw, m, /*swmr=*/true, path);
     return nw;
   });
+}
+
+}  // namespace
+
+std::unique_ptr<ResultStore> ResultStore::create(const std::string& path, const StoreMeta& meta,
+                                                 const config::SweepSpec& spec, const Plan& plan, bool save_jobs) {
+  Lock lock;
+  check_create(path, spec, plan);
+  const std::string tmp = path + ".create-tmp";
+  prepare_tmp(tmp, path);
+  Writer w = write_new_file(tmp, path, new_file_meta(meta, spec, plan), scenario_layout(spec), spec, plan, save_jobs);
   return std::unique_ptr<ResultStore>(new ResultStore(Impl::make(path, std::move(w), 0)));
+}
+
+std::unique_ptr<ResultStore> ResultStore::create_in_background(const std::string& path, const StoreMeta& meta,
+                                                               const config::SweepSpec& spec, const Plan& plan,
+                                                               bool save_jobs) {
+  Lock lock;
+  check_create(path, spec, plan);
+  const std::string tmp = path + ".create-tmp";
+  prepare_tmp(tmp, path);  // a directory that cannot take the file is refused now
+  auto impl = std::make_unique<Impl>();
+  impl->path = path;
+  impl->open = true;
+  impl->has_jobs = save_jobs;
+  if (save_jobs) impl->jlayout = jobs_layout(spec.job_text);  // what open_new gives /jobs
+  impl->jbuf = Rows(impl->jlayout.size);
+  try {
+    impl->creating = std::async(std::launch::async, [tmp, path, m = new_file_meta(meta, spec, plan),
+                                                     sl = scenario_layout(spec), &spec, plan, save_jobs] {
+      Lock in_thread;  // HDF5 is not thread-safe: every use of it holds the Lock
+      return write_new_file(tmp, path, m, sl, spec, plan, save_jobs);
+    });
+  } catch (...) {  // no thread: nothing was written but the placeholder
+    ::unlink(tmp.c_str());
+    throw;
+  }
+  return std::unique_ptr<ResultStore>(new ResultStore(std::move(impl)));
 }
 
 void ResultStore::check_fits(const StoreMeta& meta, const config::SweepSpec& spec, const Plan& plan, bool save_jobs) {
@@ -428,15 +493,14 @@ std::unique_ptr<ResultStore> ResultStore::extend(const std::string& path, const 
 }
 
 void ResultStore::append(const ScenarioResult& r) {
-  Lock lock;
-  Impl& s = *impl_;
+  Impl& s = *impl_;  // rows are packed without the Lock (no HDF5), which a write then takes
   if (!s.open) throw std::logic_error("ResultStore::append: the store is closed (" + s.path + ")");
   if (r.id < 0) throw std::invalid_argument("ResultStore::append: negative scenario id");
   if (r.ok) {
     if (s.has_jobs) {  // all of the scenario's job rows, or none (put_job_row may throw)
       const std::size_t before = s.jbuf.n;
       try {
-        for (const JobRow& j : r.jobs) put_job_row(s.jbuf.add(), s.w.jlayout, r.id, j);
+        for (const JobRow& j : r.jobs) put_job_row(s.jbuf.add(), s.jlayout, r.id, j);
       } catch (...) {
         s.jbuf.n = before;
         s.jbuf.data.resize(before * s.jbuf.row_size);
@@ -458,8 +522,12 @@ void ResultStore::append(const ScenarioResult& r) {
   }
   ++s.written;
   if (s.mbuf.n >= kMetricsBatch || s.ebuf.n >= kErrorsBatch) {
+    s.wait_created();
+    Lock lock;
     s.flush();
   } else if (s.jbuf.n >= kJobsBatch) {
+    s.wait_created();
+    Lock lock;
     try {
       s.write_jobs();
     } catch (...) {
@@ -470,11 +538,13 @@ void ResultStore::append(const ScenarioResult& r) {
 }
 
 void ResultStore::flush() {
+  impl_->wait_created();
   Lock lock;
   if (impl_->open) impl_->flush();
 }
 
 void ResultStore::finalize() {
+  impl_->wait_created();
   Lock lock;
   Impl& s = *impl_;
   if (s.finalized) return;
@@ -488,10 +558,7 @@ void ResultStore::finalize() {
 
 std::uint64_t ResultStore::rows_written() const { return impl_->written; }
 
-void ResultStore::set_durable(bool on) {
-  Lock lock;
-  impl_->durable = on;
-}
+void ResultStore::set_durable(bool on) { impl_->durable = on; }  // no HDF5: no Lock (see append)
 
 // ---------------------------------------------------------------------------------------------
 // OutputLock

@@ -63,6 +63,17 @@ class ResultStore final : public ResultSink {
   static std::unique_ptr<ResultStore> create(const std::string& path, const StoreMeta& meta,
                                              const config::SweepSpec& spec, const Plan& plan, bool save_jobs);
 
+  /// create() with the writing on another thread, so that a sweep computes while its file is
+  /// written and synced: the checks of create() and the temporary file's placeholder (a
+  /// directory that cannot take the file) happen now and throw here; the file is then written
+  /// and renamed to `path` in the background (until then `path` may not exist), while append()
+  /// buffers rows. The first call that writes (flush(), finalize(), an append() that fills a
+  /// batch, the destructor) waits for it and throws its failure (e.g. a full disk), after which
+  /// the store is closed. `spec` must outlive the store (`plan` is copied).
+  static std::unique_ptr<ResultStore> create_in_background(const std::string& path, const StoreMeta& meta,
+                                                           const config::SweepSpec& spec, const Plan& plan,
+                                                           bool save_jobs);
+
   /// Can one HDF5 file hold this sweep's tables and metadata? Builds what create() would (the
   /// tables, /design, /parameters, the root attributes; no /scenarios rows) in a file that lives
   /// in memory only, so that a sweep the writer could not store is refused when it is loaded
