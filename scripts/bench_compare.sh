@@ -102,7 +102,7 @@ def slope(xs, ys):
     mx = sum(lx) / len(lx); my = sum(ly) / len(ly)
     return sum((a - mx) * (b - my) for a, b in zip(lx, ly)) / sum((a - mx) ** 2 for a in lx)
 def table(title, key):
-    print(f"\n### {title}\n")
+    print(f"\n#### {title}\n")
     print(f"CPU time per decision (median of {rounds}), nodes in brackets; before = {before}, after = this build.\n")
     print("| regions x stages | before | after | speed-up |\n|---|---|---|---|")
     for R in (6, 16, 32, 64):
@@ -121,10 +121,10 @@ def table(title, key):
             if all(k in d for k in ks):
                 ex.append(f"{R} regions {slope([4, 16, 64], [d[k][0] for k in ks]):.2f}")
         print(f"- growth exponent in stages, {side}: " + ", ".join(ex))
-print("## Round 2 side by side")
+print(f"### Side by side with {before}")
 table("Pathfinder: one bace-pipe decision (GPipe, even split)", lambda R, S: f"BM_PathfinderCostMin/{R}/{S}")
 table("Pathfinder: one bace-pipe decision (1F1B, balanced split)", lambda R, S: f"BM_DecisionModel/R:{R}/S:{S}/1f1b_balanced:1")
-print(f"\n### {jobs:,} bace-pipe jobs (six-region base), /usr/bin/time, 2 runs each, alternating\n")
+print(f"\n#### {jobs:,} bace-pipe jobs (six-region base), /usr/bin/time, 2 runs each, alternating\n")
 print("| | before | after |\n|---|---|---|")
 cells = {}
 for side in ("old", "new"):
@@ -132,7 +132,7 @@ for side in ("old", "new"):
     cells[side] = " / ".join(f"{float(v[0]):.1f} s" for v in vals), " / ".join(f"{int(v[1]) / 1024:.0f} MB" for v in vals)
 print(f"| wall time | {cells['old'][0]} | {cells['new'][0]} |")
 print(f"| peak RSS | {cells['old'][1]} | {cells['new'][1]} |")
-print("\n### Process start (hyperfine -N, mean ± σ over the runs)\n")
+print("\n#### Process start, side by side (hyperfine -N, mean ± σ over the runs)\n")
 print("| command | before | after |\n|---|---|---|")
 i = 0
 while os.path.exists(os.path.join(tmp, f"start-{i}.json")):
@@ -141,7 +141,7 @@ while os.path.exists(os.path.join(tmp, f"start-{i}.json")):
     fmt = lambda r: f"{r['mean'] * 1e3:.2f} ± {r['stddev'] * 1e3:.2f} ms"
     print(f"| `geopipe {cmd}` | {fmt(res[0])} | {fmt(res[1])} |")
     i += 1
-print("\n### Sweep overhead: `sweep sweeps/bench/throughput.toml` (1920 scenarios of 200 jobs)\n")
+print("\n#### Sweep overhead: `sweep sweeps/bench/throughput.toml` (1920 scenarios of 200 jobs)\n")
 print("wall x threads / sum of the scenarios' wall_s (1.00 = no overhead), every run:\n")
 print("| threads | before | after |\n|---|---|---|")
 for t in (1, 2):
