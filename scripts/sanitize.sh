@@ -21,7 +21,11 @@ printf 'leak:libmpi\nleak:libopen-pal\nleak:libopen-rte\nleak:libpmix\nleak:libh
 # every parallel_for (even its body's closure, copied into tasks by the uninstrumented library)
 # is reported as a race (a known limitation of TSan with an uninstrumented oneTBB; fixing it
 # needs a TSan build of oneTBB, which Debian does not ship). The TSan run therefore excludes the tests that run multi-threaded
-# sweeps (labels mpi, integration, analysis) and checks everything else.
+# sweeps (labels mpi, integration, analysis) and checks everything else, but for the unit tests
+# of rank 0's local executor (LocalExecutor.*), which run parallel_for in arenas made and
+# destroyed one after another: oneTBB's worker threads outlive an arena and see the next one,
+# at the same address, through the library's own (unseen) synchronisation, reported as a race
+# in tbb::detail::d1::affinity_slot.
 printf 'race:check_being_stolen\n' >"$tsupp"
 # The Slurm drills (label slurm) test the sbatch scripts against a live Slurm with time limits
 # sized for an optimised build; under the sanitizers' Debug build their sweeps run ~10x slower
@@ -41,7 +45,7 @@ asan() {
 }
 case "$mode" in
   asan) asan ;;
-  tsan) run build-tsan thread 0 -LE "mpi|integration|analysis|slurm" ;;
-  all) asan; run build-tsan thread 0 -LE "mpi|integration|analysis|slurm" ;;
+  tsan) run build-tsan thread 0 -LE "mpi|integration|analysis|slurm" -E '^LocalExecutor\.' ;;
+  all) asan; run build-tsan thread 0 -LE "mpi|integration|analysis|slurm" -E '^LocalExecutor\.' ;;
   *) echo "usage: $0 [asan|tsan|all]" >&2; exit 2 ;;
 esac
