@@ -84,6 +84,30 @@ if parts:
     print("| regions | " + " | ".join(f"{S} stages: fastest | {S} stages: cost-min" for S in Ss) + " |\n|---|" + "---|---|" * len(Ss))
     for R in sorted({k[0] for k in parts}):
         print(f"| {R} | " + " | ".join(f"{parts[(R, S, 0)][0]:.3f} ms ({parts[(R, S, 0)][1]:.0f}) | {parts[(R, S, 1)][0]:.3f} ms ({parts[(R, S, 1)][1]:.0f})" for S in Ss) + " |")
+st = {}
+for b in pf:
+    if b["name"].startswith("BM_DecisionStrategy/"):
+        kv = dict(x.split(":") for x in b["name"].split("/")[1:])
+        st[(int(kv["R"]), int(kv["S"]), int(kv["strategy"]))] = (1e3 / b["items_per_second"], b.get("nodes", 0))
+if st:
+    print("\nThe strategy below 8 regions: one decision, mean over 16 random instances of each size, CPU time "
+          "(nodes); kAuto's choice in bold:\n")
+    Ss = sorted({k[1] for k in st})
+    print("| regions | " + " | ".join(f"{S} stages: sets / plain" for S in Ss) + " |\n|---|" + "---|" * len(Ss))
+    for R in sorted({k[0] for k in st}):
+        cells = []
+        for S in Ss:
+            a, pl, auto = st[(R, S, 1)], st[(R, S, 2)], st[(R, S, 0)]
+            f = [f"{a[0]:.3f} ms ({a[1]:.0f})", f"{pl[0]:.3f} ms ({pl[1]:.0f})"]
+            if a[1] != pl[1]:  # kAuto's strategy, told by its node count (equal counts: not marked)
+                chosen = 0 if auto[1] == a[1] else 1
+                f[chosen] = f"**{f[chosen]}**"
+            cells.append(" / ".join(f))
+        print(f"| {R} | " + " | ".join(cells) + " |")
+    for R in sorted({k[0] for k in st}):
+        if all((R, S, 0) in st for S in (4, 16, 64)):
+            print(f"- growth exponent in stages at {R} regions (kAuto, 16 instances, 4/16/64 stages): "
+                  f"{slope([4, 16, 64], [st[(R, S, 0)][0] for S in (4, 16, 64)]):.2f}")
 
 sc = [b for b in json.load(open(os.path.join(tmp, "scen.json")))["benchmarks"] if b.get("aggregate_name") == "median"]
 for b in sc:

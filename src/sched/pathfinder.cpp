@@ -156,6 +156,12 @@ struct Pathfinder::Impl {
   bool require_all_ = false;                  // leaf must have used every region (set mode)
   bool tight_ = false;                        // the tight bounds prune this search (see search())
   static constexpr int kTightMinStages = 12;  // pipelines at least this deep use them (or set mode)
+  // kAuto's choice of the set search (region_sets_apply): every topology of kSetsMinRegions
+  // regions or more, and topologies of kSetsDeepMinRegions or more with pipelines of at least
+  // kSetsDeepMinStages stages (measured: docs/performance.md, "The strategy below 8 regions").
+  static constexpr int kSetsMinRegions = 8;
+  static constexpr int kSetsDeepMinRegions = 4;
+  static constexpr int kSetsDeepMinStages = 16;
   std::vector<int> path_r_, path_len_;        // current blocks
   std::vector<double> blockmax_buf_;          // max_blocks × (S+1): per depth, block max by length
   // max_blocks × (R+1), a row per depth: the unused regions' largest capacities and their
@@ -606,10 +612,16 @@ bool Pathfinder::Impl::region_sets_apply() const {
   using St = SearchSpec::Strategy;
   const int K = std::min(spec_.max_blocks, R_);
   if (spec_.strategy == St::kPlain || K <= 0 || K > 6) return false;  // K > 6: K! orders per set
-  // kAuto: small topologies keep the plain DFS (see SearchSpec::strategy), and shallow jobs
-  // (fewer than two stages per allowed block) are searched faster by it: its block-length
-  // loops are short there and the set enumeration would dominate.
-  return !(spec_.strategy == St::kAuto && (R_ < 8 || S_ < 2 * K));
+  if (spec_.strategy == St::kRegionSets) return true;
+  // kAuto: shallow jobs (fewer than two stages per allowed block) are searched faster by the
+  // plain DFS: its block-length loops are short there and the set enumeration would dominate.
+  // Below 8 regions the plain DFS is kept for pipelines of fewer than 16 stages: it is faster
+  // on 2–4 regions there, and the shipped sweeps' results (at most 8 stages on 6 regions) were
+  // made with it (the set search, faster from 8 stages on 5–7 regions, picks other tied
+  // placements in them); from 16 stages the set search is faster on 4–7 regions, the plain
+  // one on 2–3 (docs/performance.md, "The strategy below 8 regions").
+  if (S_ < 2 * K) return false;
+  return R_ >= kSetsMinRegions || (R_ >= kSetsDeepMinRegions && S_ >= kSetsDeepMinStages);
 }
 
 bool Pathfinder::Impl::search_sets() {

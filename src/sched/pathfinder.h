@@ -21,8 +21,9 @@
 //   * block lengths from the most the region can take down to the fewest that leave the rest
 //     placeable in the blocks still allowed, with a scan that stops at the first length whose
 //     (monotone) bound fails.
-// On wide topologies (Strategy::kAuto: >= 8 regions, >= 2 stages per allowed block) the
-// search is decomposed by the set of regions used: one heap holds the sets, each with a bound
+// On wide topologies and deep pipelines (Strategy::kAuto: >= 2 stages per allowed block, and
+// >= 8 regions or >= 4 regions with >= 16 stages) the search is decomposed by the set of
+// regions used: one heap holds the sets, each with a bound
 // needing no ordering (fill, slowest region, its least chain of hops and its same-region
 // hops), and frames standing for the sets that extend a combination (a bound of them all);
 // sets are taken in increasing bound, each searched by the same DFS restricted to it, until
@@ -73,12 +74,15 @@ struct SearchSpec {
   /// How to search; every strategy is exact, but where placements tie (exactly or to rounding)
   /// they may return different ones.
   enum class Strategy {
-    kAuto,        ///< region sets for >= 8 regions and >= 2 stages per allowed block, else plain
+    kAuto,        ///< region sets for >= 2 stages per allowed block on >= 8 regions, or on
+                  ///< >= 4 regions with >= 16 stages; else plain
     kPlain,       ///< one DFS over all regions (the reference)
     kRegionSets,  ///< region set by region set (plain above 6 blocks, or past a budget of 32·R·S sets)
   };
-  /// kAuto keeps the plain DFS below 8 regions, the size of the paper's topologies, so that
-  /// results made with it stay bit-identical; stop_at_first always uses the plain DFS.
+  /// kAuto keeps the plain DFS below 8 regions for pipelines of fewer than 16 stages (the
+  /// paper's jobs have at most 8), where it is the faster one and the shipped results were
+  /// made with it; deeper pipelines on 4–7 regions take the set search (model version 3:
+  /// docs/model.md, "Pathfinder"). stop_at_first always uses the plain DFS.
   Strategy strategy = Strategy::kAuto;
   /// Which bounds prune the plain DFS. kTight adds to the original search's bounds others that
   /// cut only what cannot become an incumbent (compared with a relative margin of 1e-9 that

@@ -7,6 +7,6 @@
 
 namespace geopipe {
 
-inline constexpr int kModelVersion = 2;
+inline constexpr int kModelVersion = 3;
 
 }  // namespace geopipe

@@ -22,9 +22,9 @@ struct Instance {
 // stages needs about 3 regions; full mesh with bandwidths 10–400 Gbit/s and latencies 10–120 ms;
 // some links already loaded. A model of 128 layers (h = 2048) cut into S stages, so every
 // stage fits one 80 GB GPU for S >= 4.
-Instance make_instance(int R, int S) {
+Instance make_instance(int R, int S, std::uint64_t variant = 0) {
   Instance in;
-  Rng rng(1234 + static_cast<std::uint64_t>(R * 100 + S));
+  Rng rng(1234 + static_cast<std::uint64_t>(R * 100 + S) + variant * 1'000'003);
   in.topo.gpu_types = {GpuType{"fast", 989e12, 80e9, 700, 100}, GpuType{"slow", 312e12, 80e9, 400, 60}};
   for (int r = 0; r < R; ++r) {
     Region reg;
@@ -192,6 +192,44 @@ void BM_PathfinderTwins(benchmark::State& state) {
   state.counters["nodes"] = benchmark::Counter(static_cast<double>(nodes), benchmark::Counter::kAvgIterations);
 }
 BENCHMARK(BM_PathfinderTwins)->ArgsProduct({{16, 32}, {16, 64}, {0, 1}})->Unit(benchmark::kMicrosecond);
+
+// One decision (fastest + cost-min) by strategy, over 16 random instances of each size (the
+// time is that of all 16; `nodes` is per decision): third argument 0 = kAuto, 1 = kRegionSets,
+// 2 = kPlain. The evidence for kAuto's choice below 8 regions (docs/performance.md, "The
+// strategy below 8 regions").
+void BM_DecisionStrategy(benchmark::State& state) {
+  const int R = static_cast<int>(state.range(0)), S = static_cast<int>(state.range(1));
+  const auto strat = state.range(2) == 0 ? SearchSpec::Strategy::kAuto
+                     : state.range(2) == 1 ? SearchSpec::Strategy::kRegionSets : SearchSpec::Strategy::kPlain;
+  std::vector<Instance> ins;
+  for (std::uint64_t v = 0; v < 16; ++v) ins.push_back(make_instance(R, S, v));
+  for (auto& in : ins) {
+    in.view.topo = &in.topo;
+    in.view.compute = &in.compute;
+  }
+  Pathfinder pf;
+  long nodes = 0, n = 0;
+  for (auto _ : state) {
+    for (auto& in : ins) {
+      SearchSpec s;
+      s.strategy = strat;
+      SearchResult fast = pf.search(in.profile, in.view, s);
+      if (fast.found) {
+        s.objective = SearchSpec::Objective::kMinCost;
+        s.time_cap_s = fast.est_iteration_s * 1.1;
+        nodes += pf.search(in.profile, in.view, s).nodes;
+      }
+      nodes += fast.nodes;
+      ++n;
+    }
+  }
+  state.counters["nodes"] = benchmark::Counter(static_cast<double>(nodes) / static_cast<double>(std::max(n, 1L)));
+  state.SetItemsProcessed(n);
+}
+BENCHMARK(BM_DecisionStrategy)
+    ->ArgsProduct({{2, 3, 4, 5, 6, 7, 8}, {4, 8, 16, 32, 64}, {0, 1, 2}})
+    ->ArgNames({"R", "S", "strategy"})
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace geopipe

@@ -691,9 +691,37 @@ int compare_strategies(const JobProfile& p, const ClusterView& v, Pathfinder& a,
   return found;
 }
 
+/// A random instance of R regions (fast or slow GPUs, random capacities around S/3 + 0–5,
+/// continuous prices and PUEs), 90 % of the links with random bandwidths and latencies, a job of
+/// S stages, and 30 % of the directed links already loaded. Prices are continuous, so ties
+/// between placements are not expected.
+struct RandomMesh {
+  Scenario sc;
+  JobProfile p;
+  ClusterView v;  // points into sc: built in place, never copied or moved
+  RandomMesh(Rng& rng, int R, int S) {
+    std::vector<RegionSpec> regs;
+    for (int r = 0; r < R; ++r)
+      regs.push_back({"r" + std::to_string(r), static_cast<int>(rng.below(2)), S / 3 + static_cast<int>(rng.below(6)),
+                      rng.uniform(0.05, 0.3), rng.uniform(1.0, 1.4)});
+    sc = make_scenario({make_gpu("fast", 300, 80, 700, 100), make_gpu("slow", 100, 80, 400, 60)}, regs,
+                       {tiny_llm("deep", 64, 1024, 1000, 1024)});
+    for (int x = 0; x < R; ++x)
+      for (int y = x + 1; y < R; ++y)
+        if (rng.uniform() < 0.9) set_link(sc.topology, x, y, std::pow(10.0, rng.uniform(9.0, 10.5)), rng.uniform(0.001, 0.08));
+    p = profile_of(sc, make_job(0, 0, S, 1, 16, 1000));
+    v = idle_view(sc.topology, sc.compute);
+    for (int x = 0; x < R; ++x)
+      for (int y = 0; y < R; ++y)
+        if (x != y && rng.uniform() < 0.3) v.residual[static_cast<size_t>(x * R + y)] *= rng.uniform(0.0, 0.5);
+  }
+  RandomMesh(const RandomMesh&) = delete;
+  RandomMesh& operator=(const RandomMesh&) = delete;
+};
+
 // The same agreement on wide, deep instances (8–16 regions, 8–64 stages, random prices,
-// capacities, links and loads), where the set decomposition is what kAuto uses. Prices are
-// continuous, so ties are not expected and the placements must be identical.
+// capacities, links and loads), where the set decomposition is what kAuto uses; no ties are
+// expected, so the placements must be identical.
 // (RegionSetsAgreeWithPlainSearchWithTwins covers interchangeable regions.)
 TEST(PathfinderExact, RegionSetsAgreeWithPlainSearchOnWideInstances) {
   Pathfinder a, b;
@@ -701,22 +729,9 @@ TEST(PathfinderExact, RegionSetsAgreeWithPlainSearchOnWideInstances) {
   for (std::uint64_t seed = 1; seed <= 24; ++seed) {
     Rng rng(derive_seed(seed, "pathfinder-wide"));
     const int R = 8 + static_cast<int>(rng.below(9)), S = 8 << rng.below(4);
-    std::vector<RegionSpec> regs;
-    for (int r = 0; r < R; ++r)
-      regs.push_back({"r" + std::to_string(r), static_cast<int>(rng.below(2)), S / 3 + static_cast<int>(rng.below(6)),
-                      rng.uniform(0.05, 0.3), rng.uniform(1.0, 1.4)});
-    Scenario sc = make_scenario({make_gpu("fast", 300, 80, 700, 100), make_gpu("slow", 100, 80, 400, 60)}, regs,
-                                {tiny_llm("deep", 64, 1024, 1000, 1024)});
-    for (int x = 0; x < R; ++x)
-      for (int y = x + 1; y < R; ++y)
-        if (rng.uniform() < 0.9) set_link(sc.topology, x, y, std::pow(10.0, rng.uniform(9.0, 10.5)), rng.uniform(0.001, 0.08));
-    const JobProfile p = profile_of(sc, make_job(0, 0, S, 1, 16, 1000));
-    ClusterView v = idle_view(sc.topology, sc.compute);
-    for (int x = 0; x < R; ++x)
-      for (int y = 0; y < R; ++y)
-        if (x != y && rng.uniform() < 0.3) v.residual[static_cast<size_t>(x * R + y)] *= rng.uniform(0.0, 0.5);
+    const RandomMesh m(rng, R, S);
     SCOPED_TRACE("seed " + std::to_string(seed) + " R=" + std::to_string(R) + " S=" + std::to_string(S));
-    found += compare_strategies(p, v, a, b, /*identical=*/true);
+    found += compare_strategies(m.p, m.v, a, b, /*identical=*/true);
   }
   EXPECT_GE(found, 24);  // most instances must have placements to compare
 }
@@ -729,24 +744,65 @@ TEST(PathfinderExact, RegionSetsAgreeWithPlainSearchOnVeryWideInstances) {
   for (std::uint64_t seed = 1; seed <= 6; ++seed) {
     Rng rng(derive_seed(seed, "pathfinder-very-wide"));
     const int R = 24 + static_cast<int>(rng.below(41)), S = 8 << rng.below(2);
-    std::vector<RegionSpec> regs;
-    for (int r = 0; r < R; ++r)
-      regs.push_back({"r" + std::to_string(r), static_cast<int>(rng.below(2)), S / 3 + static_cast<int>(rng.below(6)),
-                      rng.uniform(0.05, 0.3), rng.uniform(1.0, 1.4)});
-    Scenario sc = make_scenario({make_gpu("fast", 300, 80, 700, 100), make_gpu("slow", 100, 80, 400, 60)}, regs,
-                                {tiny_llm("deep", 64, 1024, 1000, 1024)});
-    for (int x = 0; x < R; ++x)
-      for (int y = x + 1; y < R; ++y)
-        if (rng.uniform() < 0.9) set_link(sc.topology, x, y, std::pow(10.0, rng.uniform(9.0, 10.5)), rng.uniform(0.001, 0.08));
-    const JobProfile p = profile_of(sc, make_job(0, 0, S, 1, 16, 1000));
-    ClusterView v = idle_view(sc.topology, sc.compute);
-    for (int x = 0; x < R; ++x)
-      for (int y = 0; y < R; ++y)
-        if (x != y && rng.uniform() < 0.3) v.residual[static_cast<size_t>(x * R + y)] *= rng.uniform(0.0, 0.5);
+    const RandomMesh m(rng, R, S);
     SCOPED_TRACE("seed " + std::to_string(seed) + " R=" + std::to_string(R) + " S=" + std::to_string(S));
-    found += compare_strategies(p, v, a, b, /*identical=*/true);
+    found += compare_strategies(m.p, m.v, a, b, /*identical=*/true);
   }
   EXPECT_GE(found, 6);
+}
+
+// Deep pipelines on few regions (4–7 regions, 16–64 stages), where kAuto takes the set search
+// since model version 3: the same agreement.
+TEST(PathfinderExact, RegionSetsAgreeWithPlainSearchOnDeepPipelinesOnFewRegions) {
+  Pathfinder a, b;
+  int found = 0;
+  for (std::uint64_t seed = 1; seed <= 24; ++seed) {
+    Rng rng(derive_seed(seed, "pathfinder-deep-few"));
+    const int R = 4 + static_cast<int>(rng.below(4)), S = 16 << rng.below(3);
+    const RandomMesh m(rng, R, S);
+    SCOPED_TRACE("seed " + std::to_string(seed) + " R=" + std::to_string(R) + " S=" + std::to_string(S));
+    found += compare_strategies(m.p, m.v, a, b, /*identical=*/true);
+  }
+  EXPECT_GE(found, 12);
+}
+
+// Which search kAuto runs (SearchSpec::Strategy): the set search for >= 2 stages per allowed
+// block on >= 8 regions, or on >= 4 regions with >= 16 stages; the plain DFS otherwise (the
+// paper's six-region topologies with jobs of at most 8 stages among them, whose results must
+// not change). A strategy is recognised by its node count and placement, which must equal
+// those of the strategy asked for explicitly; the instances are chosen so that the two
+// strategies' counts differ often enough for that to tell them apart.
+TEST(PathfinderStrategy, AutoPicksTheSetSearchOnWideTopologiesAndDeepPipelinesOnly) {
+  Pathfinder pf;
+  int told_apart = 0, cases = 0;
+  for (int R : {2, 3, 4, 5, 6, 7, 8, 9}) {
+    for (int S : {4, 8, 12, 15, 16, 24}) {
+      for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+        Rng rng(derive_seed(seed * 1000 + static_cast<std::uint64_t>(R * 100 + S), "pathfinder-auto"));
+        const RandomMesh m(rng, R, S);
+        SCOPED_TRACE("R=" + std::to_string(R) + " S=" + std::to_string(S) + " seed " + std::to_string(seed));
+        SearchSpec spec;  // max_blocks 4
+        const int K = std::min(spec.max_blocks, R);
+        const bool sets = S >= 2 * K && (R >= 8 || (R >= 4 && S >= 16));
+        for (int pass = 0; pass < 2; ++pass) {
+          SearchSpec plain = spec, region_sets = spec;
+          plain.strategy = SearchSpec::Strategy::kPlain;
+          region_sets.strategy = SearchSpec::Strategy::kRegionSets;
+          const SearchResult x = pf.search(m.p, m.v, spec), y = pf.search(m.p, m.v, sets ? region_sets : plain),
+                             z = pf.search(m.p, m.v, sets ? plain : region_sets);
+          ASSERT_EQ(x.found, y.found);
+          EXPECT_EQ(x.nodes, y.nodes);
+          EXPECT_EQ(x.placement.stage_region, y.placement.stage_region);
+          ++cases;
+          told_apart += x.nodes != z.nodes;
+          if (!x.found) break;
+          spec.objective = Obj::kMinCost;  // then the cost-min search within 1.1× of the fastest
+          spec.time_cap_s = x.est_iteration_s * 1.1;
+        }
+      }
+    }
+  }
+  EXPECT_GE(told_apart, cases / 2);
 }
 
 // Wide instances where groups of regions are exact twins (same GPU type, price, PUE, free
