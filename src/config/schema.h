@@ -17,7 +17,7 @@
 namespace geopipe::config::schema {
 
 // Safety limits (keep every integer inside int and every loop bounded).
-/// The pathfinder keeps the set of used regions in a 64-bit mask (src/sched/pathfinder.cpp).
+/// The pathfinder keeps the set of used regions in a 64-bit mask (src/sched/pathfinder_impl.h).
 inline constexpr int kMaxRegions = 64;
 /// Upper bound of cluster.region.<name>.gpus, and of a region's count after capacity_scale.
 inline constexpr int kMaxGpusPerRegion = 1'000'000;

@@ -133,7 +133,7 @@ class Pathfinder {
   SearchResult search(const JobProfile& p, const ClusterView& view, const SearchSpec& spec);
 
  private:
-  struct Impl;  // the search state and the search (pathfinder.cpp)
+  struct Impl;  // the search state (pathfinder_impl.h) and the search (pathfinder*.cpp)
   std::unique_ptr<Impl> impl_;
 };
 

@@ -38,6 +38,8 @@ import time
 
 import h5py
 
+from sweep_tests import wait_for_handlers  # (this directory: the sweep tests' helper)
+
 TIME_LIMIT_S = 10.0
 SEED = int(os.environ.get("GEOPIPE_DAMAGE_SEED", "20240611"))  # another seed: other variants
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
@@ -53,32 +55,13 @@ def run(cmd, timeout=TIME_LIMIT_S * 3):
         return "timeout", err, time.monotonic() - t
 
 
-def wait_for_handlers(pid, timeout=60.0):
-    """Until process `pid` catches SIGTERM (the SigCgt mask of /proc/PID/status: the sweep
-    runner's stop handlers are installed, so it has read its sweep), it exits, or `timeout` s
-    pass."""
-    want = 1 << (signal.SIGTERM - 1)
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        try:
-            with open(f"/proc/{pid}/status") as f:
-                fields = dict(l.split(":", 1) for l in f if ":" in l)
-        except OSError:
-            return
-        if fields.get("State", "").strip().startswith("Z"):  # it has exited
-            return
-        if int(fields.get("SigCgt", "0").strip(), 16) & want == want:
-            return
-        time.sleep(0.005)
-
-
 def killed_writer(geopipe, sweep, out, sig, after_s):
     """Starts a sweep into `out`, sends `sig` `after_s` seconds after its stop handlers are in
     place, waits for it. (Counting from the launch instead raced a slow start: under ASan on a
     loaded machine a SIGHUP after 0.7 s came before the handlers and ended it with no file.)"""
     p = subprocess.Popen([geopipe, "sweep", sweep, "-o", out, "-q", "--no-mpi", "-t", "1", "--save-jobs",
                           "--flush-interval", "0.05"], env=ENV, stderr=subprocess.DEVNULL)
-    wait_for_handlers(p.pid)
+    wait_for_handlers(p.pid, timeout=60.0)
     time.sleep(after_s)
     p.send_signal(sig)
     p.wait(timeout=60)

@@ -564,7 +564,7 @@ TEST(PathfinderCases, Deterministic) {
   }
 }
 
-// The search state lives behind the Pathfinder (pathfinder.cpp): moving one moves its state
+// The search state lives behind the Pathfinder (sched/pathfinder_impl.h): moving one moves its state
 // (the next search is that of the reused object), and a moved-from one searches again from
 // fresh state; either way the result is a fresh object's.
 TEST(PathfinderCases, MovedKeepsAndMovedFromRestartsTheSearchState) {
