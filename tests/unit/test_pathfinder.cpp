@@ -719,50 +719,53 @@ struct RandomMesh {
   RandomMesh& operator=(const RandomMesh&) = delete;
 };
 
+/// compare_strategies (identical placements) on `n` RandomMesh instances whose region and stage
+/// counts `draw(rng, R, S)` picks from each instance's own stream (seed 1..n with `tag`).
+/// Returns how many fastest searches found a placement.
+template <class Draw>
+int strategies_agree_on_random_meshes(const char* tag, std::uint64_t n, Draw draw) {
+  Pathfinder a, b;
+  int found = 0;
+  for (std::uint64_t seed = 1; seed <= n; ++seed) {
+    Rng rng(derive_seed(seed, tag));
+    int R = 0, S = 0;
+    draw(rng, R, S);
+    const RandomMesh m(rng, R, S);
+    SCOPED_TRACE("seed " + std::to_string(seed) + " R=" + std::to_string(R) + " S=" + std::to_string(S));
+    found += compare_strategies(m.p, m.v, a, b, /*identical=*/true);
+  }
+  return found;
+}
+
 // The same agreement on wide, deep instances (8–16 regions, 8–64 stages, random prices,
 // capacities, links and loads), where the set decomposition is what kAuto uses; no ties are
 // expected, so the placements must be identical.
 // (RegionSetsAgreeWithPlainSearchWithTwins covers interchangeable regions.)
 TEST(PathfinderExact, RegionSetsAgreeWithPlainSearchOnWideInstances) {
-  Pathfinder a, b;
-  int found = 0;
-  for (std::uint64_t seed = 1; seed <= 24; ++seed) {
-    Rng rng(derive_seed(seed, "pathfinder-wide"));
-    const int R = 8 + static_cast<int>(rng.below(9)), S = 8 << rng.below(4);
-    const RandomMesh m(rng, R, S);
-    SCOPED_TRACE("seed " + std::to_string(seed) + " R=" + std::to_string(R) + " S=" + std::to_string(S));
-    found += compare_strategies(m.p, m.v, a, b, /*identical=*/true);
-  }
+  const int found = strategies_agree_on_random_meshes("pathfinder-wide", 24, [](Rng& rng, int& R, int& S) {
+    R = 8 + static_cast<int>(rng.below(9));
+    S = 8 << rng.below(4);
+  });
   EXPECT_GE(found, 24);  // most instances must have placements to compare
 }
 
 // The same on the widest topologies (24–64 regions), where the set search is the best-first
 // one over sets and frames (before it, more than 250,000 sets fell back to the plain DFS).
 TEST(PathfinderExact, RegionSetsAgreeWithPlainSearchOnVeryWideInstances) {
-  Pathfinder a, b;
-  int found = 0;
-  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
-    Rng rng(derive_seed(seed, "pathfinder-very-wide"));
-    const int R = 24 + static_cast<int>(rng.below(41)), S = 8 << rng.below(2);
-    const RandomMesh m(rng, R, S);
-    SCOPED_TRACE("seed " + std::to_string(seed) + " R=" + std::to_string(R) + " S=" + std::to_string(S));
-    found += compare_strategies(m.p, m.v, a, b, /*identical=*/true);
-  }
+  const int found = strategies_agree_on_random_meshes("pathfinder-very-wide", 6, [](Rng& rng, int& R, int& S) {
+    R = 24 + static_cast<int>(rng.below(41));
+    S = 8 << rng.below(2);
+  });
   EXPECT_GE(found, 6);
 }
 
 // Deep pipelines on few regions (4–7 regions, 16–64 stages), where kAuto takes the set search
 // since model version 3: the same agreement.
 TEST(PathfinderExact, RegionSetsAgreeWithPlainSearchOnDeepPipelinesOnFewRegions) {
-  Pathfinder a, b;
-  int found = 0;
-  for (std::uint64_t seed = 1; seed <= 24; ++seed) {
-    Rng rng(derive_seed(seed, "pathfinder-deep-few"));
-    const int R = 4 + static_cast<int>(rng.below(4)), S = 16 << rng.below(3);
-    const RandomMesh m(rng, R, S);
-    SCOPED_TRACE("seed " + std::to_string(seed) + " R=" + std::to_string(R) + " S=" + std::to_string(S));
-    found += compare_strategies(m.p, m.v, a, b, /*identical=*/true);
-  }
+  const int found = strategies_agree_on_random_meshes("pathfinder-deep-few", 24, [](Rng& rng, int& R, int& S) {
+    R = 4 + static_cast<int>(rng.below(4));
+    S = 16 << rng.below(3);
+  });
   EXPECT_GE(found, 12);
 }
 
