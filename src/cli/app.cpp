@@ -77,13 +77,14 @@ std::string friendlier(const CLI::App& app, const CLI::ParseError& e, int argc, 
 
 }  // namespace
 
-void add_common_commands(CLI::App& app, int& rc) {
+void add_common_commands(CLI::App& app, int& rc, const char* only) {
   app.name("geopipe");
   app.set_version_flag("--version", std::string("geopipe ") + GEOPIPE_VERSION);
   app.require_subcommand(1);
-  add_run_command(app, rc);
-  add_validate_command(app, rc);
-  add_list_command(app, rc);
+  const auto wanted = [only](const char* name) { return only == nullptr || std::strcmp(only, name) == 0; };
+  if (wanted("run")) add_run_command(app, rc);
+  if (wanted("validate")) add_validate_command(app, rc);
+  if (wanted("list")) add_list_command(app, rc);
 }
 
 int run_app(CLI::App& app, int argc, char** argv, const int& rc) {

@@ -51,6 +51,6 @@ int main(int argc, char** argv) {
   ::signal(SIGXFSZ, SIG_IGN);  // as geopipe-full: a write beyond a size limit is an error, not a kill
   CLI::App app{"geopipe: simulate multi-tenant pipeline-parallel LLM training across geo-distributed GPU regions"};
   int rc = geopipe::cli::kExitOk;
-  geopipe::cli::add_common_commands(app, rc);
+  geopipe::cli::add_common_commands(app, rc, argv[1]);  // runs_here: argv[1] is its command or --version
   return geopipe::cli::run_app(app, argc, argv, rc);
 }
