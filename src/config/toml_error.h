@@ -47,6 +47,12 @@ InputError error_at(const toml::source_region& r, const std::string& fallback_fi
 /// prefixes the paths in messages ("" at the top).
 void refuse_nul(const toml::node& n, const std::string& file, const std::string& where);
 
+/// Whether a string or key of the TOML `text` can hold U+0000: only through a raw NUL byte or
+/// the escapes \u0000 and \U00000000 (TOML 1.0: no other notation gives a code point), so a
+/// false return means refuse_nul() would find nothing. True is conservative (the escape may be
+/// in a comment or a literal string).
+bool may_hold_nul(std::string_view text);
+
 /// InputError for a toml++ syntax error.
 InputError from_parse_error(const toml::parse_error& e, const std::string& fallback_file);
 

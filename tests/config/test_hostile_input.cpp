@@ -25,6 +25,7 @@
 #include "config/scenario_loader.h"
 #include "config/schema.h"
 #include "sweepfile/loader.h"
+#include "config/toml_error.h"
 #include "config/toml_limits.h"
 #include "model/job.h"
 #include "sched/registry.h"
@@ -344,6 +345,25 @@ TEST(HostileCsv, TracesAndPointsFilesReadOneSyntax) {
 // ============================================================================================
 // 3. NUL and control characters in paths.
 // ============================================================================================
+
+// parse_toml() walks the document for U+0000 only when may_hold_nul() says the text can hold
+// one: every notation that gives it is seen (and refused), and texts without one skip the walk.
+TEST(HostilePaths, EveryNotationOfNulIsSeenBeforeTheWalkIsSkipped) {
+  for (const char* text : {"a = \"x\\u0000y\"\n", "a = \"x\\U00000000y\"\n", "\"k\\u0000\" = 1\n",
+                           "[t]\n\"\\U00000000\" = \"v\"\n", "a = [\"ok\", \"\\u0000\"]\n"}) {
+    EXPECT_TRUE(may_hold_nul(text)) << text;
+    const std::string msg = input_error_of([&] { (void)parse_toml(text, "n.toml"); });
+    EXPECT_TRUE(has(msg, "contains U+0000 (NUL)")) << text << " -> " << msg;
+  }
+  EXPECT_TRUE(may_hold_nul(std::string_view("a = 1\0", 6)));
+  // An escaped backslash before "u0000" is text, not NUL: the conservative check walks, and
+  // finds nothing to refuse.
+  EXPECT_TRUE(may_hold_nul("a = \"x\\\\u0000\"\n"));
+  EXPECT_NO_THROW((void)parse_toml("a = \"x\\\\u0000\"\n", "n.toml"));
+  // No NUL notation (another escape, a shorter sequence in a comment): the walk is skipped.
+  EXPECT_FALSE(may_hold_nul("a = \"x\\u0001\"\nb = 'y'\n# \\u000\n"));
+  EXPECT_NO_THROW((void)parse_toml("a = \"x\\u0001\"\nb = 'y'\n# \\u000\n", "n.toml"));
+}
 
 TEST(HostilePaths, NulInTracePathIsAnError) {
   TempDir tmp;
