@@ -9,7 +9,7 @@
 # BEFORE_REV is built in a temporary worktree (~10 min on 2 cores) with this checkout's
 # tests/bench/bench_pathfinder.cpp (same benchmark program, old library). AFTER_BUILD defaults
 # to build/ (configured and built first). --quick: 100,000 jobs instead of a million, fewer
-# repeats. Needs Google Benchmark, hyperfine and /usr/bin/time (scripts/setup.sh).
+# repeats. Needs Google Benchmark, g++ and /usr/bin/time (scripts/setup.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 1 ] || { sed -n '2,13p' "$0" >&2; exit 2; }
@@ -18,7 +18,6 @@ AFTER=${2:-build}
 QUICK=""
 for a in "$@"; do [ "$a" = "--quick" ] && QUICK=1; done
 [ "$AFTER" = "--quick" ] && AFTER=build
-command -v hyperfine >/dev/null || { echo "bench_compare.sh: hyperfine is missing (scripts/setup.sh installs it)" >&2; exit 2; }
 git rev-parse --verify -q "$BEFORE^{commit}" >/dev/null || { echo "bench_compare.sh: not a revision: $BEFORE" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'git worktree remove --force "$tmp/src" 2>/dev/null || true; rm -rf "$tmp"' EXIT
@@ -57,16 +56,27 @@ for r in $(seq 1 2); do
   done
 done
 
-# 3. Process start: hyperfine -N, both binaries in one invocation (interleaved warm runs).
+# 3. Process start: scripts/start_time.py, every command of both binaries and two floors (an
+# exec of /bin/true and of a C++ "hello" linked like the front end) round robin in one run.
+# Every executable is first copied the same way (one sequential write, then sync): the same
+# binary starts up to ~0.4 ms (9 %) slower from the file the linker wrote than from a copy
+# (docs/performance.md, "Process start, second step"), which would favour one side.
 runs=300; [ -n "$QUICK" ] && runs=100
+printf '#include <iostream>\nint main() { std::cout << "hello\\n"; }\n' >"$tmp/hello.cpp"
+g++ -O2 -static-libstdc++ -static-libgcc "$tmp/hello.cpp" -o "$tmp/hello.o"
+mkdir -p "$tmp/start-old/src" "$tmp/start-new/src"
+for f in hello.o:hello "$OLD/src/geopipe":start-old/src/geopipe "$OLD/src/geopipe-full":start-old/src/geopipe-full \
+         "$NEW/src/geopipe":start-new/src/geopipe "$NEW/src/geopipe-full":start-new/src/geopipe-full; do
+  from=${f%%:*}; [ "$from" = hello.o ] && from=$tmp/hello.o
+  cat "$from" >"$tmp/${f##*:}" && chmod +x "$tmp/${f##*:}"
+done
+sync
+start_args=(/bin/true "$tmp/hello")
 start_cmds=("--version" "list presets" "validate sweeps/base/six-regions.toml"
             "run sweeps/base/six-regions.toml --scheduler first-fit --set workload.num_jobs=1")
-i=0
-for c in "${start_cmds[@]}"; do
-  echo "process start: geopipe $c" >&2
-  hyperfine -N --warmup 20 --runs "$runs" --export-json "$tmp/start-$i.json" "$OLD/src/geopipe $c" "$NEW/src/geopipe $c" >/dev/null 2>&1
-  i=$((i + 1))
-done
+for c in "${start_cmds[@]}"; do start_args+=("$tmp/start-old/src/geopipe $c" "$tmp/start-new/src/geopipe $c"); done
+echo "process start: ${#start_args[@]} commands round robin" >&2
+/usr/bin/python3 scripts/start_time.py --runs "$runs" --json "$tmp/start.json" "${start_args[@]}" >/dev/null
 
 # 4. Per-scenario overhead of a sweep of real 200-job scenarios (sweeps/bench/throughput.toml):
 # wall time x threads against the sum of the scenarios' wall_s, 1 and 2 threads, alternating.
@@ -132,15 +142,17 @@ for side in ("old", "new"):
     cells[side] = " / ".join(f"{float(v[0]):.1f} s" for v in vals), " / ".join(f"{int(v[1]) / 1024:.0f} MB" for v in vals)
 print(f"| wall time | {cells['old'][0]} | {cells['new'][0]} |")
 print(f"| peak RSS | {cells['old'][1]} | {cells['new'][1]} |")
-print("\n#### Process start, side by side (hyperfine -N, mean ± σ over the runs)\n")
+print("\n#### Process start, side by side (scripts/start_time.py: every command round robin)\n")
+start = json.load(open(os.path.join(tmp, "start.json")))
+def cell(t):
+    s = sorted(t)
+    return f"{statistics.median(s):.2f} ms (p10 {s[len(s) // 10]:.2f})"
+print(f"Median over {len(start[0]['ms'])} runs each (10th percentile); the floors: `/bin/true` "
+      f"{cell(start[0]['ms'])}, a C++ hello linked like the front end {cell(start[1]['ms'])}.\n")
 print("| command | before | after |\n|---|---|---|")
-i = 0
-while os.path.exists(os.path.join(tmp, f"start-{i}.json")):
-    res = json.load(open(os.path.join(tmp, f"start-{i}.json")))["results"]
-    cmd = res[0]["command"].split("/src/geopipe ", 1)[1]
-    fmt = lambda r: f"{r['mean'] * 1e3:.2f} ± {r['stddev'] * 1e3:.2f} ms"
-    print(f"| `geopipe {cmd}` | {fmt(res[0])} | {fmt(res[1])} |")
-    i += 1
+for k in range(2, len(start), 2):
+    cmd = start[k]["command"].split("/src/geopipe ", 1)[1]
+    print(f"| `geopipe {cmd}` | {cell(start[k]['ms'])} | {cell(start[k + 1]['ms'])} |")
 print("\n#### Sweep overhead: `sweep sweeps/bench/throughput.toml` (1920 scenarios of 200 jobs)\n")
 print("wall x threads / sum of the scenarios' wall_s (1.00 = no overhead), every run:\n")
 print("| threads | before | after |\n|---|---|---|")

@@ -5,7 +5,7 @@ set -euo pipefail
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 PKGS=(
-  build-essential cmake ninja-build git time hyperfine   # hyperfine: scripts/bench_compare.sh
+  build-essential cmake ninja-build git time hyperfine   # hyperfine: the commands of docs/performance.md
   libopenmpi-dev openmpi-bin libhdf5-dev hdf5-tools libtbb-dev libtomlplusplus-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev libfmt-dev
   libboost-dev nlohmann-json3-dev   # Boost.Random (Sobol' sequence), Boost.Math; JSON output

@@ -11,8 +11,9 @@ namespace geopipe::cli {
 /// executables run: run, validate, list (their exit code goes to `rc`). With `only` ("run",
 /// "validate" or "list"), adds that one command alone, and with "--version" none: the front end
 /// (cli/main.cpp) knows its command from argv[1] and builds nothing else (CLI11's setup of
-/// every command was 150k of the 540k instructions of `list`: docs/performance.md, "Process
-/// start"); geopipe-full, whose --help lists every command, passes nullptr.
+/// every command was 150k of the 540k instructions of `list`:
+/// docs/performance.md, "Process start, second step"); geopipe-full, whose --help lists every
+/// command, passes nullptr.
 void add_common_commands(CLI::App& app, int& rc, const char* only = nullptr);
 
 /// Parses argv into `app` (whose commands set `rc`) and runs the chosen command; returns the
