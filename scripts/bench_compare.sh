@@ -62,13 +62,14 @@ done
 # binary starts up to ~0.4 ms (9 %) slower from the file the linker wrote than from a copy
 # (docs/performance.md, "Process start, second step"), which would favour one side.
 runs=300; [ -n "$QUICK" ] && runs=100
+same_write() { cat "$1" >"$2" && chmod +x "$2"; }  # FROM TO: one sequential write
 printf '#include <iostream>\nint main() { std::cout << "hello\\n"; }\n' >"$tmp/hello.cpp"
-g++ -O2 -static-libstdc++ -static-libgcc "$tmp/hello.cpp" -o "$tmp/hello.o"
-mkdir -p "$tmp/start-old/src" "$tmp/start-new/src"
-for f in hello.o:hello "$OLD/src/geopipe":start-old/src/geopipe "$OLD/src/geopipe-full":start-old/src/geopipe-full \
-         "$NEW/src/geopipe":start-new/src/geopipe "$NEW/src/geopipe-full":start-new/src/geopipe-full; do
-  from=${f%%:*}; [ "$from" = hello.o ] && from=$tmp/hello.o
-  cat "$from" >"$tmp/${f##*:}" && chmod +x "$tmp/${f##*:}"
+g++ -O2 -static-libstdc++ -static-libgcc "$tmp/hello.cpp" -o "$tmp/hello.linked"
+same_write "$tmp/hello.linked" "$tmp/hello"
+for side in old new; do
+  b=$OLD; [ $side = new ] && b=$NEW
+  mkdir -p "$tmp/start-$side/src"
+  for exe in geopipe geopipe-full; do same_write "$b/src/$exe" "$tmp/start-$side/src/$exe"; done
 done
 sync
 start_args=(/bin/true "$tmp/hello")

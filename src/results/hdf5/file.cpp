@@ -291,8 +291,8 @@ Writer open_new(const std::string& fpath, const std::string& shown, const Layout
   Hid fapl = w_hid(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, shown, "creating the file");
   w_check(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_LATEST, H5F_LIBVER_LATEST), shown, "creating the file");
   // The in-memory file grows by 64 KiB: its structure takes a few KiB, and every page of a larger
-  // increment is zeroed (faulted in) by HDF5 whether or not it is written (1 MiB: ~250 page
-  // faults, ~6 ms on the CI machine, a fixed cost of every sweep; docs/performance.md).
+  // increment is zeroed (faulted in) by HDF5 whether or not it is written (1 MiB: ~120 more
+  // page faults, ~1-2 ms of every sweep here; docs/performance.md, "Sweep overhead").
   if (in_memory) w_check(H5Pset_fapl_core(fapl.get(), 64 << 10, /*backing_store=*/0), shown, "creating the file in memory");
   // No modification times in the root group's header either (create_table: the datasets').
   Hid fcpl = w_hid(H5Pcreate(H5P_FILE_CREATE), H5Pclose, shown, "creating the file");
