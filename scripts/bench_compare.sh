@@ -56,8 +56,10 @@ for r in $(seq 1 2); do
   done
 done
 
-# 3. Process start: scripts/start_time.py, every command of both binaries and two floors (an
-# exec of /bin/true and of a C++ "hello" linked like the front end) round robin in one run.
+# 3. Process start: scripts/start_time.py, every command of both binaries and three floors (an
+# exec of /bin/true, of a C++ "hello" with libstdc++ linked statically, and of the same hello
+# linked wholly statically, like the front end since "Process start, third step") round robin in
+# one run.
 # Every executable is first copied the same way (one sequential write, then sync): the same
 # binary starts up to ~0.4 ms (9 %) slower from the file the linker wrote than from a copy
 # (docs/performance.md, "Process start, second step"), which would favour one side.
@@ -65,14 +67,16 @@ runs=300; [ -n "$QUICK" ] && runs=100
 same_write() { cat "$1" >"$2" && chmod +x "$2"; }  # FROM TO: one sequential write
 printf '#include <iostream>\nint main() { std::cout << "hello\\n"; }\n' >"$tmp/hello.cpp"
 g++ -O2 -static-libstdc++ -static-libgcc "$tmp/hello.cpp" -o "$tmp/hello.linked"
+g++ -O2 -static "$tmp/hello.cpp" -o "$tmp/hello-static.linked"
 same_write "$tmp/hello.linked" "$tmp/hello"
+same_write "$tmp/hello-static.linked" "$tmp/hello-static"
 for side in old new; do
   b=$OLD; [ $side = new ] && b=$NEW
   mkdir -p "$tmp/start-$side/src"
   for exe in geopipe geopipe-full; do same_write "$b/src/$exe" "$tmp/start-$side/src/$exe"; done
 done
 sync
-start_args=(/bin/true "$tmp/hello")
+start_args=(/bin/true "$tmp/hello" "$tmp/hello-static")
 start_cmds=("--version" "list presets" "validate sweeps/base/six-regions.toml"
             "run sweeps/base/six-regions.toml --scheduler first-fit --set workload.num_jobs=1")
 for c in "${start_cmds[@]}"; do start_args+=("$tmp/start-old/src/geopipe $c" "$tmp/start-new/src/geopipe $c"); done
@@ -149,9 +153,10 @@ def cell(t):
     s = sorted(t)
     return f"{statistics.median(s):.2f} ms (p10 {s[len(s) // 10]:.2f})"
 print(f"Median over {len(start[0]['ms'])} runs each (10th percentile); the floors: `/bin/true` "
-      f"{cell(start[0]['ms'])}, a C++ hello linked like the front end {cell(start[1]['ms'])}.\n")
+      f"{cell(start[0]['ms'])}, a C++ hello with a static libstdc++ {cell(start[1]['ms'])}, "
+      f"the same hello wholly static {cell(start[2]['ms'])}.\n")
 print("| command | before | after |\n|---|---|---|")
-for k in range(2, len(start), 2):
+for k in range(3, len(start), 2):
     cmd = start[k]["command"].split("/src/geopipe ", 1)[1]
     print(f"| `geopipe {cmd}` | {cell(start[k]['ms'])} | {cell(start[k + 1]['ms'])} |")
 print("\n#### Sweep overhead: `sweep sweeps/bench/throughput.toml` (1920 scenarios of 200 jobs)\n")

@@ -77,9 +77,11 @@ std::string friendlier(const CLI::App& app, const CLI::ParseError& e, int argc, 
 
 }  // namespace
 
+std::string version_text() { return std::string("geopipe ") + GEOPIPE_VERSION; }
+
 void add_common_commands(CLI::App& app, int& rc, const char* only) {
   app.name("geopipe");
-  app.set_version_flag("--version", std::string("geopipe ") + GEOPIPE_VERSION);
+  app.set_version_flag("--version", version_text());
   app.require_subcommand(1);
   const auto wanted = [only](const char* name) { return only == nullptr || std::strcmp(only, name) == 0; };
   if (wanted("run")) add_run_command(app, rc);

@@ -5,7 +5,12 @@
 
 #include <CLI/CLI.hpp>
 
+#include <string>
+
 namespace geopipe::cli {
+
+/// What `geopipe --version` prints (without the newline): "geopipe <git describe>".
+std::string version_text();
 
 /// Names `app` "geopipe", gives it --version, requires one command and adds the commands both
 /// executables run: run, validate, list (their exit code goes to `rc`). With `only` ("run",

@@ -49,6 +49,16 @@ int main(int argc, char** argv) {
     return geopipe::cli::kExitInput;
   }
   ::signal(SIGXFSZ, SIG_IGN);  // as geopipe-full: a write beyond a size limit is an error, not a kill
+  // `geopipe --version` is answered here: CLI11 reports --version by throwing, and the first
+  // exception a static executable throws makes libgcc's unwinder sort the whole program's frame
+  // table first (~23M instructions, ~1.8 ms: docs/performance.md, "Process start, third step").
+  // Same text as CLI11's (tests/cli/test_cli.sh compares it with geopipe-full's).
+  if (argc == 2 && std::strcmp(argv[1], "--version") == 0) {
+    std::cout << geopipe::cli::version_text() << '\n' << std::flush;
+    if (std::cout) return geopipe::cli::kExitOk;
+    std::cerr << "geopipe: error: cannot write to standard output\n";
+    return geopipe::cli::kExitInput;
+  }
   CLI::App app{"geopipe: simulate multi-tenant pipeline-parallel LLM training across geo-distributed GPU regions"};
   int rc = geopipe::cli::kExitOk;
   geopipe::cli::add_common_commands(app, rc, argv[1]);  // runs_here: argv[1] is its command or --version

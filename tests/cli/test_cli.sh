@@ -4,7 +4,7 @@
 set -uo pipefail
 BIN=$1
 SRC=$2
-FRONT_STATIC=${3:-0}  # 1: the front end must link libstdc++ (and toml++, fmt) statically
+FRONT_LINK=${3:-shared}  # how the front end is linked: static, static-libstdc++ or shared (GEOPIPE_FRONT_END_LINK)
 BASE=$SRC/sweeps/base/six-regions.toml
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -245,18 +245,28 @@ says 2 "geopipe plot: error: unknown axis 'nope'" "plot: unknown axis" -- "$BIN"
 
 # --- two executables: geopipe runs run, validate and list without MPI, oneTBB or HDF5 (a fast
 # start) and hands every other command to geopipe-full beside it (docs/design.md, "Layers")
-# (ldd's output is kept first: `ldd | grep -q` fails under pipefail when grep stops reading early)
-front_libs=$(ldd "$BIN")
+# (ldd's output is kept first: `ldd | grep -q` fails under pipefail when grep stops reading early;
+# of a static executable ldd says "not a dynamic executable" and exits 1)
+front_libs=$(ldd "$BIN" 2>&1)
 full_libs=$(ldd "$(dirname "$BIN")/geopipe-full")
 if grep -Eq 'libmpi|libhdf5|libtbb' <<<"$front_libs"; then bad "geopipe links MPI, HDF5 or oneTBB: $(grep -E 'libmpi|libhdf5|libtbb' <<<"$front_libs" | tr '\n' ' ')"; else ok; fi
 grep -q libmpi <<<"$full_libs" && ok || bad "geopipe-full does not link MPI"
-# ... and, built with GEOPIPE_STATIC_LIBSTDCXX, no shared library but libc's: its start resolves
-# no libstdc++, toml++ or fmt symbols (docs/performance.md, "Process start").
-if [ "$FRONT_STATIC" = 1 ]; then
-  if grep -Eq 'libstdc\+\+|libtomlplusplus|libfmt|libgcc_s' <<<"$front_libs"; then
-    bad "geopipe links shared libraries beyond libc's: $(grep -Eo 'lib(stdc\+\+|tomlplusplus|fmt|gcc_s)[^ ]*' <<<"$front_libs" | tr '\n' ' ')"
-  else ok; fi
-fi
+# ... and, as GEOPIPE_FRONT_END_LINK says, no shared library at all (no program interpreter: the
+# kernel starts it without the dynamic loader) or none but libc's (no libstdc++, toml++ or fmt
+# symbols to resolve): docs/performance.md, "Process start, third step".
+front_headers=$(readelf --program-headers --dynamic "$BIN" 2>&1)
+case "$FRONT_LINK" in
+  static)
+    if grep -Eq 'INTERP|NEEDED' <<<"$front_headers"; then
+      bad "geopipe is not a static executable: $(grep -E 'INTERP|NEEDED' <<<"$front_headers" | tr -s ' ' | tr '\n' ' ')"
+    else ok; fi ;;
+  static-libstdc++)
+    if grep -Eq 'libstdc\+\+|libtomlplusplus|libfmt|libgcc_s' <<<"$front_libs"; then
+      bad "geopipe links shared libraries beyond libc's: $(grep -Eo 'lib(stdc\+\+|tomlplusplus|fmt|gcc_s)[^ ]*' <<<"$front_libs" | tr '\n' ' ')"
+    else ok; fi ;;
+  shared) ;;
+  *) bad "unknown front-end link mode '$FRONT_LINK'" ;;
+esac
 expect_rc 0 "help through geopipe-full" -- "$BIN" --help
 for c in run validate list sweep merge summarize analyze plot trace; do
   grep -q "^  $c" "$tmp/out" && ok || bad "geopipe --help lacks the command $c"

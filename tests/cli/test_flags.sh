@@ -139,6 +139,11 @@ if [ -w /dev/full ]; then
     bad "run --json >/dev/full: exit $rc: $(cat "$tmp/err")"
   timeout 60 "$BIN" list presets >/dev/full 2>"$tmp/err"
   [ $? -eq 2 ] && ok || bad "list >/dev/full: exit 0"
+  # (the front end answers a lone --version itself, without CLI11: cli/main.cpp)
+  timeout 60 "$BIN" --version >/dev/full 2>"$tmp/err"
+  rc=$?
+  [ "$rc" -eq 2 ] && grep -q "^geopipe: error: cannot write to standard output" "$tmp/err" && ok ||
+    bad "--version >/dev/full: exit $rc: $(cat "$tmp/err")"
 fi
 
 echo "test_flags: $pass passed, $fail failed"
