@@ -25,7 +25,7 @@
 namespace geopipe::config::sweep_internal {
 namespace {
 
-constexpr std::uint64_t kMaxSamples = 10'000'000;
+constexpr std::uint64_t kMaxLhsSamples = 10'000'000;
 
 class LhsDesign final : public FactorDesign {
  public:
@@ -41,7 +41,7 @@ class LhsDesign final : public FactorDesign {
 
 LhsDesign::LhsDesign(const SweepFile& file, const toml::table& root) : FactorDesign(file) {
   auto read = [&](const toml::table& t) {
-    samples_ = count_key(file_, t, "samples", "lhs", 1, kMaxSamples, "the number of points, at least 1");
+    samples_ = count_key(file_, t, "samples", "lhs", 1, kMaxLhsSamples, "the number of points, at least 1");
     seed_ = seed_key(file_, t, "lhs");
   };
   factors_ = parse_factor_design(file_, root, "lhs", {"samples", "seed"},

@@ -26,7 +26,7 @@ namespace geopipe::config::sweep_internal {
 namespace {
 
 constexpr std::uint64_t kMaxTrajectories = 1'000'000;
-constexpr std::uint64_t kMaxLevels = 1'000'000;
+constexpr std::uint64_t kMaxMorrisLevels = 1'000'000;
 
 class MorrisDesign final : public FactorDesign {
  public:
@@ -45,7 +45,7 @@ MorrisDesign::MorrisDesign(const SweepFile& file, const toml::table& root) : Fac
   auto read = [&](const toml::table& t) {
     trajectories_ = count_key(file_, t, "trajectories", "morris", 2, kMaxTrajectories, "the number of trajectories r, at least 2");
     if (t.get("levels")) {
-      levels_ = count_key(file_, t, "levels", "morris", 2, kMaxLevels, "the grid levels p, even");
+      levels_ = count_key(file_, t, "levels", "morris", 2, kMaxMorrisLevels, "the grid levels p, even");
       if (levels_ % 2 != 0)
         file_.fail(*t.get("levels"), "morris.levels must be even (got " + std::to_string(levels_) +
                                          "): the step Delta = p / (2 (p - 1)) lands on the grid only for even p");

@@ -23,7 +23,7 @@
 namespace geopipe::config::sweep_internal {
 namespace {
 
-constexpr std::uint64_t kMaxLevels = 1'000'000;
+constexpr std::uint64_t kMaxOatLevels = 1'000'000;
 
 class OatDesign final : public FactorDesign {
  public:
@@ -42,7 +42,7 @@ class OatDesign final : public FactorDesign {
 
 OatDesign::OatDesign(const SweepFile& file, const toml::table& root) : FactorDesign(file) {
   factors_ = parse_factor_design(file_, root, "oat", {"levels"}, "", [&](const toml::table& t) {  // [oat] is optional
-    if (t.get("levels")) levels_ = count_key(file_, t, "levels", "oat", 2, kMaxLevels, "the values per factor, at least 2");
+    if (t.get("levels")) levels_ = count_key(file_, t, "levels", "oat", 2, kMaxOatLevels, "the values per factor, at least 2");
   });
 }
 

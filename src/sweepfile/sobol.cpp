@@ -30,7 +30,7 @@
 namespace geopipe::config::sweep_internal {
 namespace {
 
-constexpr std::uint64_t kMaxSamples = std::uint64_t{1} << 24;
+constexpr std::uint64_t kMaxSobolSamples = std::uint64_t{1} << 24;
 constexpr std::size_t kMaxFactors = analysis::kMaxSaltelliFactors;
 
 class SobolDesign final : public FactorDesign {
@@ -50,7 +50,7 @@ class SobolDesign final : public FactorDesign {
 
 SobolDesign::SobolDesign(const SweepFile& file, const toml::table& root) : FactorDesign(file) {
   auto read = [&](const toml::table& t) {
-    samples_ = count_key(file_, t, "samples", "sobol", 2, kMaxSamples, "the number of base samples N, a power of two");
+    samples_ = count_key(file_, t, "samples", "sobol", 2, kMaxSobolSamples, "the number of base samples N, a power of two");
     if (!std::has_single_bit(samples_))
       file_.fail(*t.get("samples"), "sobol.samples must be a power of two (got " + std::to_string(samples_) + "; the nearest are " +
                                         std::to_string(std::bit_floor(samples_)) + " and " +

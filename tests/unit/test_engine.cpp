@@ -16,11 +16,12 @@
 #include "sim/energy.h"
 #include "sim/timeline.h"
 #include "util/input_error.h"
+#include "unit_common.h"
 
 namespace geopipe {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using testutil::kInf;
 
 // Starts each job, in queue order, on a fixed placement as soon as its GPUs are free.
 class ScriptedScheduler final : public Scheduler {

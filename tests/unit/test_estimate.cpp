@@ -10,11 +10,12 @@
 #include "sched/estimate.h"
 #include "model/gpipe.h"
 #include "sim/view.h"
+#include "unit_common.h"
 
 namespace geopipe {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using testutil::kInf;
 
 /// Two regions of one GPU type (100 TFLOP/s; mfu 0.5 -> 50 TFLOP/s achieved), 500/100 W,
 /// flat 0.1 $/kWh; a 2e9 B/s link with 30 ms latency each way.

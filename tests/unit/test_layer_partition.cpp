@@ -18,6 +18,7 @@
 #include "sched_testing.h"
 #include "sim/engine.h"
 #include "sim/view.h"
+#include "unit_common.h"
 
 namespace geopipe {
 namespace {
@@ -27,7 +28,7 @@ using schedtest::make_job;
 using schedtest::make_scenario;
 using schedtest::set_link;
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using testutil::kInf;
 
 /// Stage i's time with l layers, from the model's formulas written out here: 3·(l·φ + head)/v.
 double stage_time(const JobProfile& p, int i, int l, const GpuType& gpu, const ComputeOptions& opt) {

@@ -8,11 +8,12 @@
 #include "model/rng.h"
 #include "sim/maxmin.h"
 #include "sim/network.h"
+#include "unit_common.h"
 
 namespace geopipe {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using testutil::kInf;
 
 std::vector<double> share(double cap, std::vector<double> d) {
   std::vector<double> a(d.size(), -1.0);

@@ -87,7 +87,7 @@ TEST(Metrics, PercentileIsLinearInterpolation) {
   EXPECT_DOUBLE_EQ(percentile({7}, 99), 7.0);
 }
 
-Topology two_regions() {
+Topology two_region_topology() {
   Topology t;
   Region a, b;
   a.name = "a";
@@ -102,7 +102,7 @@ Topology two_regions() {
 }
 
 TEST(MetricsAccumulator, OneJobByHand) {
-  const Topology topo = two_regions();
+  const Topology topo = two_region_topology();
   MetricsAccumulator acc(topo);
   const std::vector<int> regions = {0, 1};
   const std::vector<double> power = {1000.0, 2000.0};
@@ -164,7 +164,7 @@ TEST(MetricsAccumulator, PerIterationRatesByHand) {
 TEST(JobRow, FromRecordWithRegionBlocksAndEveryColumnNamedOnce) {
   Scenario sc;
   sc.llms = {LlmSpec{"m0", 4, 64, 100, 16, 2}, LlmSpec{"m1", 4, 64, 100, 16, 2}};
-  sc.topology = two_regions();
+  sc.topology = two_region_topology();
   JobRecord rec;
   rec.id = 7;
   rec.model = 1;

@@ -18,6 +18,7 @@
 #include "sched_testing.h"
 #include "sim/bandwidth_monitor.h"
 #include "sim/view.h"
+#include "unit_common.h"
 
 namespace geopipe {
 namespace {
@@ -25,7 +26,7 @@ namespace {
 using namespace schedtest;
 using testutil::set_link_dir;
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using testutil::kInf;
 
 // ---------------------------------------------------------------------------------------------
 // The monitor on its own

@@ -20,6 +20,7 @@
 #include "sched/pathfinder.h"
 #include "sim/placement.h"
 #include "sim/view.h"
+#include "unit_common.h"
 
 namespace geopipe {
 namespace {
@@ -33,7 +34,7 @@ using testutil::set_link;
 using testutil::set_link_dir;
 using testutil::tiny_llm;
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using testutil::kInf;
 using Obj = SearchSpec::Objective;
 
 double rel_diff(double a, double b) {

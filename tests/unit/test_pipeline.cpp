@@ -11,11 +11,12 @@
 
 #include "model/gpipe.h"
 #include "model/rng.h"
+#include "unit_common.h"
 
 namespace geopipe {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using testutil::kInf;
 
 struct Pipe {
   std::vector<double> f, b, bwf, bwb, lat;

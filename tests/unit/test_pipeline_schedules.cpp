@@ -16,11 +16,12 @@
 #include "model/one_f_one_b.h"
 #include "model/pipeline_schedule.h"
 #include "model/rng.h"
+#include "unit_common.h"
 
 namespace geopipe {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using testutil::kInf;
 
 struct Op {
   bool forward;
@@ -62,7 +63,7 @@ OrderFn reference_order(PipelineScheduleKind kind) {
   return nullptr;
 }
 
-struct Instance {
+struct ScheduleInstance {
   int m = 1;
   std::vector<double> f, b, bwf, bwb, latf, latb;
   double A = 1, opt = 0;
@@ -86,7 +87,7 @@ struct Instance {
 /// the operation's input is there; a finished forward (backward) asks its outgoing link for a
 /// transfer; a link direction serves its requests first come first served, each for A/B, and
 /// the data arrives λ after the transfer ends.
-double simulate_events(const Instance& x, std::vector<Op> (*order)(int, int, int)) {
+double simulate_events(const ScheduleInstance& x, std::vector<Op> (*order)(int, int, int)) {
   const int S = static_cast<int>(x.f.size()), m = x.m;
   std::vector<std::vector<Op>> ops(static_cast<size_t>(S));
   for (int i = 0; i < S; ++i) ops[static_cast<size_t>(i)] = order(i, S, m);
@@ -184,8 +185,8 @@ int peak_stashed(const std::vector<Op>& ops) {
   return peak;
 }
 
-Instance random_instance(Rng& rng) {
-  Instance x;
+ScheduleInstance random_instance(Rng& rng) {
+  ScheduleInstance x;
   const int S = 1 + static_cast<int>(rng.uniform() * 7);
   x.m = 1 + static_cast<int>(rng.uniform() * 10);
   const bool equal = rng.uniform() < 0.2;
@@ -226,7 +227,7 @@ TEST(PipelineSchedules, EveryScheduleMatchesTheEventSimulationOnRandomInstances)
   PipelineScratch scratch;  // shared across instances and schedules, as in the engine
   int differ = 0;
   for (int n = 0; n < 3000; ++n) {
-    const Instance x = random_instance(rng);
+    const ScheduleInstance x = random_instance(rng);
     const PipelineInput in = x.input();
     for (const std::string& name : pipeline_schedule_names()) {
       const PipelineSchedule& s = *find_pipeline_schedule(name);
@@ -246,7 +247,7 @@ TEST(PipelineSchedules, EqualStagesFreeCommunicationIsTheGPipeClosedForm) {
   for (int S : {1, 2, 3, 5, 8, 16})
     for (int m : {1, 2, 3, 4, 7, 32}) {
       const double f = 0.25, b = 0.5;
-      Instance x;
+      ScheduleInstance x;
       x.m = m;
       x.f.assign(static_cast<size_t>(S), f);
       x.b.assign(static_cast<size_t>(S), b);
@@ -268,7 +269,7 @@ TEST(PipelineSchedules, OneFOneBHandWorkedTwoStages) {
   //   s1 F1 [4.75,5.75] (act 1 is there), B1 [5.75,7.75] → grad 1 arrives 8.5.
   //   s0 B0 [5.5,7.5]; F2 [7.5,8.5] → act 2 sent [8.5,9] arrives 9.25; B1 [8.5,10.5].
   //   s1 F2 [9.25,10.25] B2 [10.25,12.25] → grad 2 arrives 13; s0 B2 [13,15]. T = 15.
-  Instance x;
+  ScheduleInstance x;
   x.m = 3;
   x.f = {1, 1};
   x.b = {2, 2};
@@ -297,7 +298,7 @@ TEST(PipelineSchedules, ComputeOnlyTimeIsTheIterationTimeWithoutCommunication) {
   Rng rng(7);
   PipelineScratch sc;
   for (int n = 0; n < 500; ++n) {
-    Instance x = random_instance(rng);
+    ScheduleInstance x = random_instance(rng);
     for (size_t i = 0; i < x.f.size(); ++i) x.b[i] = backward_time(x.f[i]);
     std::fill(x.bwf.begin(), x.bwf.end(), kInf);
     std::fill(x.bwb.begin(), x.bwb.end(), kInf);

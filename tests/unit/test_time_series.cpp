@@ -11,11 +11,12 @@
 #include "model/step_series.h"
 #include "model/topology.h"
 #include "util/datetime.h"
+#include "unit_common.h"
 
 namespace geopipe {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using testutil::kInf;
 
 TEST(StepSeries, HoldByHand) {
   // 2 on [0, 10), 5 on [10, 30), 1 from 30 on (its span ends at 30 + 20 = 50, then holds).
