@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "util/input_error.h"  // format_number
@@ -71,23 +72,39 @@ struct Field {
   bool expects_string() const { return kind == Kind::kString; }
   bool is_number() const { return kind == Kind::kInt || kind == Kind::kFloat || kind == Kind::kFloatArray; }
 
-  // Builder helpers (used to write the schema compactly).
-  Field req() const { Field f = *this; f.required = true; return f; }
-  Field gt(double v) const { Field f = *this; f.lo = Bound{v, false}; return f; }
-  Field ge(double v) const { Field f = *this; f.lo = Bound{v, true}; return f; }
-  Field lt(double v) const { Field f = *this; f.hi = Bound{v, false}; return f; }
-  Field le(double v) const { Field f = *this; f.hi = Bound{v, true}; return f; }
-  Field len(std::size_t n) const { Field f = *this; f.length = n; return f; }
-  Field entries(std::size_t lo_n, std::size_t hi_n) const { Field f = *this; f.min_entries = lo_n; f.max_entries = hi_n; return f; }
-  Field def(std::string t) const { Field f = *this; f.default_text = std::move(t); return f; }
+  // Builder helpers (used to write the schema compactly). On a temporary (a chain such as
+  // F("x", k).req().ge(0)) each step moves the field on; on a named field it copies it.
+  Field req() && { required = true; return std::move(*this); }
+  Field gt(double v) && { lo = Bound{v, false}; return std::move(*this); }
+  Field ge(double v) && { lo = Bound{v, true}; return std::move(*this); }
+  Field lt(double v) && { hi = Bound{v, false}; return std::move(*this); }
+  Field le(double v) && { hi = Bound{v, true}; return std::move(*this); }
+  Field len(std::size_t n) && { length = n; return std::move(*this); }
+  Field entries(std::size_t lo_n, std::size_t hi_n) && { min_entries = lo_n; max_entries = hi_n; return std::move(*this); }
+  Field def(std::string t) && { default_text = std::move(t); return std::move(*this); }
   /// A numeric default, as util::format_number() prints it ("0.4", "1", "200").
   template <class T>
     requires std::is_arithmetic_v<T>
-  Field def(T v) const { return def(util::format_number(static_cast<double>(v))); }
-  Field in(std::string u) const { Field f = *this; f.unit = std::move(u); return f; }
-  Field says(std::string d) const { Field f = *this; f.doc = std::move(d); return f; }
-  Field added_later() const { Field f = *this; f.keyed_only_when_set = true; return f; }
-  Field file() const { Field f = *this; f.names_file = true; return f; }
+  Field def(T v) && { return std::move(*this).def(util::format_number(static_cast<double>(v))); }
+  Field in(std::string u) && { unit = std::move(u); return std::move(*this); }
+  Field says(std::string d) && { doc = std::move(d); return std::move(*this); }
+  Field added_later() && { keyed_only_when_set = true; return std::move(*this); }
+  Field file() && { names_file = true; return std::move(*this); }
+  Field req() const& { return Field(*this).req(); }
+  Field gt(double v) const& { return Field(*this).gt(v); }
+  Field ge(double v) const& { return Field(*this).ge(v); }
+  Field lt(double v) const& { return Field(*this).lt(v); }
+  Field le(double v) const& { return Field(*this).le(v); }
+  Field len(std::size_t n) const& { return Field(*this).len(n); }
+  Field entries(std::size_t lo_n, std::size_t hi_n) const& { return Field(*this).entries(lo_n, hi_n); }
+  Field def(std::string t) const& { return Field(*this).def(std::move(t)); }
+  template <class T>
+    requires std::is_arithmetic_v<T>
+  Field def(T v) const& { return Field(*this).def(v); }
+  Field in(std::string u) const& { return Field(*this).in(std::move(u)); }
+  Field says(std::string d) const& { return Field(*this).says(std::move(d)); }
+  Field added_later() const& { return Field(*this).added_later(); }
+  Field file() const& { return Field(*this).file(); }
 };
 
 struct TableSpec {

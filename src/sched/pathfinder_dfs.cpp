@@ -110,7 +110,7 @@ bool Pathfinder::Impl::next_block_may_improve(int j, int r, const int* next, int
 }
 
 void Pathfinder::Impl::memo_clear() {
-  if (memo_slots_.empty()) memo_slots_.resize(1024);
+  if (memo_slots_.empty()) memo_slots_.resize(64);  // doubles as it fills (memo_slot)
   if (++memo_gen_ == 0) {  // generation wrapped: really clear once every 2^32 searches
     for (MemoSlot& sl : memo_slots_) sl.gen = 0;
     memo_gen_ = 1;
