@@ -311,6 +311,11 @@ class Scanner {
 /// text never reaches it. A plain lexer of the four string kinds and comments, exact on valid
 /// TOML; a one-line string ends at the end of its line, as for toml++.
 std::size_t non_ascii_outside_strings(std::string_view s) {
+  // All-ASCII text (most scenario files) has nothing to find: one pass the compiler vectorises
+  // instead of the lexer's pass (a third of the pre-scan of a 6-KB scenario: 181k -> 118k instructions).
+  unsigned char any = 0;
+  for (const char c : s) any |= static_cast<unsigned char>(c);
+  if (any < 0x80) return std::string_view::npos;
   enum class In { kCode, kComment, kBasic, kLiteral, kMultiBasic, kMultiLiteral };
   In in = In::kCode;
   const std::size_t n = s.size();
