@@ -28,7 +28,8 @@ void print_params() {
     std::string range = config::schema::range_phrase(f);
     if (!range.empty() && f.kind == config::schema::Kind::kFloatArray) range += " each";
     rows.push_back({p.path, config::schema::type_name(f),
-                    !f.default_text.empty() ? f.default_text : f.required ? "required" : "-", f.unit, range, f.doc});
+                    !f.default_text.empty() ? f.default_text : f.required ? "required" : "-", std::string(f.unit), range,
+                    std::string(f.doc)});
   }
   std::array<std::size_t, 5> width{};
   for (const Row& r : rows)

@@ -354,12 +354,12 @@ class OverrideWalk {
       }
     }
     if (!entry) {
-      throw fail("cannot apply override '" + o_.path + "': no [[" + here + "]] entry with " + f.address_key + " '" +
+      throw fail("cannot apply override '" + o_.path + "': no [[" + here + "]] entry with " + std::string(f.address_key) + " '" +
                  name + "'" + util::suggestion_suffix(name, names) + " (entries: " + util::quoted_list(names) + ")");
     }
     if (count > 1) {
       throw fail("cannot apply override '" + o_.path + "': " + std::to_string(count) + " [[" + here +
-                 "]] entries have " + f.address_key + " '" + name + "' (address one by index, e.g. " + here + "[" +
+                 "]] entries have " + std::string(f.address_key) + " '" + name + "' (address one by index, e.g. " + here + "[" +
                  std::to_string(first_ix) + "]." + toks_.back().key + ")");
     }
     return {entry, "." + segment(name), first_ix};

@@ -28,9 +28,10 @@ Field T(std::string name, const TableSpec* t, Kind kind = Kind::kTable) {
   return f;
 }
 
-Field TA(std::string name, const TableSpec* t, std::string address_key) {
+template <std::size_t N>
+Field TA(std::string name, const TableSpec* t, const char (&address_key)[N]) {
   Field f = T(std::move(name), t, Kind::kTableArray);
-  f.address_key = std::move(address_key);
+  f.address_key = address_key;
   return f;
 }
 
@@ -233,7 +234,7 @@ const TableSpec& scenario_root() {
 
 std::string address_placeholder(const Field& f) {
   if (f.address_key == "regions") return "<a>/<b>";
-  return "<" + f.address_key + ">";
+  return "<" + std::string(f.address_key) + ">";
 }
 
 namespace {

@@ -56,10 +56,12 @@ struct Field {
   std::size_t min_entries = 0;    ///< table arrays: minimum entries when present
   std::size_t max_entries = 0;    ///< table arrays: maximum entries (0 = unbounded)
   std::string default_text;       ///< as documented ("" = none / required); see def()
-  std::string unit;               ///< unit as written in the file
-  std::string doc;
+  // The next three are string literals (the builders take nothing else), so a field holds no
+  // copy of its documentation: building the schema is part of every `validate` and `run`.
+  std::string_view unit;          ///< unit as written in the file
+  std::string_view doc;
   const TableSpec* table = nullptr;  ///< kTable / kTableArray: the nested schema
-  std::string address_key;        ///< kTableArray: key naming an entry in override paths
+  std::string_view address_key;   ///< kTableArray: key naming an entry in override paths
   /// Leaves added after HDF5 format 4: at their default they are left out of a scenario's content
   /// key (docs/hdf5-format.md, "Scenario keys"), so adding them keeps the keys of earlier files.
   bool keyed_only_when_set = false;
@@ -86,8 +88,10 @@ struct Field {
   template <class T>
     requires std::is_arithmetic_v<T>
   Field def(T v) && { return std::move(*this).def(util::format_number(static_cast<double>(v))); }
-  Field in(std::string u) && { unit = std::move(u); return std::move(*this); }
-  Field says(std::string d) && { doc = std::move(d); return std::move(*this); }
+  template <std::size_t N>
+  Field in(const char (&u)[N]) && { unit = u; return std::move(*this); }
+  template <std::size_t N>
+  Field says(const char (&d)[N]) && { doc = d; return std::move(*this); }
   Field added_later() && { keyed_only_when_set = true; return std::move(*this); }
   Field file() && { names_file = true; return std::move(*this); }
   Field req() const& { return Field(*this).req(); }
@@ -101,8 +105,10 @@ struct Field {
   template <class T>
     requires std::is_arithmetic_v<T>
   Field def(T v) const& { return Field(*this).def(v); }
-  Field in(std::string u) const& { return Field(*this).in(std::move(u)); }
-  Field says(std::string d) const& { return Field(*this).says(std::move(d)); }
+  template <std::size_t N>
+  Field in(const char (&u)[N]) const& { return Field(*this).in(u); }
+  template <std::size_t N>
+  Field says(const char (&d)[N]) const& { return Field(*this).says(d); }
   Field added_later() const& { return Field(*this).added_later(); }
   Field file() const& { return Field(*this).file(); }
 };
