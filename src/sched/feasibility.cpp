@@ -6,6 +6,22 @@
 namespace geopipe {
 
 bool fits_empty_cluster(const JobProfile& profile, const Topology& topo) {
+  // Sufficient first: one region with GPUs for every stage, whose GPU type holds every stage,
+  // is a placement of one block, which the search below would find too
+  // (Feasibility.OneRegionShortcutAgreesWithTheSearch). It spares the search's tables, most
+  // of a `validate`'s check of the mix.
+  const int S = profile.stages;
+  for (int r = 0; r < topo.num_regions(); ++r) {
+    if (topo.regions[static_cast<size_t>(r)].gpu_count / profile.gpus_per_stage < S) continue;
+    const GpuType& gpu = topo.gpu_of(r);
+    bool all = true;
+    for (int i = 0; i < S && all; ++i) all = profile.stage_fits(i, gpu);
+    if (all) return true;
+  }
+  return fits_empty_cluster_by_search(profile, topo);
+}
+
+bool fits_empty_cluster_by_search(const JobProfile& profile, const Topology& topo) {
   static const ComputeOptions kDefault{};
   const ClusterView v = idle_view(topo, kDefault);
   SearchSpec s;

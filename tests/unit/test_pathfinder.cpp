@@ -15,8 +15,10 @@
 
 #include "model/rng.h"
 #include "model/units.h"
+#include "random_scenarios.h"
 #include "scenario_builders.h"
 #include "sched/estimate.h"
+#include "sched/feasibility.h"
 #include "sched/pathfinder.h"
 #include "sim/placement.h"
 #include "sim/view.h"
@@ -931,6 +933,40 @@ TEST(PathfinderSize, SixteenRegionsSixtyFourStages) {
       EXPECT_LE(c.est_iteration_s, s.time_cap_s);
     }
   }
+}
+
+// fits_empty_cluster answers from one region when one holds every stage, else from the
+// search: both give the search's answer on every job shape of 200 random scenarios (2..9
+// regions, up to three GPU types, missing links), and each path decides cases both ways.
+TEST(Feasibility, OneRegionShortcutAgreesWithTheSearch) {
+  int by_one_region = 0, search_yes = 0, search_no = 0;
+  for (std::uint64_t k = 0; k < 200; ++k) {
+    const Scenario sc = testutil::random_case(20261203, k).scenario;
+    const Topology& topo = sc.topology;
+    for (int model = 0; model < static_cast<int>(sc.llms.size()); ++model) {
+      const LlmSpec& llm = sc.llms[static_cast<size_t>(model)];
+      for (int S = 1; S <= std::min(llm.layers, 12); ++S)
+        for (int g = 1; g <= 4; ++g)
+          for (int b = 1; b <= 2; ++b) {
+            const JobProfile p = make_profile(make_job(0.0, model, S, g, 8, 10, b), llm, sc.compute);
+            const bool fits = fits_empty_cluster(p, topo);
+            ASSERT_EQ(fits, fits_empty_cluster_by_search(p, topo)) << "case " << k << " S=" << S << " g=" << g << " b=" << b;
+            bool one_region = false;  // what the shortcut tests, spelled out
+            for (int r = 0; r < topo.num_regions(); ++r) {
+              bool all = topo.regions[static_cast<size_t>(r)].gpu_count >= S * g;
+              for (int i = 0; i < S && all; ++i) all = p.memory_bytes[static_cast<size_t>(i)] <= g * topo.gpu_of(r).memory_bytes;
+              one_region = one_region || all;
+            }
+            if (one_region) ++by_one_region;
+            else if (fits) ++search_yes;
+            else ++search_no;
+          }
+    }
+  }
+  EXPECT_GT(by_one_region, 100);
+  EXPECT_GT(search_yes, 100);  // the search finds placements no single region holds
+  EXPECT_GT(search_no, 100);   // and refuses jobs
+  std::cout << "one region " << by_one_region << ", search yes " << search_yes << ", search no " << search_no << "\n";
 }
 
 }  // namespace
