@@ -2,7 +2,8 @@
 # Do two versions of geopipe compute the same numbers? For changes that must not change results
 # (performance work): runs every sweep of sweeps/paper (realism/ included: the only sweeps with
 # the balanced split, 1F1B and egress), sweeps/quick.toml and sweeps/bench/throughput.toml with --save-jobs, and `geopipe run --scheduler all` with 5000
-# jobs, with both versions, and compares /metrics, /jobs and the run's metrics bit for bit,
+# jobs, with both versions, and compares /scenarios (the scenario keys that resume and merge
+# match by, and the axis values), /metrics, /jobs and the run's metrics bit for bit,
 # leaving out what may differ by design: wall-clock columns and the search-effort counters
 # (sched_searches, sched_search_nodes). Columns that only one version writes (a metric or a
 # per-job column added since OLD) are listed, not compared.
@@ -11,7 +12,7 @@
 # NEW defaults to build/src/geopipe. Exit 0: identical; 1: some output differs; 2: usage.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ $# -ge 1 ] || { sed -n '2,10p' "$0" >&2; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,12p' "$0" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'git worktree remove --force "$tmp/src-old" 2>/dev/null || true; git worktree remove --force "$tmp/src-new" 2>/dev/null || true; rm -rf "$tmp"' EXIT
 
@@ -56,7 +57,7 @@ def pick(d, names):
 for old in sorted(glob.glob(os.path.join(tmp, "old", "*.h5"))):
     name = os.path.basename(old)
     with h5py.File(old, "r") as a, h5py.File(os.path.join(tmp, "new", name), "r") as b:
-        for g in ("metrics", "jobs"):
+        for g in ("scenarios", "metrics", "jobs"):
             da, db = a[g][...], b[g][...]
             names, only = common(da, db)
             x, y = pick(da, names), pick(db, names)
