@@ -31,7 +31,7 @@ const char* const kNonAsciiMessage =
 
 class Scanner {
  public:
-  explicit Scanner(std::string_view s) : s_(s) {}
+  explicit Scanner(std::string_view s, std::vector<TomlCommentSpan>* comments = nullptr) : s_(s), comments_(comments) {}
 
   void run() {
     if (s_.substr(0, 3) == "\xEF\xBB\xBF") i_ = 3;  // UTF-8 byte order mark
@@ -48,7 +48,9 @@ class Scanner {
         continue;
       }
       if (c == '#') {
+        const std::size_t begin = i_;
         skip_comment();
+        if (comments_) note_comment(begin);
         continue;
       }
       const bool ok = c == '[' ? header() : keyval(header_depth_);
@@ -59,10 +61,15 @@ class Scanner {
         resync();
       }
     }
+    if (comments_ && !understood_all_) comments_->clear();
   }
 
  private:
   std::string_view s_;
+  std::vector<TomlCommentSpan>* comments_;
+  /// False once the scanner met text it does not understand: then toml++ may read what follows
+  /// differently (an unterminated string runs on), so no comment is removed (run()).
+  bool understood_all_ = true;
   std::size_t i_ = 0;
   int line_ = 1;
   std::size_t line_start_ = 0;
@@ -96,6 +103,20 @@ class Scanner {
   void skip_comment() {
     while (!eof() && s_[i_] != '\n') ++i_;
   }
+  /// Lists the top-level comment [begin, i_) (i_ at its '\n' or the end) if toml++ may be spared
+  /// it (scan_toml_limits' contract): after the start of a line, a space or a tab; printable
+  /// ASCII and tabs only, up to "\n", "\r\n" or the end.
+  void note_comment(std::size_t begin) {
+    if (begin > 0 && s_[begin - 1] != ' ' && s_[begin - 1] != '\t' && s_[begin - 1] != '\n') return;
+    std::size_t end = i_;
+    if (end > begin + 1 && s_[end - 1] == '\r' && end < s_.size()) --end;  // "\r\n": keep the break
+    for (std::size_t k = begin + 1; k < end; ++k) {
+      const char c = s_[k];
+      if (!(c == '\t' || (c >= 0x20 && c <= 0x7E))) return;
+    }
+    comments_->push_back({begin, end});
+  }
+
   /// Whitespace, newlines and comments (inside arrays).
   void skip_ws_nl() {
     while (!eof()) {
@@ -115,6 +136,7 @@ class Scanner {
   /// valid TOML, and toml++ 3.3 reaches __builtin_unreachable() on some non-ASCII characters in
   /// it while reporting the error: a non-ASCII byte there is refused first.
   void resync() {
+    understood_all_ = false;
     while (!eof() && s_[i_] != '\n') {
       if (static_cast<unsigned char>(s_[i_]) >= 0x80) fail(i_, kNonAsciiMessage);
       ++i_;
@@ -378,12 +400,14 @@ std::pair<int, int> position_of(std::string_view s, std::size_t at) {
 
 }  // namespace
 
-std::optional<TomlLimitViolation> scan_toml_limits(std::string_view text) {
+namespace {
+
+std::optional<TomlLimitViolation> scan(std::string_view text, std::vector<TomlCommentSpan>* comments) {
   if (text.size() > kMaxTomlBytes)
     return TomlLimitViolation{0, 0, "TOML text of " + std::to_string(text.size()) + " bytes is too large (expected at most " +
                                         std::to_string(kMaxTomlBytes >> 20) + " MiB)"};
   try {
-    Scanner(text).run();
+    Scanner(text, comments).run();
   } catch (const Violation& v) {
     return v.v;
   }
@@ -392,6 +416,35 @@ std::optional<TomlLimitViolation> scan_toml_limits(std::string_view text) {
     return TomlLimitViolation{line, col, kNonAsciiMessage};
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<TomlLimitViolation> scan_toml_limits(std::string_view text) { return scan(text, nullptr); }
+
+std::optional<TomlLimitViolation> scan_toml_limits(std::string_view text, std::vector<TomlCommentSpan>& comments) {
+  comments.clear();
+  auto v = scan(text, &comments);
+  if (v) comments.clear();
+  // A comment on the last line stays: toml++ ends the document's own region (the root table's
+  // source().end) at the last character it read.
+  if (!comments.empty()) {
+    const std::string_view rest = text.substr(comments.back().end);
+    if (rest.empty() || rest == "\n" || rest == "\r\n") comments.pop_back();
+  }
+  return v;
+}
+
+std::string without_comments(std::string_view text, const std::vector<TomlCommentSpan>& comments) {
+  std::string out;
+  out.reserve(text.size());
+  std::size_t at = 0;
+  for (const TomlCommentSpan& c : comments) {
+    out.append(text.substr(at, c.begin - at));
+    at = c.end;
+  }
+  out.append(text.substr(at));
+  return out;
 }
 
 void check_toml_limits(std::string_view text, const std::string& file) {

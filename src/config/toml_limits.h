@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace geopipe::config {
 
@@ -37,6 +38,25 @@ struct TomlLimitViolation {
 /// resumes on the next line, so such text cannot hide a deep key from the check.
 /// Linear time, constant memory.
 std::optional<TomlLimitViolation> scan_toml_limits(std::string_view text);
+
+/// A comment that toml++ need not read, as byte offsets [begin, end) of `text` (from the '#' to
+/// the line break or the end of the text).
+struct TomlCommentSpan {
+  std::size_t begin = 0, end = 0;
+};
+
+/// scan_toml_limits(), also listing in `comments` (cleared first) the comments that can be
+/// removed from the text without changing anything toml++ makes of it: comments of the top
+/// level (a whole line, or after a key/value pair or a table header; not inside arrays or inline
+/// tables), after the start of a line, a space or a tab, holding only printable ASCII and tabs,
+/// and ending at "\n" or "\r\n", not on the last line (toml++ ends the document's region at the
+/// last character it reads). A comment ends its line, so removing it
+/// moves no other token: every node keeps its line and column. Whatever is unusual in a comment
+/// (a control character, a lone "\r", non-ASCII text) leaves it for toml++ to read and judge.
+std::optional<TomlLimitViolation> scan_toml_limits(std::string_view text, std::vector<TomlCommentSpan>& comments);
+
+/// `text` without `comments` (sorted, disjoint, as scan_toml_limits lists them).
+std::string without_comments(std::string_view text, const std::vector<TomlCommentSpan>& comments);
 
 /// scan_toml_limits(), throwing InputError(file, line, column, message) on a violation.
 void check_toml_limits(std::string_view text, const std::string& file);

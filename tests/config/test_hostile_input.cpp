@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -623,6 +624,127 @@ TEST(HostileSize, LongAxesLoadInLinearTime) {
   EXPECT_EQ(load_sweep_file(s).num_points(), 20000u);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_LT(secs, 60.0);  // about 3 s; quadratic it took minutes
+}
+
+// ============================================================================================
+// 7. parse_toml hands toml++ the text without the comments scan_toml_limits lists
+// (config/toml_limits.h): that must change nothing toml++ makes of any text.
+// ============================================================================================
+
+std::string read_all(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+/// Every node (and key) of `a` and `b`, two equal documents, at the same line and column.
+void expect_same_places(const toml::node& a, const toml::node& b, const std::string& where) {
+  EXPECT_EQ(a.source().begin, b.source().begin) << where;
+  EXPECT_EQ(a.source().end, b.source().end) << where;
+  if (const toml::table* ta = a.as_table()) {
+    const toml::table* tb = b.as_table();
+    ASSERT_NE(tb, nullptr) << where;
+    auto ib = tb->begin();
+    for (auto ia = ta->begin(); ia != ta->end() && ib != tb->end(); ++ia, ++ib) {
+      const std::string w = where + "." + std::string(ia->first.str());
+      EXPECT_EQ(ia->first.source().begin, ib->first.source().begin) << w;
+      expect_same_places(ia->second, ib->second, w);
+    }
+  } else if (const toml::array* aa = a.as_array()) {
+    const toml::array* ab = b.as_array();
+    ASSERT_NE(ab, nullptr) << where;
+    for (std::size_t i = 0; i < aa->size() && i < ab->size(); ++i)
+      expect_same_places(*aa->get(i), *ab->get(i), where + "[" + std::to_string(i) + "]");
+  }
+}
+
+/// toml++'s verdict on `text`: the document, or its error message and place.
+struct Verdict {
+  std::optional<toml::table> doc;
+  std::string error;
+};
+Verdict toml_verdict(std::string_view text) {
+  Verdict v;
+  try {
+    v.doc = toml::parse(text, std::string_view("f.toml"));
+  } catch (const toml::parse_error& e) {
+    std::ostringstream os;
+    os << e.source().begin << " .. " << e.source().end << ": " << e.description();
+    v.error = os.str();
+  }
+  return v;
+}
+
+// Every TOML file of the repository (scenarios, sweeps, the bad-input files) and every fuzz
+// regression input: the text without its listed comments parses to an equal document with every
+// node at the same place, or fails with the same message at the same place.
+TEST(TomlComments, RemovingThemChangesNothingTomlppMakesOfEveryInputFile) {
+  const fs::path root = GEOPIPE_SOURCE_DIR;
+  std::vector<fs::path> files;
+  for (const char* dir : {"sweeps", "tests", "results", "docs"})
+    for (const auto& e : fs::recursive_directory_iterator(root / dir))
+      if (e.is_regular_file() && (e.path().extension() == ".toml" || e.path().string().find("fuzz/regressions/") != std::string::npos))
+        files.push_back(e.path());
+  int with_comments = 0, failing = 0;
+  for (const fs::path& f : files) {
+    const std::string text = read_all(f);
+    std::vector<TomlCommentSpan> comments;
+    if (scan_toml_limits(text, comments) || comments.empty()) continue;
+    ++with_comments;
+    const Verdict a = toml_verdict(text), b = toml_verdict(without_comments(text, comments));
+    EXPECT_EQ(a.error, b.error) << f;
+    failing += !a.error.empty();
+    if (a.doc && b.doc) {
+      EXPECT_TRUE(*a.doc == *b.doc) << f;
+      expect_same_places(*a.doc, *b.doc, f.string());
+    }
+  }
+  EXPECT_GT(with_comments, 100);  // 190 TOML files in the repository, most of them commented
+  EXPECT_GE(failing, 2);          // and syntax errors among them (tests/config/bad/syntax_*)
+}
+
+// Which comments are listed: plain ones of the top level only; the rest is toml++'s to read.
+TEST(TomlComments, OnlyPlainTopLevelCommentsAreListed) {
+  auto listed = [](const std::string& text) {
+    std::vector<TomlCommentSpan> c;
+    EXPECT_FALSE(scan_toml_limits(text, c)) << text;
+    std::string out;
+    for (const TomlCommentSpan& s : c) out += "[" + text.substr(s.begin, s.end - s.begin) + "]";
+    return out;
+  };
+  EXPECT_EQ(listed("# head\na = 1 # one\n[t] # tab\t\nb = \"#x\" #\nc = 1\n"), "[# head][# one][# tab\t][#]");
+  EXPECT_EQ(listed("a = 1 # crlf\r\nb = 2 # x\nc = 3\n"), "[# crlf][# x]");  // the break stays
+  EXPECT_EQ(listed("a = 1 # x\nb = 2 # last line\n"), "[# x]");          // the last line stays
+  EXPECT_EQ(listed("a = 1# tight\n"), "");                                  // not after a space
+  EXPECT_EQ(listed("a = 1 # bell\x07\n"), "");                              // a control character
+  EXPECT_EQ(listed("a = 1 # lone\rcr\n"), "");                              // a lone CR
+  EXPECT_EQ(listed("a = 1 # caf\xC3\xA9\n"), "");                           // non-ASCII
+  EXPECT_EQ(listed("x = [1, # in an array\n 2]\ny = { a = 1 }\n"), "");     // inside brackets
+  EXPECT_EQ(listed("s = \"\"\"\n# text\n\"\"\"\n"), "");                    // inside a string
+  EXPECT_EQ(listed("s = \"open\n# after\n"), "");      // the scanner lost its way: nothing
+  // Errors toml++ finds in text the scanner understands, around removed comments: the same
+  // message at the same place.
+  for (const std::string bad : {"a = 1 # c\na = 2 # c\nz = 0\n", "# c\nb = tru # c\nz = 0\n", "a = 01 # c\nz = 0\n",
+                                "# c\n[t] # c\n[t] # c\nz = 0\n", "d = 1979-13-27 # c\nz = 0\n", "a = 1 # c\na.b = 2 # c\nz = 0\n"}) {
+    std::vector<TomlCommentSpan> cs;
+    ASSERT_FALSE(scan_toml_limits(bad, cs)) << bad;
+    EXPECT_FALSE(cs.empty()) << bad;
+    const Verdict x = toml_verdict(bad), y = toml_verdict(without_comments(bad, cs));
+    EXPECT_FALSE(x.error.empty()) << bad;
+    EXPECT_EQ(x.error, y.error) << bad;
+  }
+  // Text the scanner does not understand keeps all its comments.
+  for (const std::string bad : {"a = 1 # c\nb = \n# c\nc = 1\n", "# c\n[t # c\n# c\nx = 1\n", "x = [1,\n# c\n2\n# c\ny = 1\n"}) {
+    EXPECT_EQ(listed(bad), "") << bad;
+  }
+  // The removal keeps every place: the value after a removed comment is where it was.
+  const std::string text = "# c\na = 1 # c\nb = 2\n";
+  std::vector<TomlCommentSpan> c;
+  ASSERT_FALSE(scan_toml_limits(text, c));
+  const toml::table t = toml::parse(without_comments(text, c));
+  EXPECT_EQ(t.get("b")->source().begin.line, 3u);
+  EXPECT_EQ(t.get("b")->source().begin.column, 5u);
 }
 
 }  // namespace
