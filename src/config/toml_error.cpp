@@ -101,7 +101,7 @@ toml::table parse_toml(std::string_view text, const std::string& file) {
   // can be spared (a third of a commented scenario's bytes; toml++ reads ~100 instructions per
   // byte): without them every node keeps its line and column (config/toml_limits.h).
   std::vector<TomlCommentSpan> comments;
-  if (auto v = scan_toml_limits(text, comments)) throw InputError(file, v->line, v->column, v->message);
+  check_toml_limits(text, file, comments);
   std::string shorter;
   if (!comments.empty()) shorter = without_comments(text, comments);
   toml::table t;

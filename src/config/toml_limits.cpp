@@ -451,4 +451,8 @@ void check_toml_limits(std::string_view text, const std::string& file) {
   if (auto v = scan_toml_limits(text)) throw InputError(file, v->line, v->column, v->message);
 }
 
+void check_toml_limits(std::string_view text, const std::string& file, std::vector<TomlCommentSpan>& comments) {
+  if (auto v = scan_toml_limits(text, comments)) throw InputError(file, v->line, v->column, v->message);
+}
+
 }  // namespace geopipe::config

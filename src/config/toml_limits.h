@@ -61,4 +61,7 @@ std::string without_comments(std::string_view text, const std::vector<TomlCommen
 /// scan_toml_limits(), throwing InputError(file, line, column, message) on a violation.
 void check_toml_limits(std::string_view text, const std::string& file);
 
+/// The same, listing the comments toml++ may be spared (scan_toml_limits above).
+void check_toml_limits(std::string_view text, const std::string& file, std::vector<TomlCommentSpan>& comments);
+
 }  // namespace geopipe::config
