@@ -236,6 +236,82 @@ inline std::size_t str_width(const std::string& path, const char* dset, const ch
   return width;
 }
 
+/// Everything a reader can learn of a dataset, as text: its type (as HDF5 encodes it), shape,
+/// chunk size, filters, fill value and every row's bytes in the file's type.
+inline std::string dataset_image(const std::string& path, const char* name) {
+  hid_t f = open_raw(path);
+  hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+  hid_t ft = H5Dget_type(d);
+  hid_t sp = H5Dget_space(d);
+  hid_t dcpl = H5Dget_create_plist(d);
+  hsize_t n = 0, maxn = 0, chunk = 0;
+  H5Sget_simple_extent_dims(sp, &n, &maxn);
+  H5Pget_chunk(dcpl, 1, &chunk);
+  std::size_t tsize = 0;
+  H5Tencode(ft, nullptr, &tsize);
+  std::string type(tsize, '\0');
+  H5Tencode(ft, type.data(), &tsize);
+  const std::size_t row = H5Tget_size(ft);
+  std::string fill(row, '\0'), rows(static_cast<std::size_t>(n) * row, '\0');
+  H5Pget_fill_value(dcpl, ft, fill.data());
+  const herr_t rc = n ? H5Dread(d, ft, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows.data()) : 0;
+  std::string out = std::string(name) + " type " + type + " rows " + std::to_string(n) + " max " + std::to_string(maxn) +
+                    " chunk " + std::to_string(chunk) + " filters";
+  for (int i = 0; i < H5Pget_nfilters(dcpl); ++i) {
+    unsigned flags = 0, cd[8] = {0};
+    std::size_t ncd = 8;
+    out += " " + std::to_string(H5Pget_filter2(dcpl, static_cast<unsigned>(i), &flags, &ncd, cd, 0, nullptr, nullptr));
+    for (std::size_t k = 0; k < ncd && k < 8; ++k) out += ":" + std::to_string(cd[k]);
+  }
+  out += " fill " + fill + " data " + rows;
+  H5Pclose(dcpl);
+  H5Sclose(sp);
+  H5Tclose(ft);
+  H5Dclose(d);
+  H5Fclose(f);
+  if (rc < 0) throw std::runtime_error(std::string("cannot read ") + name);
+  return out;
+}
+
+/// Every root attribute as "name=value" lines (strings as text, numbers as their bytes).
+inline std::string root_attributes(const std::string& path) {
+  hid_t f = open_raw(path);
+  std::string out;
+  const hsize_t count = [&] {
+    H5O_info_t info;
+    H5Oget_info2(f, &info, H5O_INFO_NUM_ATTRS);
+    return info.num_attrs;
+  }();
+  for (hsize_t i = 0; i < count; ++i) {
+    hid_t a = H5Aopen_by_idx(f, ".", H5_INDEX_NAME, H5_ITER_INC, i, H5P_DEFAULT, H5P_DEFAULT);
+    char name[256] = {0};
+    H5Aget_name(a, sizeof name - 1, name);
+    hid_t t = H5Aget_type(a), sp = H5Aget_space(a);
+    const auto np = static_cast<std::size_t>(H5Sget_simple_extent_npoints(sp));
+    out += std::string(name) + "=";
+    if (H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) > 0) {
+      std::vector<char*> v(np, nullptr);
+      hid_t mt = H5Tcopy(H5T_C_S1);
+      H5Tset_size(mt, H5T_VARIABLE);
+      H5Tset_cset(mt, H5Tget_cset(t));
+      H5Aread(a, mt, v.data());
+      for (char* s : v) out += std::string(s ? s : "") + ";";
+      H5Dvlen_reclaim(mt, sp, H5P_DEFAULT, v.data());
+      H5Tclose(mt);
+    } else {
+      std::string bytes(np * H5Tget_size(t), '\0');
+      H5Aread(a, t, bytes.data());
+      out += bytes;
+    }
+    out += "\n";
+    H5Sclose(sp);
+    H5Tclose(t);
+    H5Aclose(a);
+  }
+  H5Fclose(f);
+  return out;
+}
+
 inline bool has_dataset(const std::string& path, const char* name) {
   hid_t f = open_raw(path);
   const bool r = H5Lexists(f, name, H5P_DEFAULT) > 0;

@@ -294,6 +294,94 @@ TEST(H5Store, FinalizeWithMissingRowsLeavesIncomplete) {
   EXPECT_FALSE(ResultStore::read(path).meta.complete);
 }
 
+// finalize() keeps a file that holds every row in the rebuild's order, each chunk written once
+// (docs/hdf5-format.md, "Finalize"): a reader sees the file the rebuild writes, table by table
+// (type, shape, chunks, filters, fill value, every byte of every row) and attribute by
+// attribute. Any other history takes the rebuild, to the same contents.
+TEST(H5Store, FinalizeKeepsAFileAlreadyInTheRebuildsOrder) {
+  TempDir dir;
+  const auto spec = small_spec();
+  const Plan plan(2, 2, 2);
+  // Jobs by job_id (small_result lists job 1 first, which the rebuild sorts).
+  const auto result = [](std::int64_t id, bool jobs) {
+    ScenarioResult r = small_result(id, jobs);
+    std::reverse(r.jobs.begin(), r.jobs.end());
+    return r;
+  };
+  const auto image = [](const std::string& path, bool jobs) {
+    std::string out = root_attributes(path);
+    for (const char* t : {"scenarios", "metrics", "errors", "parameters"}) out += dataset_image(path, t) + "\n";
+    if (jobs) out += dataset_image(path, "jobs") + "\n";
+    return out;
+  };
+  for (const bool jobs : {false, true}) {
+    SCOPED_TRACE(jobs ? "with /jobs" : "without /jobs");
+    const std::string ref = dir.file(jobs ? "ref-jobs.h5" : "ref.h5");
+    {
+      auto store = ResultStore::create(ref, small_meta(), spec, plan, jobs);
+      for (std::int64_t id : {5, 2, 7, 0, 3, 1, 6, 4}) store->append(result(id, jobs));
+      store->finalize();
+      EXPECT_FALSE(store->finalized_as_written());  // ids out of order: rebuilt
+    }
+    ASSERT_TRUE(ResultStore::read(ref).meta.complete);
+    const std::string want = image(ref, jobs);
+    // name, then how the rows arrive: each case's file must read as the reference.
+    struct Case {
+      const char* name;
+      bool kept;
+      std::function<void(ResultStore&)> fill;
+    };
+    const auto in_order = [&](ResultStore& s, std::int64_t from, std::int64_t to) {
+      for (std::int64_t id = from; id < to; ++id) s.append(result(id, jobs));
+    };
+    const std::vector<Case> cases = {
+        {"in order", true, [&](ResultStore& s) { in_order(s, 0, 8); }},
+        {"in order, background creation", true, {}},
+        // a flush after 4 scenarios: the next rows start inside a chunk (8 rows) written before
+        {"a flush inside a chunk", false,
+         [&](ResultStore& s) {
+           in_order(s, 0, 4);
+           s.flush();
+           in_order(s, 4, 8);
+         }},
+        {"two ids swapped", false,
+         [&](ResultStore& s) {
+           in_order(s, 0, 6);
+           s.append(result(7, jobs));
+           s.append(result(6, jobs));
+         }},
+        {"jobs out of job_id order", !jobs,
+         [&](ResultStore& s) {
+           for (std::int64_t id = 0; id < 8; ++id) s.append(small_result(id, jobs));
+         }},
+    };
+    for (const Case& c : cases) {
+      SCOPED_TRACE(c.name);
+      const std::string path = dir.file(std::string(jobs ? "jobs-" : "") + c.name + ".h5");
+      std::unique_ptr<ResultStore> store;
+      if (c.fill) {
+        store = ResultStore::create(path, small_meta(), spec, plan, jobs);
+        c.fill(*store);
+      } else {
+        store = ResultStore::create_in_background(path, small_meta(), spec, plan, jobs);
+        in_order(*store, 0, 8);
+      }
+      store->finalize();
+      EXPECT_EQ(store->finalized_as_written(), c.kept);
+      store.reset();
+      EXPECT_FALSE(fs::exists(path + ".final-tmp"));
+      EXPECT_TRUE(image(path, jobs) == want) << "the file reads differently from the rebuilt one";
+    }
+  }
+  // Missing rows: rebuilt, and not complete.
+  const std::string partial = dir.file("partial.h5");
+  auto store = ResultStore::create(partial, small_meta(), spec, plan, false);
+  for (std::int64_t id = 0; id < 7; ++id) store->append(small_result(id, false));
+  store->finalize();
+  EXPECT_FALSE(store->finalized_as_written());
+  EXPECT_FALSE(ResultStore::read(partial).meta.complete);
+}
+
 TEST(H5Store, FlushMakesRowsVisibleToAConcurrentReader) {
   TempDir dir;
   const std::string path = dir.file("live.h5");

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -392,6 +393,21 @@ void finish_new(Writer& w, const StoreMeta& meta, bool swmr, const std::string& 
   w.stype.reset();
   if (swmr) w_check(H5Fstart_swmr_write(w.file.get()), shown, "switching to SWMR-write mode");
   w_check(H5Fflush(w.file.get(), H5F_SCOPE_GLOBAL), shown, "flushing the file");
+}
+
+Writer copy_marked_complete(const std::string& from, const std::string& tmp, const std::string& shown) {
+  std::error_code ec;
+  fs::copy_file(from, tmp, fs::copy_options::overwrite_existing, ec);
+  if (ec) throw std::runtime_error(shown + ": cannot copy '" + from + "' to '" + tmp + "': " + ec.message());
+  const std::string op = "marking the file complete";
+  Writer w;
+  Hid fapl = w_hid(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, shown, op);
+  w_check(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_LATEST, H5F_LIBVER_LATEST), shown, op);
+  w.file = w_hid(H5Fopen(tmp.c_str(), H5F_ACC_RDWR, fapl.get()), H5Fclose, shown, op);
+  Hid a = w_hid(H5Aopen(w.file.get(), "complete", H5P_DEFAULT), H5Aclose, shown, op);
+  const std::int8_t one = 1;
+  w_check(H5Awrite(a.get(), H5T_NATIVE_INT8, &one), shown, op);
+  return w;
 }
 
 Writer produce(const std::string& tmp, const std::string& path, bool must_not_exist, bool keep_open,

@@ -90,6 +90,12 @@ Writer open_new(const std::string& fpath, const std::string& shown, const Layout
 /// or changed in the file's structure afterwards). Flushes.
 void finish_new(Writer& w, const StoreMeta& meta, bool swmr, const std::string& shown);
 
+/// Copies the closed file `from` byte for byte to `tmp` (its placeholder) and sets the copy's
+/// `complete` attribute to 1; returns the copy open. ResultStore::finalize() commits it in place
+/// of a rebuild when the file already holds exactly the rows a rebuild would write, in its
+/// order (docs/hdf5-format.md, "Finalize"). `shown` names the output in messages.
+Writer copy_marked_complete(const std::string& from, const std::string& tmp, const std::string& shown);
+
 struct Input;
 
 /// One row of /parameters (format 4): a parameter of the resolved base of the file's points and

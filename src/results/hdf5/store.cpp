@@ -175,12 +175,20 @@ struct ResultStore::Impl {
   bool has_jobs = false;         ///< w.jlayout has fields
   bool open = false;
   bool finalized = false;
+  bool finalized_as_written = false;  ///< finalize() kept the file as written (no rebuild)
   bool jobs_unflushed = false;  ///< /jobs rows written since the last H5Fflush
   bool dirty = false;           ///< rows written since the last H5Fflush
   bool durable = false;         ///< fsync after every H5Fflush
   Rows mbuf{metrics_layout().size}, ebuf{errors_layout().size}, jbuf;
   Layout jlayout;                ///< of /jobs (= w.jlayout once the file exists); no fields: none
   std::uint64_t written = 0;
+  /// Does the file hold its rows as a rebuild would write them, so that finalize() may keep it
+  /// as written (docs/hdf5-format.md, "Finalize")? Only a file this store created; cleared by an
+  /// append out of the rebuild's order (ids ascending, each once; a scenario's jobs by job_id)
+  /// and by a write that starts inside a chunk (that chunk is then written twice: in SWMR mode
+  /// the first copy's space is never reused, and a rebuild reclaims it).
+  bool as_rebuilt = false;
+  std::int64_t last_id = -1;  ///< of the last append (while as_rebuilt)
   /// The file being written by another thread (create_in_background), until wait_created().
   std::future<Writer> creating;
 
@@ -197,8 +205,14 @@ struct ResultStore::Impl {
     }
   }
 
+  /// A write of rows at row `at` of `name`: clears as_rebuilt unless `at` starts a chunk.
+  void note_write(hid_t dset, hsize_t at, const char* name) {
+    if (as_rebuilt && at % chunk_rows(dset, path, name) != 0) as_rebuilt = false;
+  }
+
   void write_jobs() {
     if (jbuf.n == 0) return;
+    note_write(w.jobs.get(), w.j_rows, "jobs");
     write_rows(w.jobs.get(), w.jtype.get(), w.j_rows, jbuf, 0, jbuf.n, path, "jobs");
     jbuf.clear();
     jobs_unflushed = true;
@@ -242,11 +256,13 @@ struct ResultStore::Impl {
     write_jobs();
     if (jobs_unflushed && (mbuf.n > 0 || ebuf.n > 0)) gflush();
     if (ebuf.n > 0) {
+      note_write(w.errors.get(), w.e_rows, "errors");
       write_rows(w.errors.get(), w.etype.get(), w.e_rows, ebuf, 0, ebuf.n, path, "errors");
       ebuf.clear();
       dirty = true;
     }
     if (mbuf.n > 0) {
+      note_write(w.metrics.get(), w.m_rows, "metrics");
       write_rows(w.metrics.get(), w.mtype.get(), w.m_rows, mbuf, 0, mbuf.n, path, "metrics");
       mbuf.clear();
       dirty = true;
@@ -331,7 +347,9 @@ std::unique_ptr<ResultStore> ResultStore::create(const std::string& path, const 
   const std::string tmp = path + ".create-tmp";
   prepare_tmp(tmp, path);
   Writer w = write_new_file(tmp, path, new_file_meta(meta, spec, plan), scenario_layout(spec), spec, plan, save_jobs);
-  return std::unique_ptr<ResultStore>(new ResultStore(Impl::make(path, std::move(w), 0)));
+  auto impl = Impl::make(path, std::move(w), 0);
+  impl->as_rebuilt = true;
+  return std::unique_ptr<ResultStore>(new ResultStore(std::move(impl)));
 }
 
 std::unique_ptr<ResultStore> ResultStore::create_in_background(const std::string& path, const StoreMeta& meta,
@@ -344,6 +362,7 @@ std::unique_ptr<ResultStore> ResultStore::create_in_background(const std::string
   auto impl = std::make_unique<Impl>();
   impl->path = path;
   impl->open = true;
+  impl->as_rebuilt = true;
   impl->has_jobs = save_jobs;
   if (save_jobs) impl->jlayout = jobs_layout(spec.job_text);  // what open_new gives /jobs
   impl->jbuf = Rows(impl->jlayout.size);
@@ -496,6 +515,13 @@ void ResultStore::append(const ScenarioResult& r) {
   Impl& s = *impl_;  // rows are packed without the Lock (no HDF5), which a write then takes
   if (!s.open) throw std::logic_error("ResultStore::append: the store is closed (" + s.path + ")");
   if (r.id < 0) throw std::invalid_argument("ResultStore::append: negative scenario id");
+  if (s.as_rebuilt) {  // the rebuild's order: ids ascending, each once; a scenario's jobs by job_id
+    bool in_order = r.id > s.last_id;
+    if (r.ok && s.has_jobs)
+      for (std::size_t j = 1; in_order && j < r.jobs.size(); ++j) in_order = r.jobs[j - 1].job_id < r.jobs[j].job_id;
+    s.as_rebuilt = in_order;
+    s.last_id = r.id;
+  }
   if (r.ok) {
     if (s.has_jobs) {  // all of the scenario's job rows, or none (put_job_row may throw)
       const std::size_t before = s.jbuf.n;
@@ -551,12 +577,20 @@ void ResultStore::finalize() {
   if (!s.open) throw std::logic_error("ResultStore::finalize: the store is closed (" + s.path + ")");
   s.flush();
   s.close();
-  produce(s.path + ".final-tmp", s.path, /*must_not_exist=*/false, /*keep_open=*/false,
-          [&](const std::string& tmp) { return rebuild({s.path}, tmp, s.path, Rebuild::Finalize, "", nullptr); });
+  // Every scenario of the file has its one row, written in the rebuild's order, no chunk twice:
+  // the file is what a rebuild would write (docs/hdf5-format.md, "Finalize"), so it is kept
+  // (copied, marked complete, renamed over itself) instead of read back and compressed again.
+  s.finalized_as_written = s.as_rebuilt && s.written == s.w.s_rows;
+  produce(s.path + ".final-tmp", s.path, /*must_not_exist=*/false, /*keep_open=*/false, [&](const std::string& tmp) {
+    if (s.finalized_as_written) return copy_marked_complete(s.path, tmp, s.path);
+    return rebuild({s.path}, tmp, s.path, Rebuild::Finalize, "", nullptr);
+  });
   s.finalized = true;
 }
 
 std::uint64_t ResultStore::rows_written() const { return impl_->written; }
+
+bool ResultStore::finalized_as_written() const { return impl_->finalized_as_written; }
 
 void ResultStore::set_durable(bool on) { impl_->durable = on; }  // no HDF5: no Lock (see append)
 

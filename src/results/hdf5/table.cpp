@@ -401,6 +401,14 @@ void write_rows(hid_t dset, hid_t type, hsize_t& in_file, const Rows& rows, std:
   in_file = total;
 }
 
+hsize_t chunk_rows(hid_t dset, const std::string& path, const std::string& name) {
+  const std::string op = "read the chunk size of /" + name;
+  Hid dcpl = r_hid(H5Dget_create_plist(dset), H5Pclose, path, op);
+  hsize_t rows = 0;
+  if (H5Pget_chunk(dcpl.get(), 1, &rows) != 1 || rows == 0) not_geopipe(path, "/" + name + " is not chunked by rows");
+  return rows;
+}
+
 hsize_t table_rows(hid_t dset, const std::string& path, const std::string& name) {
   Hid sp = r_hid(H5Dget_space(dset), H5Sclose, path, "read the size of /" + name);
   if (H5Sget_simple_extent_ndims(sp.get()) != 1) not_geopipe(path, "/" + name + " is not one-dimensional");

@@ -174,6 +174,9 @@ Hid create_table(hid_t file, const char* name, hid_t type, const Layout& l, hsiz
 void write_rows(hid_t dset, hid_t type, hsize_t& in_file, const Rows& rows, std::size_t first,
                 std::size_t n, const std::string& path, const std::string& name);
 
+/// The rows per chunk of a chunked one-dimensional dataset.
+hsize_t chunk_rows(hid_t dset, const std::string& path, const std::string& name);
+
 /// The number of rows of a one-dimensional dataset.
 hsize_t table_rows(hid_t dset, const std::string& path, const std::string& name);
 
