@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets (tests/fuzz, clang-14, build-fuzz/) and fuzzes each for a bounded
 # time (docs/design.md, "Tests").
 #
-#   scripts/fuzz.sh [scenario|sweep|trace|points|trace_import|all] [SECONDS]     default: all 60
+#   scripts/fuzz.sh [scenario|sweep|trace|points|trace_import|toml_comments|all] [SECONDS]     default: all 60
 #   FUZZ_SEED=N scripts/fuzz.sh ...                          one process from seed N (CI)
 #
 # For each target: first every file of tests/fuzz/regressions/<target>/ runs once (a file that
@@ -25,9 +25,9 @@ root=$PWD
 which=${1:-all}
 seconds=${2:-60}
 case "$which" in
-  all) targets=(scenario sweep trace points trace_import) ;;
-  scenario|sweep|trace|points|trace_import) targets=("$which") ;;
-  *) echo "usage: $0 [scenario|sweep|trace|points|trace_import|all] [SECONDS]" >&2; exit 2 ;;
+  all) targets=(scenario sweep trace points trace_import toml_comments) ;;
+  scenario|sweep|trace|points|trace_import|toml_comments) targets=("$which") ;;
+  *) echo "usage: $0 [scenario|sweep|trace|points|trace_import|toml_comments|all] [SECONDS]" >&2; exit 2 ;;
 esac
 [[ "$seconds" =~ ^[0-9]+$ ]] || { echo "fuzz.sh: SECONDS must be a whole number, got '$seconds'" >&2; exit 2; }
 
@@ -96,6 +96,13 @@ seeds() {
         esac
         { printf "\\$(printf '%03o' "$b")"; cat "$f"; } >"$dir/$(basename "$f")"
         [ "$b" -eq 3 ] || { printf "\\$(printf '%03o' $((b + 252)))"; cat "$f"; } >"$dir/all-options-$(basename "$f")"
+      done
+      ;;
+    toml_comments)
+      # Every TOML file the repository ships or tests with, commented or not.
+      for f in tests/config/good/*.toml tests/config/bad/*.toml sweeps/*.toml sweeps/base/*.toml sweeps/paper/*.toml \
+        tests/config/sweeps/good/*.toml tests/config/sweeps/bad/*.toml; do
+        cp "$f" "$dir/$(basename "$(dirname "$f")")-$(basename "$f")"
       done
       ;;
     points)

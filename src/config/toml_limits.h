@@ -53,6 +53,8 @@ struct TomlCommentSpan {
 /// last character it reads). A comment ends its line, so removing it
 /// moves no other token: every node keeps its line and column. Whatever is unusual in a comment
 /// (a control character, a lone "\r", non-ASCII text) leaves it for toml++ to read and judge.
+/// A text that is not well-formed UTF-8 has none listed (where toml++ reports the bad sequence
+/// depends on byte offsets).
 std::optional<TomlLimitViolation> scan_toml_limits(std::string_view text, std::vector<TomlCommentSpan>& comments);
 
 /// `text` without `comments` (sorted, disjoint, as scan_toml_limits lists them).
