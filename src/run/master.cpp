@@ -6,7 +6,9 @@
 
 #include <chrono>
 #include <iostream>
+#include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include "plan/dispatch.h"
@@ -31,14 +33,58 @@ constexpr double kStopGraceS = 30.0;
 constexpr std::chrono::microseconds kLocalWait{50'000};
 /// The MPI polling period: a worker waits at most ~1 ms for its next batch.
 constexpr std::chrono::microseconds kMpiPoll{1'000};
+/// (point, seed) pairs per thread in the batch a StartedMaster computes before its output exists.
+constexpr int kStartPairsPerThread = 4;
+
+}  // namespace
+
+// Not in the anonymous namespace: StartedMaster::Impl holds a Master.
+namespace master_internal {
+
+/// The output of a master, given at its construction or later (StartedMaster): nothing is
+/// appended, flushed or finalized before it is set.
+class SinkSlot final : public ResultSink {
+ public:
+  void set(ResultSink& sink) { to_ = &sink; }
+  void append(const ScenarioResult& r) override { target().append(r); }
+  void flush() override { target().flush(); }
+  void finalize() override { target().finalize(); }
+
+ private:
+  ResultSink& target() {
+    if (!to_) throw std::logic_error("sweep master: results before the output was given");
+    return *to_;
+  }
+  ResultSink* to_ = nullptr;
+};
 
 class Master {
  public:
-  Master(const SweepOptions& opt, const ExecContext& cx, ResultSink& sink, const std::vector<std::int64_t>& done,
+  /// `sink`: the output, or null until attach().
+  Master(const SweepOptions& opt, const ExecContext& cx, ResultSink* sink, const std::vector<std::int64_t>& done,
          int ranks, int threads, bool mpi, const RoundOptions& round)
-      : opt_(opt), sink_(sink), round_(round), cursor_(*cx.plan, done, round.allowance),
+      : opt_(opt), round_(round), cursor_(*cx.plan, done, round.allowance),
         progress_(cursor_.remaining(), total_of(cx, round) - cursor_.remaining(), opt.quiet, opt.progress_interval_s),
-        sizer_(threads, ranks), local_(cx), reorder_(sink), mpi_(mpi), workers_left_(ranks - 1) {}
+        sizer_(threads, ranks), local_(cx), reorder_(sink_), mpi_(mpi), workers_left_(ranks - 1),
+        start_ids_(static_cast<std::uint64_t>(kStartPairsPerThread) * static_cast<std::uint64_t>(threads) *
+                   cx.plan->schedulers()) {
+    if (sink) sink_.set(*sink);
+  }
+
+  void attach(ResultSink& sink) { sink_.set(sink); }
+
+  /// Gives the local executor its first batch now, before run() (StartedMaster). No run time
+  /// is known yet to size it (next_batch() would take one id) and nothing refills the queue
+  /// until run(): a few (point, seed) pairs per thread, to outlast the caller's few ms.
+  void start() {
+    if (cursor_.empty() || stop_requested()) return;
+    batch_.clear();
+    cursor_.take(start_ids_, batch_);
+    reorder_.dispatched(batch_);
+    if (batch_.empty()) return;
+    dispatched_ += count(batch_);
+    local_.submit(batch_);
+  }
 
   MasterOutcome run() {
     while (true) {
@@ -178,7 +224,7 @@ class Master {
   }
 
   const SweepOptions& opt_;
-  ResultSink& sink_;
+  SinkSlot sink_;  // before reorder_, which holds it
   RoundOptions round_;
   IdCursor cursor_;
   Progress progress_;
@@ -195,15 +241,37 @@ class Master {
   Clock::time_point last_flush_ = Clock::now();
   std::optional<Clock::time_point> stop_since_;
   bool abandoned_workers_ = false;
+  std::uint64_t start_ids_;  ///< the ids start() submits
 };
 
-}  // namespace
+}  // namespace master_internal
+
+using master_internal::Master;
 
 MasterOutcome run_master(const SweepOptions& opt, const ExecContext& cx, ResultSink& sink,
                          const std::vector<std::int64_t>& done, int ranks, int threads, bool mpi,
                          const RoundOptions& round) {
-  Master m(opt, cx, sink, done, ranks, threads, mpi, round);
+  Master m(opt, cx, &sink, done, ranks, threads, mpi, round);
   return m.run();
+}
+
+struct StartedMaster::Impl {
+  Impl(const SweepOptions& opt, const ExecContext& cx, int ranks, int threads, bool mpi)
+      : master(opt, cx, nullptr, none, ranks, threads, mpi, RoundOptions{}) {}
+  const std::vector<std::int64_t> none;  ///< the ids done: none (the master's cursor refers to it)
+  Master master;
+};
+
+StartedMaster::StartedMaster(const SweepOptions& opt, const ExecContext& cx, int ranks, int threads, bool mpi)
+    : impl_(std::make_unique<Impl>(opt, cx, ranks, threads, mpi)) {
+  impl_->master.start();
+}
+
+StartedMaster::~StartedMaster() = default;
+
+MasterOutcome StartedMaster::run(ResultSink& sink) {
+  impl_->master.attach(sink);
+  return impl_->master.run();
 }
 
 int run_worker(const ExecContext& cx) {

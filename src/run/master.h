@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "run/batch_executor.h"
@@ -33,6 +34,25 @@ struct RoundOptions {
 MasterOutcome run_master(const SweepOptions& opt, const ExecContext& cx, ResultSink& sink,
                          const std::vector<std::int64_t>& done, int ranks, int threads, bool mpi,
                          const RoundOptions& round = {});
+
+/// Rank 0's master of a sweep that starts with no result (a new output: no id done, no rounds),
+/// started before its output exists: the local executor computes the first batch while the
+/// caller checks and creates the output (docs/sweep-runner.md, "Execution"). Destroyed without
+/// run() (the output was refused), it drops the queued ids and waits for the scenarios at hand;
+/// their results are dropped.
+class StartedMaster {
+ public:
+  StartedMaster(const SweepOptions& opt, const ExecContext& cx, int ranks, int threads, bool mpi);
+  ~StartedMaster();
+  StartedMaster(const StartedMaster&) = delete;
+  StartedMaster& operator=(const StartedMaster&) = delete;
+  /// run_master() with no id done and the default RoundOptions, into `sink`. Once.
+  MasterOutcome run(ResultSink& sink);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 /// A worker rank: asks for batches, runs them, returns the results, until told to stop or
 /// signalled. Returns the exit code.

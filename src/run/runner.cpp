@@ -8,14 +8,18 @@
 #include <tbb/info.h>
 #include <tbb/task_arena.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -255,6 +259,14 @@ int run_rounds(const SweepOptions& opt, const ExecContext& cx, const config::Swe
   return code;
 }
 
+/// Is `path` a file to create, in a directory that exists and can take it?
+bool new_output_file(const std::string& path) {
+  if (path.empty() || util::path_exists(path)) return false;
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  if (dir.empty()) dir = ".";
+  return ::access(dir.c_str(), W_OK | X_OK) == 0;
+}
+
 }  // namespace
 
 bool launched_by_mpi() {
@@ -306,6 +318,14 @@ int run_sweep(const SweepOptions& opt) {
       {report, ""});
   if (code != util::kExitOk) return code;
   const Plan plan(spec->num_points(), spec->seeds.size(), spec->schedulers.size(), opt.shard, opt.shards);
+  const std::unique_ptr<PointEvaluator> evaluator = make_evaluator(*spec);
+  const ExecContext cx{&*spec, evaluator.get(), &plan, ExecuteOptions{opt.save_jobs, opt.null_scenarios}, &arena};
+  // A new output (no result to reuse, none that exists or is an input to refuse): rank 0's
+  // threads compute the first scenarios while the output is checked and created, instead of
+  // waiting for both (a few ms of every sweep; docs/sweep-runner.md, "Execution").
+  std::unique_ptr<StartedMaster> started;
+  if (!opt.dry_run && mpi.rank() == 0 && !spec->replication && new_output_file(opt.output))
+    started = std::make_unique<StartedMaster>(opt, cx, mpi.ranks(), threads, mpi.used());
   // A sweep the output cannot hold is refused now, like any other bad input (--dry-run too).
   code = util::guarded(
       [&] {
@@ -327,8 +347,6 @@ int run_sweep(const SweepOptions& opt) {
     }
     return util::kExitOk;
   }
-  const std::unique_ptr<PointEvaluator> evaluator = make_evaluator(*spec);
-  const ExecContext cx{&*spec, evaluator.get(), &plan, ExecuteOptions{opt.save_jobs, opt.null_scenarios}, &arena};
 
   // Rank 0 decides whether the run can start (output rules) and tells the others.
   OpenedOutput output;
@@ -397,7 +415,14 @@ int run_sweep(const SweepOptions& opt) {
   MasterOutcome outcome;
   code = util::guarded(
       [&] {
-        outcome = run_master(opt, cx, *output.sink, output.done, mpi.ranks(), threads, mpi.used());
+        if (started) {
+          if (output.resumed || !output.done.empty())
+            throw std::logic_error("geopipe sweep: the output holds results, but the run started as a new one");
+          outcome = started->run(*output.sink);
+          started.reset();
+        } else {
+          outcome = run_master(opt, cx, *output.sink, output.done, mpi.ranks(), threads, mpi.used());
+        }
         return outcome.exit_code;
       },
       {true, mpi.used() ? "rank 0" : ""});
