@@ -147,7 +147,13 @@ class Master {
   /// the results (the executor computes meanwhile). Returns whether anything happened.
   bool serve_local(bool activity) {
     const bool more = !cursor_.empty() && !stop_requested();
-    const auto wait = activity ? std::chrono::microseconds(0) : (mpi_ && workers_left_ > 0) ? kMpiPoll : kLocalWait;
+    // An idle executor with nothing more to get has nothing to wait for (a StartedMaster's may
+    // have finished its whole sweep before run()); with MPI workers out, the poll period still
+    // paces the loop.
+    const auto wait = activity                      ? std::chrono::microseconds(0)
+                      : (mpi_ && workers_left_ > 0) ? kMpiPoll
+                      : (!more && local_.idle())    ? std::chrono::microseconds(0)
+                                                    : kLocalWait;
     local_.drain(results_, wait, more);
     bool any = !results_.empty();
     if (more && local_.wants_work()) {
