@@ -92,8 +92,11 @@ for r in $(seq 1 "$ROUNDS"); do
     for side in old new; do
       b=$OLD; [ $side = new ] && b=$NEW
       echo "sweep round $r, $t thread(s): $side" >&2
+      # A new output each time, as a sweep usually writes (--force on an existing one would
+      # take another path: no early start, docs/sweep-runner.md "Execution").
+      rm -f "$tmp/tp-$side.h5"
       s0=$(date +%s.%N)
-      "$b/src/geopipe" sweep sweeps/bench/throughput.toml -o "$tmp/tp-$side.h5" --force --quiet --threads "$t" --no-mpi
+      "$b/src/geopipe" sweep sweeps/bench/throughput.toml -o "$tmp/tp-$side.h5" --quiet --threads "$t" --no-mpi
       s1=$(date +%s.%N)
       echo "$s0 $s1" >"$tmp/sweep-$side-$t-$r.txt"
       /usr/bin/python3 -c "import h5py,sys; print(h5py.File(sys.argv[1],'r')['metrics']['wall_s'].sum())" "$tmp/tp-$side.h5" >>"$tmp/sweep-$side-$t-$r.txt"

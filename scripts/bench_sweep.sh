@@ -15,17 +15,33 @@ trap 'rm -rf "$tmp"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
 MPIRUN="mpirun --oversubscribe"
 
-# t NAME CMD...: runs CMD once, appends "seconds maxrss_kb" to $tmp/NAME
+# t NAME CMD...: runs CMD once, appends "seconds maxrss_kb" to $tmp/NAME: the wall time from
+# spawn to exit at the clock's resolution, measured from a Python process started beforehand
+# (/usr/bin/time's %e has 10-ms steps, 1.3 % of a 0.8-s sweep, and /usr/bin/time itself adds
+# ~4 ms), and the peak RSS from wait4(). A spawned child's ru_maxrss counts the memory of the
+# process it was spawned from, here Python's ~9 MB: below any sweep's (a one-scenario sweep
+# peaks at ~14 MB).
 t() {
   local name=$1
   shift
   rm -f "$tmp"/*.h5
-  /usr/bin/time -f "%e %M" -o "$tmp/last" "$@" >/dev/null 2>"$tmp/err" || {
+  /usr/bin/python3 -c '
+import os, sys, time
+with open(os.devnull, "w") as null, open(sys.argv[1], "w") as err:
+    os.waitpid(os.posix_spawn("/bin/true", ["true"], os.environ), 0)  # a fresh Python spawns its first child ~3 ms slower
+    t0 = time.perf_counter_ns()
+    pid = os.posix_spawnp(sys.argv[2], sys.argv[2:], os.environ,
+                          file_actions=[(os.POSIX_SPAWN_DUP2, null.fileno(), 1), (os.POSIX_SPAWN_DUP2, err.fileno(), 2)])
+    _, status, usage = os.wait4(pid, 0)
+    t1 = time.perf_counter_ns()
+if os.waitstatus_to_exitcode(status) != 0:
+    sys.exit(1)
+print("%.6f %d" % ((t1 - t0) / 1e9, usage.ru_maxrss))
+' "$tmp/err" "$@" >>"$tmp/$name" || {
     echo "failed: $*" >&2
     cat "$tmp/err" >&2
     exit 1
   }
-  cat "$tmp/last" >>"$tmp/$name"
 }
 # overhead NAME THREADS: appends to $tmp/NAME.ovh the last run's sweep wall time x THREADS over
 # the sum of its scenarios' simulation wall times (/metrics wall_s of $tmp/a.h5): 1 = no overhead;
@@ -47,7 +63,7 @@ marginal() {
   awk -v a="$a" -v b="$b" -v wa="$wa" -v wb="$wb" -v n="$3" 'BEGIN {printf "%.3f", (b - a) * n / (wb - wa)}'
 }
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-sec() { cut -d' ' -f1 "$tmp/$1" | median; }
+sec() { cut -d' ' -f1 "$tmp/$1" | median | awk '{printf "%.3f", $1}'; }
 rss_mb() { cut -d' ' -f2 "$tmp/$1" | median | awk '{printf "%.1f", $1/1024}'; }
 
 S=sweeps/bench/throughput.toml
