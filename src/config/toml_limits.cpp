@@ -327,17 +327,22 @@ class Scanner {
   }
 };
 
+/// Is every byte of `s` ASCII? One pass the compiler vectorises (most scenario files are).
+bool all_ascii(std::string_view s) {
+  unsigned char any = 0;
+  for (const char c : s) any |= static_cast<unsigned char>(c);
+  return any < 0x80;
+}
+
 /// The first byte >= 0x80 outside strings and comments, or npos. TOML 1.0 allows non-ASCII
 /// characters only in strings and comments, and toml++ 3.3 reaches __builtin_unreachable()
 /// (undefined behaviour) on some of them where it expects whitespace (`a = 1 \u00e9`), so such
 /// text never reaches it. A plain lexer of the four string kinds and comments, exact on valid
 /// TOML; a one-line string ends at the end of its line, as for toml++.
 std::size_t non_ascii_outside_strings(std::string_view s) {
-  // All-ASCII text (most scenario files) has nothing to find: one pass the compiler vectorises
-  // instead of the lexer's pass (a third of the pre-scan of a 6-KB scenario: 181k -> 118k instructions).
-  unsigned char any = 0;
-  for (const char c : s) any |= static_cast<unsigned char>(c);
-  if (any < 0x80) return std::string_view::npos;
+  // All-ASCII text has nothing to find: all_ascii() instead of the lexer's pass (a third of the
+  // pre-scan of a 6-KB scenario: 181k -> 118k instructions).
+  if (all_ascii(s)) return std::string_view::npos;
   enum class In { kCode, kComment, kBasic, kLiteral, kMultiBasic, kMultiLiteral };
   In in = In::kCode;
   const std::size_t n = s.size();
@@ -387,9 +392,7 @@ std::size_t non_ascii_outside_strings(std::string_view s) {
 /// Is `s` well-formed UTF-8 (RFC 3629: shortest forms, no surrogates, at most U+10FFFF)?
 /// Stricter than any decoder may be, never laxer.
 bool valid_utf8(std::string_view s) {
-  unsigned char any = 0;
-  for (const char c : s) any |= static_cast<unsigned char>(c);
-  if (any < 0x80) return true;
+  if (all_ascii(s)) return true;
   const std::size_t n = s.size();
   for (std::size_t i = 0; i < n;) {
     const auto b = static_cast<unsigned char>(s[i]);

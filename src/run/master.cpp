@@ -65,25 +65,16 @@ class Master {
          int ranks, int threads, bool mpi, const RoundOptions& round)
       : opt_(opt), round_(round), cursor_(*cx.plan, done, round.allowance),
         progress_(cursor_.remaining(), total_of(cx, round) - cursor_.remaining(), opt.quiet, opt.progress_interval_s),
-        sizer_(threads, ranks), local_(cx), reorder_(sink_), mpi_(mpi), workers_left_(ranks - 1),
-        start_ids_(static_cast<std::uint64_t>(kStartPairsPerThread) * static_cast<std::uint64_t>(threads) *
-                   cx.plan->schedulers()) {
+        sizer_(threads, ranks), local_(cx), reorder_(sink_), mpi_(mpi), workers_left_(ranks - 1) {
     if (sink) sink_.set(*sink);
   }
 
   void attach(ResultSink& sink) { sink_.set(sink); }
 
-  /// Gives the local executor its first batch now, before run() (StartedMaster). No run time
-  /// is known yet to size it (next_batch() would take one id) and nothing refills the queue
-  /// until run(): a few (point, seed) pairs per thread, to outlast the caller's few ms.
-  void start() {
-    if (cursor_.empty() || stop_requested()) return;
-    batch_.clear();
-    cursor_.take(start_ids_, batch_);
-    reorder_.dispatched(batch_);
-    if (batch_.empty()) return;
-    dispatched_ += count(batch_);
-    local_.submit(batch_);
+  /// Gives the local executor a first batch of `ids` now, before run() (StartedMaster).
+  void start(std::uint64_t ids) {
+    take_batch(ids);
+    submit_local();
   }
 
   MasterOutcome run() {
@@ -159,11 +150,7 @@ class Master {
     if (more && local_.wants_work()) {
       count_results();  // the batch size learns from them
       next_batch();
-      if (!batch_.empty()) {
-        dispatched_ += count(batch_);
-        local_.submit(batch_);
-        any = true;
-      }
+      any = submit_local() || any;
     }
     record();
     return any;
@@ -187,10 +174,21 @@ class Master {
     counted_ = 0;
   }
 
-  void next_batch() {
+  void next_batch() { take_batch(sizer_.next(cursor_.remaining())); }
+
+  /// batch_ = up to n ids of the cursor (none after a stop request), dispatched in Reorder.
+  void take_batch(std::uint64_t n) {
     batch_.clear();
-    if (!stop_requested()) cursor_.take(sizer_.next(cursor_.remaining()), batch_);
+    if (!stop_requested()) cursor_.take(n, batch_);
     reorder_.dispatched(batch_);
+  }
+
+  /// Hands batch_ to the local executor; whether it held any id.
+  bool submit_local() {
+    if (batch_.empty()) return false;
+    dispatched_ += count(batch_);
+    local_.submit(batch_);
+    return true;
   }
 
   /// After a stop request: have the workers had their grace period (and is the local
@@ -247,7 +245,6 @@ class Master {
   Clock::time_point last_flush_ = Clock::now();
   std::optional<Clock::time_point> stop_since_;
   bool abandoned_workers_ = false;
-  std::uint64_t start_ids_;  ///< the ids start() submits
 };
 
 }  // namespace master_internal
@@ -270,7 +267,10 @@ struct StartedMaster::Impl {
 
 StartedMaster::StartedMaster(const SweepOptions& opt, const ExecContext& cx, int ranks, int threads, bool mpi)
     : impl_(std::make_unique<Impl>(opt, cx, ranks, threads, mpi)) {
-  impl_->master.start();
+  // No run time is known yet to size the batch (the sizer's first is one id) and nothing refills
+  // the queue until run(): a few (point, seed) pairs per thread, to outlast the caller's few ms.
+  impl_->master.start(static_cast<std::uint64_t>(kStartPairsPerThread) * static_cast<std::uint64_t>(threads) *
+                      cx.plan->schedulers());
 }
 
 StartedMaster::~StartedMaster() = default;
