@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""What a page fault costs on this machine (docs/performance.md, "What is left").
+"""What a page fault costs on this machine (docs/performance.md, "What is left, measured").
 
     scripts/fault_cost.py [--pages N] [--repeats R]
 
