@@ -40,6 +40,8 @@ SearchResult Pathfinder::Impl::search(const JobProfile& p, const ClusterView& vi
   intra_lat_ = intra_hop_latency_s(topo);
   opt_step_ = opt.optimizer_step_s;
   intra_step_ = intra_c_ + intra_lat_;
+  intra_hops_s_.resize(static_cast<size_t>(S_ + 1));
+  for (int n = 0; n <= S_; ++n) intra_hops_s_[static_cast<size_t>(n)] = n * intra_step_;
   const bool cost = spec.objective == SearchSpec::Objective::kMinCost;
   const bool cap_known = std::isfinite(spec.time_cap_s);
   const double T_for_cost = cap_known ? spec.time_cap_s : 0.0;
@@ -240,6 +242,25 @@ bool Pathfinder::Impl::derive_tables() {
     suffix_order(lb_order_unit_, sufmin_unit_, j);
     if (cost) suffix_order(lb_order_coef_, sufmin_coef_, j);
   }
+  // The same orders with each entry's minimum and capacity beside it (suffix_fill reads them
+  // in one pass); a shared list's minima are equal at every j that shares it.
+  auto fill_entries = [&](std::vector<FillEntry>& out, const OrderTable& orders, const std::vector<double>& v) {
+    out.resize(orders.buf.size());
+    for (int j = S_ - 1; j >= 0; --j) {
+      const int s0 = orders.start[static_cast<size_t>(j)];
+      if (j + 1 < S_ && s0 == orders.start[static_cast<size_t>(j + 1)] &&
+          orders.size[static_cast<size_t>(j)] == orders.size[static_cast<size_t>(j + 1)])
+        continue;  // the list of j + 1 (shared), filled there
+      for (int t = 0; t < orders.size[static_cast<size_t>(j)]; ++t) {
+        const int r = orders.buf[static_cast<size_t>(s0 + t)];
+        const double x = v[static_cast<size_t>(r * (S_ + 1) + j)];
+        const int c = cap_[static_cast<size_t>(r)];
+        out[static_cast<size_t>(s0 + t)] = FillEntry{x, c * x, r, c};
+      }
+    }
+  };
+  fill_entries(lb_fill_unit_, lb_order_unit_, sufmin_unit_);
+  if (cost) fill_entries(lb_fill_coef_, lb_order_coef_, sufmin_coef_);
   cap_order_.resize(static_cast<size_t>(R_));
   std::iota(cap_order_.begin(), cap_order_.end(), 0);
   std::sort(cap_order_.begin(), cap_order_.end(), [&](int a, int b) {

@@ -1,6 +1,9 @@
 // The pathfinder's depth-first branch-and-bound over blocks (sched/pathfinder.h, "The search
 // is a depth-first branch-and-bound"): its suffix bounds, the dominance memo and the DFS. The
-// DFS and the helpers it calls per node are in this one file so that they inline.
+// DFS and the helpers it calls per node are in this one file so that they inline: the ones it
+// calls per block length are marked always_inline (g++ 12 kept them out of line, and their
+// calls, with results returned through references, cost ~17 % of a 6-region × 64-stage
+// decision's instructions; docs/performance.md, "The pathfinder's inner loop").
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -13,42 +16,53 @@ namespace geopipe {
 
 using pathfinder_internal::kInf;
 
-bool Pathfinder::Impl::suffix_fill(int j, std::uint64_t mask, int k, double first, double& sum, double& mx,
-                                   double& obj, double& hops) const {
+[[gnu::always_inline]] inline bool Pathfinder::Impl::suffix_fill(int j, std::uint64_t mask, int k, double first,
+                                                                double& sum, double& mx, double& hops) const {
   // The stages j.. need at least k more blocks (the caller's count over the largest unused
   // regions), each starting with a cross-region hop: the first leaves the block just placed
   // for an unused region (at least `first`, the least round-trip latency to one), the k−1
   // after it cost at least the cheapest round-trip latency of any link. (The search compares
   // this sum with the incumbent without a margin, so it is computed exactly as it always was;
   // tighter hop terms are added by the caller, with the margin.)
-  sum = mx = obj = hops = 0;
+  sum = mx = hops = 0;
   const int n = S_ - j;
   if (n <= 0) return true;
   sum = hops = first + (k - 1) * min_hop_time_;
   int left = n;
   // Fill the n stages into unused regions, best per-stage figure first (ignoring contiguity).
-  for (int r : lb_order_unit_[j]) {
-    if (mask >> r & 1U) continue;
-    const int take = std::min(cap_[static_cast<size_t>(r)], left);
-    const double v = sufmin_unit_[static_cast<size_t>(r * (S_ + 1) + j)];
-    sum += take * v;
-    mx = v;
-    left -= take;
-    if (left == 0) break;
-  }
-  if (left > 0) return false;
-  if (spec_.objective == SearchSpec::Objective::kMinCost) {
-    left = n;
-    for (int r : lb_order_coef_[j]) {
-      if (mask >> r & 1U) continue;
-      const int take = std::min(cap_[static_cast<size_t>(r)], left);
-      obj += take * sufmin_coef_[static_cast<size_t>(r * (S_ + 1) + j)];
-      left -= take;
-      if (left == 0) break;
+  const FillEntry* e = lb_fill_unit_.data() + lb_order_unit_.start[static_cast<size_t>(j)];
+  for (const FillEntry* end = e + lb_order_unit_.size[static_cast<size_t>(j)]; e != end; ++e) {
+    if (mask >> e->r & 1U) continue;
+    mx = e->v;
+    if (e->cap < left) {  // the whole region: cap · v, computed once per search
+      sum += e->capv;
+      left -= e->cap;
+    } else {
+      sum += left * e->v;
+      return true;
     }
-    if (left > 0) return false;
   }
-  return true;
+  return false;
+}
+
+[[gnu::always_inline]] inline double Pathfinder::Impl::suffix_cost(int j, std::uint64_t mask) const {
+  // The same fill by cost coefficients (the cost search's bound of the stages j..). Its lists
+  // hold the same regions as suffix_fill's (both keep the regions with free GPUs that can take
+  // a stage >= j), so it fills the stages whenever suffix_fill did: the callers ask only then.
+  double obj = 0;
+  int left = S_ - j;
+  if (left <= 0) return 0.0;
+  const FillEntry* e = lb_fill_coef_.data() + lb_order_coef_.start[static_cast<size_t>(j)];
+  for (const FillEntry* end = e + lb_order_coef_.size[static_cast<size_t>(j)]; e != end; ++e) {
+    if (mask >> e->r & 1U) continue;
+    if (e->cap < left) {
+      obj += e->capv;
+      left -= e->cap;
+    } else {
+      return obj + left * e->v;
+    }
+  }
+  return obj;
 }
 
 double Pathfinder::Impl::least_two_hops(int r, std::uint64_t mask, const int* next, int nnext) const {
@@ -70,9 +84,11 @@ double Pathfinder::Impl::least_two_hops(int r, std::uint64_t mask, const int* ne
   return best;
 }
 
-bool Pathfinder::Impl::next_block_may_improve(int j, int r, const int* next, int nnext, int blocks_left, double bsum,
-                                              double bmax, double bobj, double rs, double rs_hops, double chain,
-                                              double t_thr, double c_thr) const {
+[[gnu::always_inline]] inline bool Pathfinder::Impl::next_block_may_improve(int j, int r, const int* next, int nnext,
+                                                                           int blocks_left, double bsum, double bmax,
+                                                                           double bobj, double rs, double rs_hops,
+                                                                           double chain, double t_thr,
+                                                                           double c_thr) const {
   // The block after the one just placed on r (ending before stage j) starts at stage j on one
   // of `next`: an unused region with free GPUs that a hop from r can reach. Bounds that the
   // suffix fill (which may put the stages anywhere) cannot give; a false return means no
@@ -90,7 +106,7 @@ bool Pathfinder::Impl::next_block_may_improve(int j, int r, const int* next, int
       if (cap_[xs] < n || run_[static_cast<size_t>(x * S_ + j)] < n) continue;
       const double* up = unit_prefix_.data() + static_cast<size_t>(x * (S_ + 1));
       const double T = mm1_ * std::max({bmax, sufmax_unit_[static_cast<size_t>(x * (S_ + 1) + j)], n > 1 ? intra_c_ : 0.0}) +
-                       bsum + hop_lb_[static_cast<size_t>(r * R_ + x)] + (up[S_] - up[j]) + (n - 1) * (intra_c_ + intra_lat_) + opt_step_;
+                       bsum + hop_lb_[static_cast<size_t>(r * R_ + x)] + (up[S_] - up[j]) + intra_hops_s_[static_cast<size_t>(n - 1)] + opt_step_;
       if (T > t_thr) continue;
       if (cost) {
         const double* cp = coef_prefix_.data() + static_cast<size_t>(x * (S_ + 1));
@@ -129,18 +145,21 @@ inline std::uint64_t mix64(std::uint64_t x) {  // SplitMix64 finaliser
 }
 }  // namespace
 
-Pathfinder::Impl::MemoSlot& Pathfinder::Impl::memo_slot(std::uint64_t mask, int stage, int region) {
-  if (2 * (memo_used_ + 1) > memo_slots_.size()) {  // keep the load factor <= 1/2
-    std::vector<MemoSlot> old(memo_slots_.size() * 2);
-    old.swap(memo_slots_);
-    for (const MemoSlot& sl : old) {
-      if (sl.gen != memo_gen_) continue;
-      size_t h = static_cast<size_t>(mix64(sl.mask + mix64(static_cast<std::uint64_t>(sl.stage) << 8 | static_cast<std::uint64_t>(sl.region))));
-      const size_t m = memo_slots_.size() - 1;
-      while (memo_slots_[h & m].gen == memo_gen_) ++h;
-      memo_slots_[h & m] = sl;
-    }
+void Pathfinder::Impl::memo_grow() {
+  std::vector<MemoSlot> old(memo_slots_.size() * 2);
+  old.swap(memo_slots_);
+  for (const MemoSlot& sl : old) {
+    if (sl.gen != memo_gen_) continue;
+    size_t h = static_cast<size_t>(mix64(sl.mask + mix64(static_cast<std::uint64_t>(sl.stage) << 8 | static_cast<std::uint64_t>(sl.region))));
+    const size_t m = memo_slots_.size() - 1;
+    while (memo_slots_[h & m].gen == memo_gen_) ++h;
+    memo_slots_[h & m] = sl;
   }
+}
+
+[[gnu::always_inline]] inline Pathfinder::Impl::MemoSlot& Pathfinder::Impl::memo_slot(std::uint64_t mask, int stage,
+                                                                                    int region) {
+  if (2 * (memo_used_ + 1) > memo_slots_.size()) memo_grow();  // keep the load factor <= 1/2
   const size_t m = memo_slots_.size() - 1;
   size_t h = static_cast<size_t>(mix64(mask + mix64(static_cast<std::uint64_t>(stage) << 8 | static_cast<std::uint64_t>(region))));
   for (;; ++h) {
@@ -154,7 +173,8 @@ Pathfinder::Impl::MemoSlot& Pathfinder::Impl::memo_slot(std::uint64_t mask, int 
   }
 }
 
-bool Pathfinder::Impl::dominated_or_insert(int i, int r, std::uint64_t mask, double obj, double sum, double mx) {
+[[gnu::always_inline]] inline bool Pathfinder::Impl::dominated_or_insert(int i, int r, std::uint64_t mask, double obj,
+                                                                        double sum, double mx) {
   MemoSlot& sl = memo_slot(mask, i, r);
   for (int k = sl.head; k >= 0; k = memo_labels_[static_cast<size_t>(k)].next) {
     const Label& l = memo_labels_[static_cast<size_t>(k)];
@@ -359,7 +379,7 @@ void Pathfinder::Impl::dfs(int i, int last, int blocks, std::uint64_t mask, int 
       bm = std::max(bm, sufmax_unit_[static_cast<size_t>(r * (S_ + 1) + i)]);
       blockmax[L] = bm;
       const double w = mm1 * std::max({mx, bm, L > 1 ? intra_c_ : 0.0}) + base_sum + upre[S_] - upre[i] +
-                       (L - 1) * (intra_c_ + intra_lat_) + chain + opt_step_;
+                       intra_hops_s_[static_cast<size_t>(L - 1)] + chain + opt_step_;
       if (cost ? (w > t_thr || base_obj + cpre[S_] - cpre[i] > c_thr) : w > t_thr) continue;
       Lcut = L;
     } else {
@@ -376,8 +396,8 @@ void Pathfinder::Impl::dfs(int i, int last, int blocks, std::uint64_t mask, int 
         blockmax[L] = bm;
         const int j = i + L;
         const double w = mm1 * std::max({mx, bm, L > 1 ? intra_c_ : 0.0}) + base_sum + upre[j] - upre[i] +
-                         (L - 1) * (intra_c_ + intra_lat_) + lb_sum_[static_cast<size_t>(j)] + chain + opt_step_ +
-                         (tight ? std::max(0, S_ - j - more) * intra_step_ : 0.0);
+                         intra_hops_s_[static_cast<size_t>(L - 1)] + lb_sum_[static_cast<size_t>(j)] + chain + opt_step_ +
+                         (tight ? intra_hops_s_[static_cast<size_t>(std::max(0, S_ - j - more))] : 0.0);
         if (cost ? (w > t_thr || base_obj + cpre[j] - cpre[i] + lb_obj_[static_cast<size_t>(j)] > c_thr) : w > t_thr) break;
         Lcut = L;
       }
@@ -387,7 +407,7 @@ void Pathfinder::Impl::dfs(int i, int last, int blocks, std::uint64_t mask, int 
     int k = 1;  // fewest further blocks for the stages after the block (grows as L shrinks)
     for (int L = maxL; L >= minL; --L) {
       const int j = i + L;
-      const double bsum = base_sum + upre[j] - upre[i] + (L - 1) * (intra_c_ + intra_lat_);
+      const double bsum = base_sum + upre[j] - upre[i] + intra_hops_s_[static_cast<size_t>(L - 1)];
       const double bmax = std::max({mx, blockmax[L], L > 1 ? intra_c_ : 0.0});
       const double bobj = base_obj + cpre[j] - cpre[i];
       if (j < S_ && S_ - j > cap_after) continue;  // not enough GPUs left on unused regions
@@ -401,14 +421,15 @@ void Pathfinder::Impl::dfs(int i, int last, int blocks, std::uint64_t mask, int 
       }
       // The same with the same-region hops the stages after the block must have (at most
       // `more` further blocks), against the margin.
-      if (tight && t_lb + std::max(0, S_ - j - more) * intra_step_ > t_thr) continue;
+      if (tight && t_lb + intra_hops_s_[static_cast<size_t>(std::max(0, S_ - j - more))] > t_thr) continue;
       if (j < S_) {  // the capacity-aware bound, only when the cheap one passed
         while (k <= nk && capk[k - 1] < S_ - j) ++k;
         if (k > nk) continue;  // (minL already excludes this length)
-        double rs, rm, ro, rs_hops;
-        if (!suffix_fill(j, mask2, k, first_lat, rs, rm, ro, rs_hops)) continue;
+        double rs, rm, rs_hops;
+        if (!suffix_fill(j, mask2, k, first_lat, rs, rm, rs_hops)) continue;
         const double t2 = mm1 * std::max(bmax, rm) + bsum + std::max(rs, rs - rs_hops + chain) + opt_step_;
-        if (cost ? (t2 > spec_.time_cap_s || bobj + ro >= best_obj_) : t2 >= best_obj_) continue;
+        // (The cost fill only for what the time bound keeps.)
+        if (cost ? (t2 > spec_.time_cap_s || bobj + suffix_cost(j, mask2) >= best_obj_) : t2 >= best_obj_) continue;
         if (tight) {
         // Tighter, against the margin: the hops' least communication time (hop_lb_), a chain
         // of two hops through unused regions when two or more blocks follow, and the

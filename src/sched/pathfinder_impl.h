@@ -87,10 +87,11 @@ struct Pathfinder::Impl {
   void compute_symmetry();         // sym_prev_ (set mode)
   void memo_clear();
   MemoSlot& memo_slot(std::uint64_t mask, int stage, int region);
+  void memo_grow();  // doubles memo_slots_ (memo_slot, when half full)
   void dfs(int i, int last, int blocks, std::uint64_t mask, int cap_unused, double obj, double sum, double mx);
   bool dominated_or_insert(int i, int r, std::uint64_t mask, double obj, double sum, double mx);
-  bool suffix_fill(int j, std::uint64_t mask, int k, double first, double& sum, double& mx, double& obj,
-                   double& hops) const;
+  bool suffix_fill(int j, std::uint64_t mask, int k, double first, double& sum, double& mx, double& hops) const;
+  double suffix_cost(int j, std::uint64_t mask) const;  // the cost fill of stages j.. (after suffix_fill)
   double least_two_hops(int r, std::uint64_t mask, const int* next, int nnext) const;
   bool next_block_may_improve(int j, int r, const int* next, int nnext, int blocks_left, double bsum, double bmax,
                               double bobj, double rs, double rs_hops, double chain, double t_thr, double c_thr) const;
@@ -105,6 +106,7 @@ struct Pathfinder::Impl {
   double mm1_ = 0;  ///< the schedule's bottleneck weight (m − 1 for GPipe and 1F1B)
   double intra_c_ = 0, intra_lat_ = 0, opt_step_ = 0;
   double intra_step_ = 0;  ///< intra_c_ + intra_lat_: the time of one same-region hop in the sum
+  std::vector<double> intra_hops_s_;  ///< [n] = n · intra_step_, n = 0..S: n same-region hops (the products the bounds add, computed once)
   std::vector<double> unit_, fwd_, coef_;     // R×S: 3f, f, cost coefficient (inf: stage does not fit)
   std::vector<double> unit_prefix_, coef_prefix_;  // R×(S+1)
   std::vector<int> run_;                      // R×S: feasible stages in a row from i on r
@@ -112,6 +114,15 @@ struct Pathfinder::Impl {
   std::vector<double> lb_sum_, lb_max_, lb_obj_;  // suffix bounds, size S+1
   std::vector<double> sufmin_unit_, sufmin_coef_;  // R×(S+1): min over stages >= j on region r
   OrderTable lb_order_unit_, lb_order_coef_;  // per j: regions by sufmin, best first
+  /// One entry of a suffix order, with what suffix_fill reads of its region: the region's
+  /// suffix minimum at that j and its capacity (lb_fill_unit_[x] goes with lb_order_unit_.buf[x],
+  /// lb_fill_coef_ with lb_order_coef_.buf; shared lists have equal minima, so one entry serves).
+  struct FillEntry {
+    double v;
+    double capv;  ///< cap · v (the product the fill adds for a whole region)
+    int r, cap;
+  };
+  std::vector<FillEntry> lb_fill_unit_, lb_fill_coef_;
   std::vector<int> cap_order_;                // regions by capacity, largest first
   double min_hop_time_ = 0;                   // smallest round-trip latency of any link
   std::vector<double> hop_lat_;               // R×R round-trip latency (inf: not linked)
