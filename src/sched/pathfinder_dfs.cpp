@@ -2,7 +2,7 @@
 // is a depth-first branch-and-bound"): its suffix bounds, the dominance memo and the DFS. The
 // DFS and the helpers it calls per node are in this one file so that they inline: the ones it
 // calls per block length are marked always_inline (g++ 12 kept them out of line, and their
-// calls, with results returned through references, cost ~17 % of a 6-region × 64-stage
+// calls, with results returned through references, cost ~13 % of a 6-region × 64-stage
 // decision's instructions; docs/performance.md, "The pathfinder's inner loop").
 #include <algorithm>
 #include <bit>
