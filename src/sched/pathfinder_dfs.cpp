@@ -6,6 +6,7 @@
 // decision's instructions; docs/performance.md, "The pathfinder's inner loop").
 #include <algorithm>
 #include <bit>
+#include <cassert>
 #include <cmath>
 #include <cstdint>
 
@@ -62,6 +63,7 @@ using pathfinder_internal::kInf;
       return obj + left * e->v;
     }
   }
+  assert(!"suffix_cost: the stages do not fit, though suffix_fill fitted them in the same regions");
   return obj;
 }
 
