@@ -226,7 +226,10 @@ bool Pathfinder::Impl::derive_tables() {
       if (v[static_cast<size_t>(r * (S_ + 1) + j)] != v[static_cast<size_t>(r * (S_ + 1) + j + 1)]) return false;
     return true;
   };
-  auto suffix_order = [&](OrderTable& orders, const std::vector<double>& v, int j) {
+  // Each list built gets its packed fill entries (suffix_fill reads them in one pass) at the
+  // same positions in `fill` as in the table's buf; a shared list's minima are equal at every j
+  // that shares it, so its entries serve them all.
+  auto suffix_order = [&](OrderTable& orders, std::vector<FillEntry>& fill, const std::vector<double>& v, int j) {
     if (same_suffix_as_next(v, j)) {
       orders.share(j, j + 1);
       return;
@@ -237,30 +240,21 @@ bool Pathfinder::Impl::derive_tables() {
           const double ka = v[static_cast<size_t>(a * (S_ + 1) + j)], kb = v[static_cast<size_t>(b * (S_ + 1) + j)];
           return ka < kb || (ka == kb && a < b);
         });
-  };
-  for (int j = S_ - 1; j >= 0; --j) {
-    suffix_order(lb_order_unit_, sufmin_unit_, j);
-    if (cost) suffix_order(lb_order_coef_, sufmin_coef_, j);
-  }
-  // The same orders with each entry's minimum and capacity beside it (suffix_fill reads them
-  // in one pass); a shared list's minima are equal at every j that shares it.
-  auto fill_entries = [&](std::vector<FillEntry>& out, const OrderTable& orders, const std::vector<double>& v) {
-    out.resize(orders.buf.size());
-    for (int j = S_ - 1; j >= 0; --j) {
-      const int s0 = orders.start[static_cast<size_t>(j)];
-      if (j + 1 < S_ && s0 == orders.start[static_cast<size_t>(j + 1)] &&
-          orders.size[static_cast<size_t>(j)] == orders.size[static_cast<size_t>(j + 1)])
-        continue;  // the list of j + 1 (shared), filled there
-      for (int t = 0; t < orders.size[static_cast<size_t>(j)]; ++t) {
-        const int r = orders.buf[static_cast<size_t>(s0 + t)];
-        const double x = v[static_cast<size_t>(r * (S_ + 1) + j)];
-        const int c = cap_[static_cast<size_t>(r)];
-        out[static_cast<size_t>(s0 + t)] = FillEntry{x, c * x, r, c};
-      }
+    size_t t = fill.size();
+    fill.resize(orders.buf.size());
+    for (; t < fill.size(); ++t) {
+      const int r = orders.buf[t];
+      const double x = v[static_cast<size_t>(r * (S_ + 1) + j)];
+      const int c = cap_[static_cast<size_t>(r)];
+      fill[t] = FillEntry{x, c * x, r, c};
     }
   };
-  fill_entries(lb_fill_unit_, lb_order_unit_, sufmin_unit_);
-  if (cost) fill_entries(lb_fill_coef_, lb_order_coef_, sufmin_coef_);
+  lb_fill_unit_.clear();
+  lb_fill_coef_.clear();
+  for (int j = S_ - 1; j >= 0; --j) {
+    suffix_order(lb_order_unit_, lb_fill_unit_, sufmin_unit_, j);
+    if (cost) suffix_order(lb_order_coef_, lb_fill_coef_, sufmin_coef_, j);
+  }
   cap_order_.resize(static_cast<size_t>(R_));
   std::iota(cap_order_.begin(), cap_order_.end(), 0);
   std::sort(cap_order_.begin(), cap_order_.end(), [&](int a, int b) {

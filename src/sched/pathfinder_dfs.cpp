@@ -449,12 +449,12 @@ void Pathfinder::Impl::dfs(int i, int last, int blocks, std::uint64_t mask, int 
           };
           double hop_part;
           if (require_all_) {
-            hop_part = std::max(hops_after(need), chain) + (n - need) * intra_step_;
+            hop_part = std::max(hops_after(need), chain) + intra_hops_s_[static_cast<size_t>(n - need)];
           } else {
             const int b_hi = std::min(more, n);
             hop_part = kInf;
             for (int b : {k, std::max(k, 2), b_hi})
-              if (b >= k && b <= b_hi) hop_part = std::min(hop_part, hops_after(b) + (n - b) * intra_step_);
+              if (b >= k && b <= b_hi) hop_part = std::min(hop_part, hops_after(b) + intra_hops_s_[static_cast<size_t>(n - b)]);
           }
           const double t2_lb = mm1 * std::max(bmax, rm) + bsum + fill + hop_part + opt_step_;
           if (t2_lb > t_thr) continue;
