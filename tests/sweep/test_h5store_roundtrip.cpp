@@ -294,9 +294,10 @@ TEST(H5Store, FinalizeWithMissingRowsLeavesIncomplete) {
   EXPECT_FALSE(ResultStore::read(path).meta.complete);
 }
 
-// finalize() keeps a file that holds every row in the rebuild's order, each chunk written once
-// (docs/hdf5-format.md, "Finalize"): a reader sees the file the rebuild writes, table by table
-// (type, shape, chunks, filters, fill value, every byte of every row) and attribute by
+// finalize() keeps a file that holds every row in the rebuild's order, each chunk written once,
+// and copies it table by table with its chunks as stored when some chunk was written twice
+// (docs/hdf5-format.md, "Finalize"): either way a reader sees the file the rebuild writes, table
+// by table (type, shape, chunks, filters, fill value, every byte of every row) and attribute by
 // attribute. Any other history takes the rebuild, to the same contents.
 TEST(H5Store, FinalizeKeepsAFileAlreadyInTheRebuildsOrder) {
   TempDir dir;
@@ -321,36 +322,41 @@ TEST(H5Store, FinalizeKeepsAFileAlreadyInTheRebuildsOrder) {
       auto store = ResultStore::create(ref, small_meta(), spec, plan, jobs);
       for (std::int64_t id : {5, 2, 7, 0, 3, 1, 6, 4}) store->append(result(id, jobs));
       store->finalize();
-      EXPECT_FALSE(store->finalized_as_written());  // ids out of order: rebuilt
+      EXPECT_EQ(store->finalized_as(), ResultStore::Finalized::kRebuilt);  // ids out of order
     }
     ASSERT_TRUE(ResultStore::read(ref).meta.complete);
     const std::string want = image(ref, jobs);
     // name, then how the rows arrive: each case's file must read as the reference.
+    constexpr auto Kept = ResultStore::Finalized::kKept, Compacted = ResultStore::Finalized::kCompacted,
+                   Rebuilt = ResultStore::Finalized::kRebuilt;
     struct Case {
       const char* name;
-      bool kept;
+      ResultStore::Finalized how;
       std::function<void(ResultStore&)> fill;
     };
     const auto in_order = [&](ResultStore& s, std::int64_t from, std::int64_t to) {
       for (std::int64_t id = from; id < to; ++id) s.append(result(id, jobs));
     };
+    std::uintmax_t running_bytes = 0;  // of the file before finalize(), in the case that sets it
     const std::vector<Case> cases = {
-        {"in order", true, [&](ResultStore& s) { in_order(s, 0, 8); }},
-        {"in order, background creation", true, {}},
+        {"in order", Kept, [&](ResultStore& s) { in_order(s, 0, 8); }},
+        {"in order, background creation", Kept, {}},
         // a flush after 4 scenarios: the next rows start inside a chunk (8 rows) written before
-        {"a flush inside a chunk", false,
+        {"a flush inside a chunk", Compacted,
          [&](ResultStore& s) {
            in_order(s, 0, 4);
            s.flush();
            in_order(s, 4, 8);
+           s.flush();
+           running_bytes = fs::file_size(dir.file(std::string(jobs ? "jobs-" : "") + "a flush inside a chunk.h5"));
          }},
-        {"two ids swapped", false,
+        {"two ids swapped", Rebuilt,
          [&](ResultStore& s) {
            in_order(s, 0, 6);
            s.append(result(7, jobs));
            s.append(result(6, jobs));
          }},
-        {"jobs out of job_id order", !jobs,
+        {"jobs out of job_id order", jobs ? Rebuilt : Kept,
          [&](ResultStore& s) {
            for (std::int64_t id = 0; id < 8; ++id) s.append(small_result(id, jobs));
          }},
@@ -367,10 +373,16 @@ TEST(H5Store, FinalizeKeepsAFileAlreadyInTheRebuildsOrder) {
         in_order(*store, 0, 8);
       }
       store->finalize();
-      EXPECT_EQ(store->finalized_as_written(), c.kept);
+      EXPECT_EQ(store->finalized_as(), c.how);
       store.reset();
       EXPECT_FALSE(fs::exists(path + ".final-tmp"));
       EXPECT_TRUE(image(path, jobs) == want) << "the file reads differently from the rebuilt one";
+      // Copied as stored, the chunk written twice leaves its first copy behind: no larger than
+      // the rebuilt file (the running file before finalize() was larger).
+      if (c.how == Compacted) {
+        EXPECT_LT(fs::file_size(path), running_bytes);
+        EXPECT_LE(fs::file_size(path), fs::file_size(ref));
+      }
     }
   }
   // Missing rows: rebuilt, and not complete.
@@ -378,7 +390,7 @@ TEST(H5Store, FinalizeKeepsAFileAlreadyInTheRebuildsOrder) {
   auto store = ResultStore::create(partial, small_meta(), spec, plan, false);
   for (std::int64_t id = 0; id < 7; ++id) store->append(small_result(id, false));
   store->finalize();
-  EXPECT_FALSE(store->finalized_as_written());
+  EXPECT_EQ(store->finalized_as(), ResultStore::Finalized::kRebuilt);
   EXPECT_FALSE(ResultStore::read(partial).meta.complete);
 }
 

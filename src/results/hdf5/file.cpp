@@ -286,9 +286,11 @@ void Writer::abandon() {
 }
 
 /// Creates `fpath` (truncating the placeholder) with empty tables. `shown` names it in messages.
-Writer open_new(const std::string& fpath, const std::string& shown, const Layout& scen_layout,
-                std::uint64_t scen_rows, const std::optional<JobTextBytes>& jobs, bool in_memory) {
-  Writer w;
+namespace {
+
+/// Creates `fpath` (truncating it) as every result file is made: HDF5's latest format, no
+/// modification times; with `in_memory`, in memory only.
+Hid create_file(const std::string& fpath, const std::string& shown, bool in_memory) {
   Hid fapl = w_hid(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, shown, "creating the file");
   w_check(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_LATEST, H5F_LIBVER_LATEST), shown, "creating the file");
   // The in-memory file grows by 64 KiB: its structure takes a few KiB, and every page of a larger
@@ -298,8 +300,16 @@ Writer open_new(const std::string& fpath, const std::string& shown, const Layout
   // No modification times in the root group's header either (create_table: the datasets').
   Hid fcpl = w_hid(H5Pcreate(H5P_FILE_CREATE), H5Pclose, shown, "creating the file");
   w_check(H5Pset_obj_track_times(fcpl.get(), 0), shown, "creating the file");
-  w.file = w_hid(H5Fcreate(fpath.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()), H5Fclose, shown,
-                 "creating the file '" + fpath + "'");
+  return w_hid(H5Fcreate(fpath.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()), H5Fclose, shown,
+               "creating the file '" + fpath + "'");
+}
+
+}  // namespace
+
+Writer open_new(const std::string& fpath, const std::string& shown, const Layout& scen_layout,
+                std::uint64_t scen_rows, const std::optional<JobTextBytes>& jobs, bool in_memory) {
+  Writer w;
+  w.file = create_file(fpath, shown, in_memory);
   w.stype = make_type(scen_layout, shown);
   const hsize_t schunk = std::clamp<hsize_t>(scen_rows, 1, kScenarioChunk);
   w.scen = create_table(w.file.get(), "scenarios", w.stype.get(), scen_layout, schunk, shown);
@@ -407,6 +417,62 @@ Writer copy_marked_complete(const std::string& from, const std::string& tmp, con
   Hid a = w_hid(H5Aopen(w.file.get(), "complete", H5P_DEFAULT), H5Aclose, shown, op);
   const std::int8_t one = 1;
   w_check(H5Awrite(a.get(), H5T_NATIVE_INT8, &one), shown, op);
+  return w;
+}
+
+namespace {
+
+/// Copies the table `name` of `src` into the new file `dst` as it is stored: created with the
+/// source's type, extent and creation properties (chunks, filters, fill value, no times), each
+/// allocated chunk read and written as its compressed bytes (H5Dread_chunk / H5Dwrite_chunk:
+/// no inflate, no deflate). Only the chunks the table points to are copied, so the space of
+/// earlier copies of a chunk rewritten while appending stays behind.
+void copy_table_stored(hid_t src, hid_t dst, const char* name, const std::string& from, const std::string& shown) {
+  const std::string op = std::string("copying /") + name;
+  Hid in = r_hid(H5Dopen2(src, name, H5P_DEFAULT), H5Dclose, from, op);
+  H5O_info_t info;
+  r_check(H5Oget_info2(in.get(), &info, H5O_INFO_NUM_ATTRS), from, op);
+  if (info.num_attrs != 0)  // the store writes none; copying would need their types
+    throw std::logic_error(from + ": /" + std::string(name) + " has attributes, which a stored copy does not copy");
+  Hid type = r_hid(H5Dget_type(in.get()), H5Tclose, from, op);
+  Hid dcpl = r_hid(H5Dget_create_plist(in.get()), H5Pclose, from, op);
+  Hid space = r_hid(H5Dget_space(in.get()), H5Sclose, from, op);
+  if (H5Sget_simple_extent_ndims(space.get()) != 1 || H5Pget_layout(dcpl.get()) != H5D_CHUNKED)
+    throw std::logic_error(from + ": /" + std::string(name) + " is not a chunked table of one dimension");
+  hsize_t rows = 0, chunk = 0;
+  r_check(H5Sget_simple_extent_dims(space.get(), &rows, nullptr), from, op);
+  if (H5Pget_chunk(dcpl.get(), 1, &chunk) != 1 || chunk == 0)
+    throw std::logic_error(from + ": /" + std::string(name) + " has no chunk size");
+  Hid out = w_hid(H5Dcreate2(dst, name, type.get(), space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), H5Dclose,
+                  shown, op);
+  std::vector<unsigned char> buf;
+  for (hsize_t at = 0; at < rows; at += chunk) {
+    hsize_t bytes = 0;
+    r_check(H5Dget_chunk_storage_size(in.get(), &at, &bytes), from, op);
+    if (bytes == 0) continue;  // never written: reads as fill values in both files
+    buf.resize(bytes);
+    std::uint32_t filters = 0;
+    r_check(H5Dread_chunk(in.get(), H5P_DEFAULT, &at, &filters, buf.data()), from, op);
+    w_check(H5Dwrite_chunk(out.get(), H5P_DEFAULT, filters, &at, bytes, buf.data()), shown, op);
+  }
+}
+
+}  // namespace
+
+Writer compact_marked_complete(const std::string& from, const std::string& tmp, const std::string& shown) {
+  const std::string op = "compacting the file";
+  Hid fapl = r_hid(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, from, op);
+  r_check(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_LATEST, H5F_LIBVER_LATEST), from, op);
+  Hid src = r_hid(H5Fopen(from.c_str(), H5F_ACC_RDONLY, fapl.get()), H5Fclose, from, op);
+  StoreMeta meta = read_meta(src.get(), from);
+  meta.complete = true;
+  Writer w;
+  w.file = create_file(tmp, shown, /*in_memory=*/false);
+  // In the order open_new, write_parameters and write_design create them.
+  for (const char* name : {"scenarios", "metrics", "errors", "jobs", "parameters", "design"})
+    if (H5Lexists(src.get(), name, H5P_DEFAULT) > 0) copy_table_stored(src.get(), w.file.get(), name, from, shown);
+  write_meta(w.file.get(), meta, shown);
+  w_check(H5Fflush(w.file.get(), H5F_SCOPE_GLOBAL), shown, "flushing the file");
   return w;
 }
 

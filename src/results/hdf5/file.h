@@ -96,6 +96,14 @@ void finish_new(Writer& w, const StoreMeta& meta, bool swmr, const std::string& 
 /// order (docs/hdf5-format.md, "Finalize"). `shown` names the output in messages.
 Writer copy_marked_complete(const std::string& from, const std::string& tmp, const std::string& shown);
 
+/// Writes the closed file `from` anew at `tmp` (its placeholder) with `complete` = 1: its root
+/// attributes, and each table with the same type, extent and creation properties, its chunks
+/// copied as stored (compressed bytes, no inflate or deflate), so without the space that chunks
+/// rewritten while appending left behind; returns the new file open. ResultStore::finalize()
+/// commits it in place of a rebuild when the file holds exactly the rows a rebuild would write,
+/// in its order, but some chunk was written more than once (a flush inside a chunk).
+Writer compact_marked_complete(const std::string& from, const std::string& tmp, const std::string& shown);
+
 struct Input;
 
 /// One row of /parameters (format 4): a parameter of the resolved base of the file's points and

@@ -175,19 +175,22 @@ struct ResultStore::Impl {
   bool has_jobs = false;         ///< w.jlayout has fields
   bool open = false;
   bool finalized = false;
-  bool finalized_as_written = false;  ///< finalize() kept the file as written (no rebuild)
+  Finalized finalized_as = Finalized::kRebuilt;  ///< how finalize() made the final file
   bool jobs_unflushed = false;  ///< /jobs rows written since the last H5Fflush
   bool dirty = false;           ///< rows written since the last H5Fflush
   bool durable = false;         ///< fsync after every H5Fflush
   Rows mbuf{metrics_layout().size}, ebuf{errors_layout().size}, jbuf;
   Layout jlayout;                ///< of /jobs (= w.jlayout once the file exists); no fields: none
   std::uint64_t written = 0;
-  /// Does the file hold its rows as a rebuild would write them, so that finalize() may keep it
-  /// as written (docs/hdf5-format.md, "Finalize")? Only a file this store created; cleared by an
-  /// append out of the rebuild's order (ids ascending, each once; a scenario's jobs by job_id)
-  /// and by a write that starts inside a chunk (that chunk is then written twice: in SWMR mode
-  /// the first copy's space is never reused, and a rebuild reclaims it).
+  /// Does the file hold its rows in the rebuild's order, so that finalize() may keep it or copy
+  /// it as stored instead of rebuilding it (docs/hdf5-format.md, "Finalize")? Only a file this
+  /// store created; cleared by an append out of that order (ids ascending, each once; a
+  /// scenario's jobs by job_id).
   bool as_rebuilt = false;
+  /// Has every write of rows begun at a chunk boundary (no chunk written twice)? Cleared by a
+  /// write that starts inside a chunk: in SWMR mode the chunk's first copy is never reused, so
+  /// the file is then copied as stored, which leaves that space behind, instead of kept.
+  bool chunks_once = true;
   std::int64_t last_id = -1;  ///< of the last append (while as_rebuilt)
   /// The file being written by another thread (create_in_background), until wait_created().
   std::future<Writer> creating;
@@ -205,9 +208,9 @@ struct ResultStore::Impl {
     }
   }
 
-  /// A write of rows at row `at` of `name`: clears as_rebuilt unless `at` starts a chunk.
+  /// A write of rows at row `at` of `name`: clears chunks_once unless `at` starts a chunk.
   void note_write(hid_t dset, hsize_t at, const char* name) {
-    if (as_rebuilt && at % chunk_rows(dset, path, name) != 0) as_rebuilt = false;
+    if (as_rebuilt && chunks_once && at % chunk_rows(dset, path, name) != 0) chunks_once = false;
   }
 
   void write_jobs() {
@@ -577,12 +580,18 @@ void ResultStore::finalize() {
   if (!s.open) throw std::logic_error("ResultStore::finalize: the store is closed (" + s.path + ")");
   s.flush();
   s.close();
-  // Every scenario of the file has its one row, written in the rebuild's order, no chunk twice:
-  // the file is what a rebuild would write (docs/hdf5-format.md, "Finalize"), so it is kept
-  // (copied, marked complete, renamed over itself) instead of read back and compressed again.
-  s.finalized_as_written = s.as_rebuilt && s.written == s.w.s_rows;
+  // Every scenario of the file has its one row, written in the rebuild's order: the file holds
+  // what a rebuild would write (docs/hdf5-format.md, "Finalize"). With no chunk written twice it
+  // is kept (copied, marked complete, renamed over itself); else its tables are copied as
+  // stored, without the space of the rewritten chunks. Neither reads back and compresses again.
+  const bool as_written = s.as_rebuilt && s.written == s.w.s_rows;
+  s.finalized_as = !as_written ? Finalized::kRebuilt : s.chunks_once ? Finalized::kKept : Finalized::kCompacted;
   produce(s.path + ".final-tmp", s.path, /*must_not_exist=*/false, /*keep_open=*/false, [&](const std::string& tmp) {
-    if (s.finalized_as_written) return copy_marked_complete(s.path, tmp, s.path);
+    switch (s.finalized_as) {
+      case Finalized::kKept: return copy_marked_complete(s.path, tmp, s.path);
+      case Finalized::kCompacted: return compact_marked_complete(s.path, tmp, s.path);
+      case Finalized::kRebuilt: break;
+    }
     return rebuild({s.path}, tmp, s.path, Rebuild::Finalize, "", nullptr);
   });
   s.finalized = true;
@@ -590,7 +599,7 @@ void ResultStore::finalize() {
 
 std::uint64_t ResultStore::rows_written() const { return impl_->written; }
 
-bool ResultStore::finalized_as_written() const { return impl_->finalized_as_written; }
+ResultStore::Finalized ResultStore::finalized_as() const { return impl_->finalized_as; }
 
 void ResultStore::set_durable(bool on) { impl_->durable = on; }  // no HDF5: no Lock (see append)
 

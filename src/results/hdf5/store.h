@@ -26,8 +26,9 @@
 // SWMR-read, writes a fresh file beside it with every valid row, and renames it over the old
 // one (atomic), then appends. finalize() closes, reopens without SWMR, sorts /metrics,
 // /errors and /jobs by id (so files are identical whatever the ranks x threads layout) and
-// sets complete = 1; a file that already holds every row in that order, each chunk written
-// once, is copied and marked complete instead (finalized_as_written()).
+// sets complete = 1; a file that already holds every row in that order is copied and marked
+// complete instead: byte for byte if each chunk was written once, else table by table with
+// each chunk as stored, which drops the space of rewritten chunks (finalized_as()).
 #pragma once
 
 #include <cstdint>
@@ -108,10 +109,16 @@ class ResultStore final : public ResultSink {
   void flush() override;                          ///< writes buffered rows, H5Fflush(GLOBAL)
   void finalize() override;                       ///< flush, sort by id, complete = 1, close
   std::uint64_t rows_written() const;    ///< metrics + errors rows in the file incl. buffered
-  /// Did finalize() keep the file as written instead of rebuilding it? Only when the file is
-  /// exactly what the rebuild would write: created by this store, one row per scenario, appended
-  /// in the rebuild's order, each chunk written once (docs/hdf5-format.md, "Finalize").
-  bool finalized_as_written() const;
+  /// How finalize() made the final file (docs/hdf5-format.md, "Finalize").
+  enum class Finalized {
+    kRebuilt,    ///< read back, sorted, compressed again: rows out of order, missing, or not this store's file
+    kKept,       ///< copied byte for byte: created by this store, one row per scenario, appended in
+                 ///< the rebuild's order, each chunk written once
+    kCompacted,  ///< the same rows, but some chunk written twice (a flush inside it): tables copied
+                 ///< with their chunks as stored, without the space of the earlier copies
+  };
+  /// kRebuilt until finalize() has run.
+  Finalized finalized_as() const;
   /// With `on`, every flush() also fsyncs the file (H5Fflush only hands the rows to the OS).
   void set_durable(bool on);
 
