@@ -1,7 +1,5 @@
 #include "run/master.h"
 
-#include <mpi.h>
-
 #include <signal.h>
 
 #include <chrono>
@@ -12,6 +10,7 @@
 #include <string>
 
 #include "plan/dispatch.h"
+#include "run/mpi_api.h"
 #include "run/mpi_protocol.h"
 #include "run/progress.h"
 #include "run/signals.h"
@@ -103,16 +102,13 @@ class Master {
  private:
   /// Receives one worker message, if any, and answers it. Returns whether there was one.
   bool serve_a_worker() {
-    int flag = 0;
-    MPI_Status status;
-    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
-    if (!flag) return false;
-    int nbytes = 0;
-    MPI_Get_count(&status, MPI_BYTE, &nbytes);
+    const MpiApi& mpi = mpi_api();
+    int source = 0, tag = 0, nbytes = 0;
+    if (!mpi.iprobe(kAnySource, kAnyTag, &source, &tag, &nbytes)) return false;
     inbox_.resize(static_cast<size_t>(std::max(nbytes, 1)));
-    MPI_Recv(inbox_.data(), nbytes, MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    mpi.recv(inbox_.data(), nbytes, source, tag);
     decode_results(inbox_.data(), static_cast<size_t>(nbytes), results_);
-    if (status.MPI_TAG == kTagResultsFinal) {
+    if (tag == kTagResultsFinal) {
       // A worker was signalled (scancel, time limit): the whole sweep stops, resumably.
       record();
       --workers_left_;
@@ -122,12 +118,11 @@ class Master {
     count_results();  // the batch size learns from them; the worker gets its next batch first
     next_batch();
     if (batch_.empty()) {
-      MPI_Send(nullptr, 0, MPI_BYTE, status.MPI_SOURCE, kTagStop, MPI_COMM_WORLD);
+      mpi.send(nullptr, 0, source, kTagStop);
       --workers_left_;
     } else {
       encode_ranges(batch_, outbox_);
-      MPI_Send(outbox_.data(), static_cast<int>(outbox_.size()), MPI_BYTE, status.MPI_SOURCE, kTagBatch,
-               MPI_COMM_WORLD);
+      mpi.send(outbox_.data(), static_cast<int>(outbox_.size()), source, kTagBatch);
       dispatched_ += count(batch_);
     }
     record();
@@ -285,17 +280,16 @@ int run_worker(const ExecContext& cx) {
   std::vector<char> outbox, inbox;
   std::vector<IdRange> batch;
   std::mutex mu;
+  const MpiApi& mpi = mpi_api();
   while (true) {
     encode_results(results, outbox);
-    MPI_Send(outbox.data(), static_cast<int>(outbox.size()), MPI_BYTE, 0, kTagResults, MPI_COMM_WORLD);
+    mpi.send(outbox.data(), static_cast<int>(outbox.size()), 0, kTagResults);
     results.clear();
-    MPI_Status status;
-    MPI_Probe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &status);
-    int nbytes = 0;
-    MPI_Get_count(&status, MPI_BYTE, &nbytes);
+    int tag = 0, nbytes = 0;
+    mpi.probe(0, kAnyTag, &tag, &nbytes);
     inbox.resize(static_cast<size_t>(std::max(nbytes, 1)));
-    MPI_Recv(inbox.data(), nbytes, MPI_BYTE, 0, status.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    if (status.MPI_TAG == kTagStop) return stop_requested() ? util::kExitInterrupted : util::kExitOk;
+    mpi.recv(inbox.data(), nbytes, 0, tag);
+    if (tag == kTagStop) return stop_requested() ? util::kExitInterrupted : util::kExitOk;
     decode_ranges(inbox.data(), static_cast<size_t>(nbytes), batch);
     run_batch(cx, batch, [&](std::vector<ScenarioResult>&& chunk) {
       std::lock_guard<std::mutex> lk(mu);
@@ -303,7 +297,7 @@ int run_worker(const ExecContext& cx) {
     });
     if (stop_requested()) {  // hand back what we have and leave
       encode_results(results, outbox);
-      MPI_Send(outbox.data(), static_cast<int>(outbox.size()), MPI_BYTE, 0, kTagResultsFinal, MPI_COMM_WORLD);
+      mpi.send(outbox.data(), static_cast<int>(outbox.size()), 0, kTagResultsFinal);
       return util::kExitInterrupted;
     }
   }

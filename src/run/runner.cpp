@@ -2,8 +2,6 @@
 // then runs the master (rank 0) or a worker (other ranks), run/master.h.
 #include "run/runner.h"
 
-#include <mpi.h>
-
 #include <tbb/global_control.h>
 #include <tbb/info.h>
 #include <tbb/task_arena.h>
@@ -28,6 +26,7 @@
 #include "sweepfile/loader.h"
 #include "run/batch_executor.h"
 #include "run/master.h"
+#include "run/mpi_api.h"
 #include "results/output.h"
 #include "plan/plan.h"
 #include "plan/replication.h"
@@ -126,19 +125,15 @@ std::unique_ptr<util::OutputFile> prepare_generated_sweep(const SweepOptions& op
   return f;
 }
 
-/// MPI for the length of a run, when used: initialised at construction, finalised at
-/// destruction unless the job was aborted.
+/// MPI for the length of a run, when used: its module loaded (run/mpi_api.h) and MPI
+/// initialised at construction, finalised at destruction unless the job was aborted.
 class MpiSession {
  public:
   explicit MpiSession(bool use) : used_(use) {
-    if (!used_) return;
-    int provided = 0;
-    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
-    MPI_Comm_size(MPI_COMM_WORLD, &ranks_);
+    if (used_) mpi_api().init(&rank_, &ranks_);
   }
   ~MpiSession() {
-    if (used_) MPI_Finalize();
+    if (used_) mpi_api().finalize();
   }
   MpiSession(const MpiSession&) = delete;
   MpiSession& operator=(const MpiSession&) = delete;
@@ -147,12 +142,12 @@ class MpiSession {
   int ranks() const { return ranks_; }
   /// Rank 0's `code` on every rank.
   int broadcast(int code) const {
-    if (used_) MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (used_) mpi_api().broadcast_int(&code);
     return code;
   }
   /// Ends every rank of the job with `code` (never returns).
   [[noreturn]] void abort(int code) const {
-    if (used_) MPI_Abort(MPI_COMM_WORLD, code);
+    if (used_) mpi_api().abort(code);
     std::exit(code);
   }
 

@@ -250,7 +250,17 @@ says 2 "geopipe plot: error: unknown axis 'nope'" "plot: unknown axis" -- "$BIN"
 front_libs=$(ldd "$BIN" 2>&1)
 full_libs=$(ldd "$(dirname "$BIN")/geopipe-full")
 if grep -Eq 'libmpi|libhdf5|libtbb' <<<"$front_libs"; then bad "geopipe links MPI, HDF5 or oneTBB: $(grep -E 'libmpi|libhdf5|libtbb' <<<"$front_libs" | tr '\n' ' ')"; else ok; fi
-grep -q libmpi <<<"$full_libs" && ok || bad "geopipe-full does not link MPI"
+# geopipe-full loads Open MPI only in a process that uses it (under mpirun or srun), from the
+# module geopipe-mpi.so beside it (run/mpi_api.h): a sweep without mpirun never loads the module,
+# and one whose environment says mpirun launched it, but which cannot load it, is refused (exit 2).
+if grep -q libmpi <<<"$full_libs"; then bad "geopipe-full links MPI (expected it only in geopipe-mpi.so)"; else ok; fi
+mpi_libs=$(ldd "$(dirname "$BIN")/geopipe-mpi.so")
+grep -q libmpi <<<"$mpi_libs" && ok || bad "geopipe-mpi.so does not link MPI"
+expect_rc 0 "a sweep without mpirun loads no MPI module" -- \
+  env GEOPIPE_MPI_MODULE=/nonexistent/geopipe-mpi.so "$BIN" sweep "$SRC/sweeps/quick.toml" --dry-run
+says 2 "geopipe-mpi.so: geopipe's MPI module cannot be loaded, and a sweep under mpirun or srun needs it" \
+  "a sweep under mpirun without its MPI module" -- \
+  env OMPI_COMM_WORLD_SIZE=1 GEOPIPE_MPI_MODULE=/nonexistent/geopipe-mpi.so "$BIN" sweep "$SRC/sweeps/quick.toml" --dry-run
 # ... and, as GEOPIPE_FRONT_END_LINK says, no shared library at all (no program interpreter: the
 # kernel starts it without the dynamic loader) or none but libc's (no libstdc++, toml++ or fmt
 # symbols to resolve): docs/performance.md, "Process start, third step".

@@ -18,6 +18,15 @@ for f in share/doc/geopipe/README.md share/doc/geopipe/design.md share/doc/geopi
 done
 "$prefix/bin/geopipe" sweep "$prefix/share/geopipe/sweeps/quick.toml" --dry-run | grep -q "scenarios" \
   || fail "installed example sweep does not load"
+# geopipe-full finds its MPI module (run/mpi_api.h) in <prefix>/<libdir>/geopipe/ from its own
+# directory: a sweep under mpirun runs from the installed tree (layout ranks=2 in its file).
+[ -n "$(find "$prefix" -name geopipe-mpi.so -path '*/geopipe/geopipe-mpi.so')" ] || fail "geopipe-mpi.so not installed"
+if ldd "$prefix/bin/geopipe-full" | grep -q libmpi; then fail "the installed geopipe-full links MPI"; fi
+OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun -np 2 --oversubscribe \
+  "$prefix/bin/geopipe" sweep "$prefix/share/geopipe/sweeps/quick.toml" -o "$prefix/mpi.h5" -q -t 1 \
+  || fail "a sweep under mpirun -np 2 does not run from the installed tree"
+/usr/bin/python3 -c 'import h5py, sys; assert h5py.File(sys.argv[1], "r").attrs["layout"] == "ranks=2 threads=1"' \
+  "$prefix/mpi.h5" || fail "the installed tree's sweep under mpirun did not run on 2 ranks"
 module=$(find "$prefix" -name geopipe_results.py)
 [ -n "$module" ] || fail "Python module not installed"
 pydir=$(dirname "$module")
