@@ -15,7 +15,7 @@
 # (scripts/setup.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ $# -ge 1 ] || { sed -n '2,16p' "$0" >&2; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,15p' "$0" >&2; exit 2; }
 BEFORE=$1
 AFTER=build
 QUICK="" SWEEP_ONLY=""
