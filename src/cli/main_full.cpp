@@ -1,6 +1,7 @@
-// geopipe-full: every command of geopipe (docs/cli.md), the executable that links MPI, oneTBB
-// and HDF5. `geopipe` (cli/main.cpp) runs `run`, `validate` and `list` itself and executes this
-// one, from its own directory, for everything else.
+// geopipe-full: every command of geopipe (README.md), the executable that links oneTBB and HDF5
+// and, in a sweep under mpirun or srun, loads Open MPI through its module (run/mpi_api.h).
+// `geopipe` (cli/main.cpp) runs `run`, `validate` and `list` itself and executes this one, from
+// its own directory, for everything else.
 #include <CLI/CLI.hpp>
 
 #include <signal.h>
