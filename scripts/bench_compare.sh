@@ -3,8 +3,9 @@
 # "Round 2"): the pathfinder's bace-pipe decision by regions x stages (GPipe with the even split,
 # and 1F1B with the balanced split), a 1,000,000-job bace-pipe scenario (time, peak RSS), the
 # start of one process per command, and a sweep's time against the sum of its scenarios' own
-# (the whole sweep's overhead, and the per-scenario one: the same sweep with 5x the seeds). The
-# two versions alternate within each measurement, so load on this shared machine hits both alike.
+# (the whole sweep's overhead, and the per-scenario one: the same sweep with 5x the seeds; the
+# sweep's fixed cost fitted on the two sizes). The two versions alternate within each
+# measurement, so load on this shared machine hits both alike.
 # Prints markdown tables.
 #   scripts/bench_compare.sh BEFORE [AFTER_BUILD] [--quick] [--sweep-only]
 # BEFORE is a revision, built in a temporary worktree (~10 min on 2 cores) with this checkout's
@@ -15,7 +16,7 @@
 # (scripts/setup.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ $# -ge 1 ] || { sed -n '2,15p' "$0" >&2; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,16p' "$0" >&2; exit 2; }
 BEFORE=$1
 AFTER=build
 QUICK="" SWEEP_ONLY=""
@@ -201,7 +202,8 @@ for t in (1, 2):
             rs.append(f"{(float(s1) - float(s0)) * t / float(w):.3f} ({float(s1) - float(s0):.2f} s)")
         row.append(", ".join(rs))
     print(f"| {t} | {row[0]} | {row[1]} |")
-print("\nper scenario: the 9600-scenario sweep (5x the seeds) against it, (extra wall x threads) / (extra sum of wall_s), every round:\n")
+print("\nper scenario: the 9600-scenario sweep (5x the seeds) against it, (extra wall x threads) / (extra sum of wall_s);")
+print("in brackets the 9600-scenario sweep as a whole (wall x threads / sum of wall_s) and its wall time; every round:\n")
 print("| threads | before | after |\n|---|---|---|")
 def run(name):
     s0, s1, w = open(os.path.join(tmp, name)).read().split()
@@ -212,7 +214,25 @@ for t in (1, 2):
         rs = []
         for r in range(1, rounds + 1):
             (a, wa), (b, wb) = run(f"sweep-{side}-{t}-{r}.txt"), run(f"sweep5-{side}-{t}-{r}.txt")
-            rs.append(f"{(b - a) * t / (wb - wa):.3f} ({b:.2f} s)")
+            rs.append(f"{(b - a) * t / (wb - wa):.3f} ({b * t / wb:.3f}, {b:.2f} s)")
         row.append(", ".join(rs))
+    print(f"| {t} | {row[0]} | {row[1]} |")
+# The two sizes fit wall x threads = F + (1 + p) x sum(wall_s): F, the sweep's fixed cost (in
+# core-seconds), and p, its per-scenario overhead. The whole sweep's ratio is <= 1.05 once
+# sum(wall_s) >= F / (0.05 - p).
+print("\nfixed cost F (wall x threads at no scenario, fitted on the two sizes) and the sum of wall_s")
+print("from which the whole sweep's ratio is <= 1.05, F / (0.05 - p) (median over the rounds):\n")
+print("| threads | before | after |\n|---|---|---|")
+for t in (1, 2):
+    row = []
+    for side in ("old", "new"):
+        fs, need = [], []
+        for r in range(1, rounds + 1):
+            (a, wa), (b, wb) = run(f"sweep-{side}-{t}-{r}.txt"), run(f"sweep5-{side}-{t}-{r}.txt")
+            slope = (b - a) * t / (wb - wa)
+            fixed = b * t - slope * wb
+            fs.append(fixed)
+            need.append(fixed / (1.05 - slope) if slope < 1.05 else math.inf)
+        row.append(f"F {statistics.median(fs) * 1e3:.0f} ms, sum(wall_s) >= {statistics.median(need):.2f} s")
     print(f"| {t} | {row[0]} | {row[1]} |")
 PY
