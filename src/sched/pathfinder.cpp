@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <bit>
+#include <cassert>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <numeric>
 
 #include "sched/pathfinder_impl.h"
@@ -46,37 +48,70 @@ SearchResult Pathfinder::Impl::search(const JobProfile& p, const ClusterView& vi
   const bool cap_known = std::isfinite(spec.time_cap_s);
   const double T_for_cost = cap_known ? spec.time_cap_s : 0.0;
 
+  // Every table below is written whole by the loops that follow (resize, not assign: these
+  // fills were ~5 % of a million-job run's instructions); only the prefix sums' first entries
+  // are set here.
   const auto RS = static_cast<size_t>(R_ * S_);
-  unit_.assign(RS, kInf);
-  fwd_.assign(RS, kInf);
-  coef_.assign(RS, kInf);
-  run_.assign(RS, 0);
-  cap_.assign(static_cast<size_t>(R_), 0);
-  unit_prefix_.assign(static_cast<size_t>(R_ * (S_ + 1)), 0.0);
-  coef_prefix_.assign(static_cast<size_t>(R_ * (S_ + 1)), 0.0);
+  unit_.resize(RS);
+  fwd_.resize(RS);
+  coef_.resize(RS);
+  run_.resize(RS);
+  cap_.resize(static_cast<size_t>(R_));
+  unit_prefix_.resize(static_cast<size_t>(R_ * (S_ + 1)));
+  coef_prefix_.resize(static_cast<size_t>(R_ * (S_ + 1)));
   for (int r = 0; r < R_; ++r) {
     cap_[static_cast<size_t>(r)] = view.free_gpus[static_cast<size_t>(r)] / g;
     const Region& reg = topo.regions[static_cast<size_t>(r)];
     const GpuType& gpu = topo.gpu_of(r);
     const double speed = stage_speed(gpu, g, opt);
     const double price = cost ? reg.price.mean_usd_per_kwh(view.now_s, view.now_s + p.iterations * T_for_cost) : 0.0;
-    double up = 0, cp = 0;
-    for (int i = 0; i < S_; ++i) {
-      const auto k = static_cast<size_t>(r * S_ + i);
+    unit_prefix_[static_cast<size_t>(r * (S_ + 1))] = 0.0;
+    coef_prefix_[static_cast<size_t>(r * (S_ + 1))] = 0.0;
+    // Stage i's figures on region r: its forward time, its unit time f + b and its cost
+    // coefficient (kInf where the stage does not fit).
+    struct Figures {
+      double unit, fwd, coef;
+    };
+    auto figures = [&](int i, bool ok) {
       const double f = forward_time(p.fwd_flops[static_cast<size_t>(i)], speed);
       const double u = compute_time(f);
-      const bool ok = p.stage_fits(i, gpu);
-      unit_[k] = ok ? u : kInf;
-      fwd_[k] = ok ? f : kInf;
+      double c = 0.0;
       if (cost) {
         // Energy per iteration at the time cap (docs/model.md, "Cost-min allocator"); without
         // a cap only the busy energy counts.
         const double busy = stage_busy_per_iteration_s(m_, f);
         const double j = stage_energy_per_iteration_j(g, reg.pue, gpu, busy, cap_known ? spec.time_cap_s : busy);
-        coef_[k] = ok ? energy_cost_usd(p.iterations * j, price) : kInf;
-      } else {
-        coef_[k] = 0.0;
+        c = ok ? energy_cost_usd(p.iterations * j, price) : kInf;
       }
+      return Figures{ok ? u : kInf, ok ? f : kInf, c};
+    };
+    double up = 0, cp = 0;
+    bool prev_ok = false;
+    for (int i = 0; i < S_; ++i) {
+      const auto k = static_cast<size_t>(r * S_ + i);
+      const bool ok = p.stage_fits(i, gpu);
+      // A stage with the previous stage's FLOP and fit (the interior stages of an even split)
+      // has its figures, which are functions of those alone on region r: copied, not recomputed
+      // (checked against a recomputation in builds with assertions, the sanitizer builds).
+      if (i > 0 && ok == prev_ok && p.fwd_flops[static_cast<size_t>(i)] == p.fwd_flops[static_cast<size_t>(i - 1)]) {
+        unit_[k] = unit_[k - 1];
+        fwd_[k] = fwd_[k - 1];
+        coef_[k] = coef_[k - 1];
+#ifndef NDEBUG
+        const Figures fresh = figures(i, ok);
+        assert(std::memcmp(&fresh.unit, &unit_[k], sizeof(double)) == 0 &&
+               std::memcmp(&fresh.fwd, &fwd_[k], sizeof(double)) == 0 &&
+               std::memcmp(&fresh.coef, &coef_[k], sizeof(double)) == 0 &&
+               "search: a stage's copied figures differ from its own");
+#endif
+      } else {
+        const Figures fig = figures(i, ok);
+        unit_[k] = fig.unit;
+        fwd_[k] = fig.fwd;
+        coef_[k] = fig.coef;
+      }
+      prev_ok = ok;
+      const double u = unit_[k];
       up += ok ? u : 0.0;
       cp += ok ? coef_[k] : 0.0;
       unit_prefix_[static_cast<size_t>(r * (S_ + 1) + i + 1)] = up;
@@ -84,10 +119,12 @@ SearchResult Pathfinder::Impl::search(const JobProfile& p, const ClusterView& vi
     }
   }
   min_hop_time_ = kInf;
-  hop_lat_.assign(static_cast<size_t>(R_ * R_), kInf);
-  hop_egress_.assign(static_cast<size_t>(R_ * R_), 0.0);
+  hop_lat_.resize(static_cast<size_t>(R_ * R_));
+  hop_egress_.resize(static_cast<size_t>(R_ * R_));
   for (int a = 0; a < R_; ++a)
-    for (int b = 0; b < R_; ++b)
+    for (int b = 0; b < R_; ++b) {
+      hop_lat_[static_cast<size_t>(a * R_ + b)] = kInf;
+      hop_egress_[static_cast<size_t>(a * R_ + b)] = 0.0;
       if (a != b && topo.connected(a, b)) {
         const double rt = hop_round_trip_s(topo, a, b);
         hop_lat_[static_cast<size_t>(a * R_ + b)] = rt;
@@ -98,6 +135,7 @@ SearchResult Pathfinder::Impl::search(const JobProfile& p, const ClusterView& vi
           hop_egress_[static_cast<size_t>(a * R_ + b)] =
               p.iterations * hop_egress_usd_per_iteration(m_, p.activation_bytes, topo.link(a, b), topo.link(b, a));
       }
+    }
   if (min_hop_time_ == kInf) min_hop_time_ = 0;
   min_lat_from_.assign(static_cast<size_t>(R_), kInf);
   for (int a = 0; a < R_; ++a)
@@ -169,9 +207,11 @@ bool Pathfinder::Impl::derive_tables() {
   }
   bool any_stage_impossible = false;
   // Suffix lower bounds over regions that could take the stage at all.
-  lb_sum_.assign(static_cast<size_t>(S_ + 1), 0.0);
-  lb_max_.assign(static_cast<size_t>(S_ + 1), 0.0);
-  lb_obj_.assign(static_cast<size_t>(S_ + 1), 0.0);
+  // Written for i = S-1 .. 0 below; only the sentinel at S is set here.
+  lb_sum_.resize(static_cast<size_t>(S_ + 1));
+  lb_max_.resize(static_cast<size_t>(S_ + 1));
+  lb_obj_.resize(static_cast<size_t>(S_ + 1));
+  lb_sum_[static_cast<size_t>(S_)] = lb_max_[static_cast<size_t>(S_)] = lb_obj_[static_cast<size_t>(S_)] = 0.0;
   order_.reset(S_);
   // A stage whose figures equal the next stage's on every region (the interior stages of an
   // even split) shares that stage's order instead of sorting again.
@@ -206,16 +246,21 @@ bool Pathfinder::Impl::derive_tables() {
 
   // Capacity-aware bound inputs.
   const auto RS1 = static_cast<size_t>(R_ * (S_ + 1));
-  sufmin_unit_.assign(RS1, kInf);
-  sufmin_coef_.assign(RS1, kInf);
-  sufmax_unit_.assign(RS1, 0.0);
-  for (int r = 0; r < R_; ++r)
+  sufmin_unit_.resize(RS1);
+  sufmin_coef_.resize(RS1);
+  sufmax_unit_.resize(RS1);
+  for (int r = 0; r < R_; ++r) {
+    const auto end = static_cast<size_t>(r * (S_ + 1) + S_);  // the sentinels; i < S below writes the rest
+    sufmin_unit_[end] = kInf;
+    sufmin_coef_[end] = kInf;
+    sufmax_unit_[end] = 0.0;
     for (int i = S_ - 1; i >= 0; --i) {
       const auto k = static_cast<size_t>(r * (S_ + 1) + i);
       sufmin_unit_[k] = std::min(sufmin_unit_[k + 1], unit(r, i));
       sufmin_coef_[k] = std::min(sufmin_coef_[k + 1], coef(r, i));
       sufmax_unit_[k] = std::max(sufmax_unit_[k + 1], unit(r, i));
     }
+  }
   lb_order_unit_.reset(S_ + 1);
   lb_order_coef_.reset(S_ + 1);
   // The same per suffix, by the suffix minima (the cost order only for the cost search): a
