@@ -213,21 +213,52 @@ bool Pathfinder::Impl::derive_tables() {
   lb_obj_.resize(static_cast<size_t>(S_ + 1));
   lb_sum_[static_cast<size_t>(S_)] = lb_max_[static_cast<size_t>(S_)] = lb_obj_[static_cast<size_t>(S_)] = 0.0;
   order_.reset(S_);
+  // twin_[i]: stage i has stage i+1's FLOP and memory, so the same fit on every region, and
+  // search() gave it stage i+1's figures bit for bit (copied). Such a stage shares whatever
+  // the loops below derive from the figures alone; builds with assertions check each share.
+  twin_.resize(static_cast<size_t>(S_));
+  for (int i = 0; i < S_; ++i)
+    twin_[static_cast<size_t>(i)] =
+        i + 1 < S_ && p_->fwd_flops[static_cast<size_t>(i)] == p_->fwd_flops[static_cast<size_t>(i + 1)] &&
+        p_->memory_bytes[static_cast<size_t>(i)] == p_->memory_bytes[static_cast<size_t>(i + 1)];
   // A stage whose figures equal the next stage's on every region (the interior stages of an
   // even split) shares that stage's order instead of sorting again.
-  auto same_stage_as_next = [&](int i) {
+  auto figures_equal_next = [&](int i) {
     if (i + 1 >= S_) return false;
     for (int r = 0; r < R_; ++r)
       if (unit(r, i) != unit(r, i + 1) || (cost && coef(r, i) != coef(r, i + 1))) return false;
     return true;
   };
-  for (int i = S_ - 1; i >= 0; --i) {
-    double mu = kInf, mc = kInf;
-    for (int r = 0; r < R_; ++r) {
-      if (cap_[static_cast<size_t>(r)] <= 0 || unit(r, i) == kInf) continue;
-      mu = std::min(mu, unit(r, i));
-      mc = std::min(mc, coef(r, i));
+  auto same_stage_as_next = [&](int i) {
+    if (twin_[static_cast<size_t>(i)]) {
+      assert(figures_equal_next(i) && "derive_tables: twin stages with different figures");
+      return true;
     }
+    return figures_equal_next(i);
+  };
+  double mu = kInf, mc = kInf;  // stage i's least unit time and cost coefficient over usable regions
+  for (int i = S_ - 1; i >= 0; --i) {
+    if (!twin_[static_cast<size_t>(i)]) {  // a twin has stage i+1's, which are still in mu, mc
+      mu = kInf;
+      mc = kInf;
+      for (int r = 0; r < R_; ++r) {
+        if (cap_[static_cast<size_t>(r)] <= 0 || unit(r, i) == kInf) continue;
+        mu = std::min(mu, unit(r, i));
+        mc = std::min(mc, coef(r, i));
+      }
+    }
+#ifndef NDEBUG
+    {
+      double mu_own = kInf, mc_own = kInf;
+      for (int r = 0; r < R_; ++r) {
+        if (cap_[static_cast<size_t>(r)] <= 0 || unit(r, i) == kInf) continue;
+        mu_own = std::min(mu_own, unit(r, i));
+        mc_own = std::min(mc_own, coef(r, i));
+      }
+      assert(std::memcmp(&mu, &mu_own, sizeof mu) == 0 && std::memcmp(&mc, &mc_own, sizeof mc) == 0 &&
+             "derive_tables: a twin stage's least figures differ from its own");
+    }
+#endif
     if (same_stage_as_next(i)) {
       order_.share(i, i + 1);
     } else {
@@ -265,11 +296,20 @@ bool Pathfinder::Impl::derive_tables() {
   lb_order_coef_.reset(S_ + 1);
   // The same per suffix, by the suffix minima (the cost order only for the cost search): a
   // suffix whose minima equal the next one's on every region shares its order.
-  auto same_suffix_as_next = [&](const std::vector<double>& v, int j) {
+  // At a twin j, min(minimum from j+1, figure at j) is the minimum from j+1 itself (the figure
+  // at j is the one at j+1, which that minimum already took): equal without looking.
+  auto minima_equal_next = [&](const std::vector<double>& v, int j) {
     if (j + 1 >= S_) return false;
     for (int r = 0; r < R_; ++r)
       if (v[static_cast<size_t>(r * (S_ + 1) + j)] != v[static_cast<size_t>(r * (S_ + 1) + j + 1)]) return false;
     return true;
+  };
+  auto same_suffix_as_next = [&](const std::vector<double>& v, int j) {
+    if (twin_[static_cast<size_t>(j)]) {
+      assert(minima_equal_next(v, j) && "derive_tables: twin stages with different suffix minima");
+      return true;
+    }
+    return minima_equal_next(v, j);
   };
   // Each list built gets its packed fill entries (suffix_fill reads them in one pass) at the
   // same positions in `fill` as in the table's buf; a shared list's minima are equal at every j

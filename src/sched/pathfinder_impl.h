@@ -133,6 +133,7 @@ struct Pathfinder::Impl {
   double min_hop_lb_ = 0;                     // least hop_lb_ of any usable hop (0 if none)
   std::vector<double> min_in_all_;            // per region b: least hop_lb_(·, b) (inf: none usable)
   std::vector<double> sufmax_unit_;           // R×(S+1): max of unit(r, ·) over stages >= j
+  std::vector<char> twin_;                    // S: stage i has stage i+1's FLOP and memory (so its figures; derive_tables)
   std::vector<double> hop_egress_;            // R×R egress cost of the whole job over hop a -> b (cost search; else 0)
   OrderTable order_;                          // per stage: candidate regions, best first
   std::vector<MemoSlot> memo_slots_;          // size a power of two, load <= 1/2

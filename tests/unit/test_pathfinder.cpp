@@ -417,6 +417,35 @@ TEST(PathfinderExact, MatchesBruteForceOnRandomInstances) {
   EXPECT_GE(egress_moved, 1);
 }
 
+// Stages of equal FLOP whose memory differs (as a first stage that also holds the embedding)
+// can fit different regions. The pathfinder copies a stage's figures from the previous stage
+// and shares the tables derived from them only for stages of equal FLOP *and* memory; here
+// stage 0 fits only the big-memory GPU type and stage 1 fits both, with the same FLOP. The
+// search must still match the brute force (and, in the sanitizer builds, every copy and share
+// is asserted against a recomputation).
+TEST(PathfinderExact, EqualFlopStagesThatFitDifferentRegionsAreSearchedExactly) {
+  std::array<Coverage, 5> cov{};
+  Pathfinder pf;  // reused across searches, as a scheduler does
+  int fit_differs = 0;
+  for (std::uint64_t seed = 1; seed <= 80; ++seed) {
+    Instance in = random_instance(derive_seed(seed, "pathfinder-equal-flop"));
+    JobProfile& p = in.p;
+    if (p.stages < 3) continue;
+    const double g = p.gpus_per_stage;
+    for (double& f : p.fwd_flops) f = p.fwd_flops[1];
+    for (double& m : p.memory_bytes) m = 0.25e9 * g;  // fits both types (0.5 and 1.0 GB)
+    p.memory_bytes[0] = 0.75e9 * g;                     // fits the 1.0-GB type only
+    const Topology& t = in.sc.topology;
+    bool differs = false;
+    for (int r = 0; r < t.num_regions(); ++r) differs = differs || p.stage_fits(0, t.gpu_of(r)) != p.stage_fits(1, t.gpu_of(r));
+    fit_differs += differs ? 1 : 0;
+    check_instance(in, pf, seed, cov);
+    if (HasFatalFailure()) return;
+  }
+  EXPECT_GE(fit_differs, 20);
+  EXPECT_GE(cov[0].found + cov[1].found + cov[2].found, 30);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Hand-made cases
 
