@@ -24,7 +24,25 @@ Pathfinder& Pathfinder::operator=(Pathfinder&&) noexcept = default;
 
 SearchResult Pathfinder::search(const JobProfile& p, const ClusterView& view, const SearchSpec& spec) {
   if (!impl_) impl_ = std::make_unique<Impl>();  // moved from
+#ifdef NDEBUG
   return impl_->search(p, view, spec);
+#else
+  SearchResult r = impl_->search(p, view, spec);
+  if (spec.same_job_and_view) {  // kept tables: the same search from scratch must agree bit for bit
+    SearchSpec fresh_spec = spec;
+    fresh_spec.same_job_and_view = false;
+    Impl fresh;
+    const SearchResult f = fresh.search(p, view, fresh_spec);
+    auto same_bits = [](double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+    bool same = r.found == f.found && r.nodes == f.nodes && r.truncated == f.truncated &&
+                same_bits(r.objective, f.objective) && same_bits(r.est_iteration_s, f.est_iteration_s) &&
+                r.placement.stage_region == f.placement.stage_region && r.incumbents.size() == f.incumbents.size();
+    for (size_t k = 0; same && k < r.incumbents.size(); ++k)
+      same = r.incumbents[k].stage_region == f.incumbents[k].stage_region;
+    assert(same && "Pathfinder::search: a search with kept tables differs from the same search from scratch");
+  }
+  return r;
+#endif
 }
 
 SearchResult Pathfinder::Impl::search(const JobProfile& p, const ClusterView& view, const SearchSpec& spec) {
@@ -118,31 +136,43 @@ SearchResult Pathfinder::Impl::search(const JobProfile& p, const ClusterView& vi
       coef_prefix_[static_cast<size_t>(r * (S_ + 1) + i + 1)] = cp;
     }
   }
-  min_hop_time_ = kInf;
-  hop_lat_.resize(static_cast<size_t>(R_ * R_));
+  // The previous search's job-only tables serve this one when the caller promises the same
+  // job and view (SearchSpec::same_job_and_view) and they were built for these objects and
+  // these free GPUs (so the same cap_ and, the job unchanged, the same unit_).
+  const bool keep_unit = spec.same_job_and_view && built_for_p_ == &p && built_for_view_ == &view &&
+                         built_for_free_ == view.free_gpus;
+  if (!keep_unit) {
+    min_hop_time_ = kInf;
+    hop_lat_.resize(static_cast<size_t>(R_ * R_));
+    for (int a = 0; a < R_; ++a)
+      for (int b = 0; b < R_; ++b) {
+        hop_lat_[static_cast<size_t>(a * R_ + b)] = kInf;
+        if (a != b && topo.connected(a, b)) {
+          const double rt = hop_round_trip_s(topo, a, b);
+          hop_lat_[static_cast<size_t>(a * R_ + b)] = rt;
+          min_hop_time_ = std::min(min_hop_time_, rt);
+        }
+      }
+    if (min_hop_time_ == kInf) min_hop_time_ = 0;
+    min_lat_from_.assign(static_cast<size_t>(R_), kInf);
+    for (int a = 0; a < R_; ++a)
+      for (int b = 0; b < R_; ++b)
+        min_lat_from_[static_cast<size_t>(a)] = std::min(min_lat_from_[static_cast<size_t>(a)], hop_lat_[static_cast<size_t>(a * R_ + b)]);
+  }
+  // The cost objective adds each cross-region hop's egress (docs/model.md, "Cost-min
+  // allocator"); it is >= 0, so the stage-only lower bounds stay admissible.
   hop_egress_.resize(static_cast<size_t>(R_ * R_));
   for (int a = 0; a < R_; ++a)
-    for (int b = 0; b < R_; ++b) {
-      hop_lat_[static_cast<size_t>(a * R_ + b)] = kInf;
-      hop_egress_[static_cast<size_t>(a * R_ + b)] = 0.0;
-      if (a != b && topo.connected(a, b)) {
-        const double rt = hop_round_trip_s(topo, a, b);
-        hop_lat_[static_cast<size_t>(a * R_ + b)] = rt;
-        min_hop_time_ = std::min(min_hop_time_, rt);
-        // The cost objective adds each cross-region hop's egress (docs/model.md, "Cost-min
-        // allocator"); it is >= 0, so the stage-only lower bounds stay admissible.
-        if (cost)
-          hop_egress_[static_cast<size_t>(a * R_ + b)] =
-              p.iterations * hop_egress_usd_per_iteration(m_, p.activation_bytes, topo.link(a, b), topo.link(b, a));
-      }
-    }
-  if (min_hop_time_ == kInf) min_hop_time_ = 0;
-  min_lat_from_.assign(static_cast<size_t>(R_), kInf);
-  for (int a = 0; a < R_; ++a)
     for (int b = 0; b < R_; ++b)
-      min_lat_from_[static_cast<size_t>(a)] = std::min(min_lat_from_[static_cast<size_t>(a)], hop_lat_[static_cast<size_t>(a * R_ + b)]);
+      hop_egress_[static_cast<size_t>(a * R_ + b)] =
+          cost && a != b && topo.connected(a, b)
+              ? p.iterations * hop_egress_usd_per_iteration(m_, p.activation_bytes, topo.link(a, b), topo.link(b, a))
+              : 0.0;
 
-  const bool any_stage_impossible = derive_tables();
+  const bool any_stage_impossible = derive_tables(keep_unit);
+  built_for_p_ = &p;
+  built_for_view_ = &view;
+  built_for_free_ = view.free_gpus;
   // The tight bounds and the set search need the hop tables (O(R²) per search); on shallow
   // pipelines the plain DFS is cheaper with the reference bounds, which reach the same result
   // (SearchSpec::bounds), so the tables are built only where they pay.
@@ -195,9 +225,9 @@ SearchResult Pathfinder::Impl::search(const JobProfile& p, const ClusterView& vi
   return res;
 }
 
-bool Pathfinder::Impl::derive_tables() {
+bool Pathfinder::Impl::derive_tables(bool keep_unit) {
   const bool cost = spec_.objective == SearchSpec::Objective::kMinCost;
-  for (int r = 0; r < R_; ++r) {
+  for (int r = 0; r < R_ && !keep_unit; ++r) {
     int runlen = 0;
     for (int i = S_ - 1; i >= 0; --i) {
       const auto k = static_cast<size_t>(r * S_ + i);
@@ -292,7 +322,7 @@ bool Pathfinder::Impl::derive_tables() {
       sufmax_unit_[k] = std::max(sufmax_unit_[k + 1], unit(r, i));
     }
   }
-  lb_order_unit_.reset(S_ + 1);
+  if (!keep_unit) lb_order_unit_.reset(S_ + 1);
   lb_order_coef_.reset(S_ + 1);
   // The same per suffix, by the suffix minima (the cost order only for the cost search): a
   // suffix whose minima equal the next one's on every region shares its order.
@@ -334,17 +364,19 @@ bool Pathfinder::Impl::derive_tables() {
       fill[t] = FillEntry{x, c * x, r, c};
     }
   };
-  lb_fill_unit_.clear();
+  if (!keep_unit) lb_fill_unit_.clear();
   lb_fill_coef_.clear();
   for (int j = S_ - 1; j >= 0; --j) {
-    suffix_order(lb_order_unit_, lb_fill_unit_, sufmin_unit_, j);
+    if (!keep_unit) suffix_order(lb_order_unit_, lb_fill_unit_, sufmin_unit_, j);
     if (cost) suffix_order(lb_order_coef_, lb_fill_coef_, sufmin_coef_, j);
   }
-  cap_order_.resize(static_cast<size_t>(R_));
-  std::iota(cap_order_.begin(), cap_order_.end(), 0);
-  std::sort(cap_order_.begin(), cap_order_.end(), [&](int a, int b) {
-    return cap_[static_cast<size_t>(a)] > cap_[static_cast<size_t>(b)] || (cap_[static_cast<size_t>(a)] == cap_[static_cast<size_t>(b)] && a < b);
-  });
+  if (!keep_unit) {
+    cap_order_.resize(static_cast<size_t>(R_));
+    std::iota(cap_order_.begin(), cap_order_.end(), 0);
+    std::sort(cap_order_.begin(), cap_order_.end(), [&](int a, int b) {
+      return cap_[static_cast<size_t>(a)] > cap_[static_cast<size_t>(b)] || (cap_[static_cast<size_t>(a)] == cap_[static_cast<size_t>(b)] && a < b);
+    });
+  }
   return any_stage_impossible;
 }
 

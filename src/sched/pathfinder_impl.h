@@ -74,7 +74,9 @@ struct Pathfinder::Impl {
     std::uint32_t gen;
   };
 
-  bool derive_tables();  // run_, order_, bounds from unit_/coef_/cap_; true if a stage fits nowhere
+  /// run_, order_, bounds from unit_/coef_/cap_; true if a stage fits nowhere. `keep_unit`:
+  /// run_, lb_order_unit_/lb_fill_unit_ and cap_order_ are the previous search's (see reuse_).
+  bool derive_tables(bool keep_unit);
   bool search_by_region_sets(int cap_total);  // false: not applicable or over its budget: go on with the plain DFS
   bool region_sets_apply() const;             // strategy, size and set count allow set mode
   bool search_sets();                         // best-first over region sets, the DFS restricted to each; false: over budget
@@ -133,6 +135,11 @@ struct Pathfinder::Impl {
   double min_hop_lb_ = 0;                     // least hop_lb_ of any usable hop (0 if none)
   std::vector<double> min_in_all_;            // per region b: least hop_lb_(·, b) (inf: none usable)
   std::vector<double> sufmax_unit_;           // R×(S+1): max of unit(r, ·) over stages >= j
+  /// What the previous search's job-only tables were built for (SearchSpec::same_job_and_view):
+  /// the job and view objects, and the view's free GPUs then; valid once a search has run.
+  const JobProfile* built_for_p_ = nullptr;
+  const ClusterView* built_for_view_ = nullptr;
+  std::vector<int> built_for_free_;
   std::vector<char> twin_;                    // S: stage i has stage i+1's FLOP and memory (so its figures; derive_tables)
   std::vector<double> hop_egress_;            // R×R egress cost of the whole job over hop a -> b (cost search; else 0)
   OrderTable order_;                          // per stage: candidate regions, best first

@@ -111,6 +111,7 @@ class PathfinderPolicy final : public SearchPolicy {
     if (!fastest.found || !costmin_) return fastest.placement;
     s.objective = SearchSpec::Objective::kMinCost;
     s.time_cap_s = fastest.est_iteration_s * (1.0 + prm_.epsilon) * (1.0 + 1e-12);
+    s.same_job_and_view = true;  // right after the fastest search of the same job and view
     SearchResult cheapest = run(p, view, s);
     return cheapest.found ? cheapest.placement : fastest.placement;
   }
@@ -135,6 +136,7 @@ class CostMinBlindPolicy final : public SearchPolicy {
     if (!fastest.found) return {};
     s.objective = SearchSpec::Objective::kMinCost;
     s.time_cap_s = fastest.est_iteration_s * (1.0 + prm_.epsilon) * (1.0 + 1e-12);
+    s.same_job_and_view = true;  // right after the fastest search of the same job and view
     SearchResult cheapest = run(p, view, s);
     return cheapest.found ? cheapest.placement : fastest.placement;
   }
