@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <iostream>
 #include <limits>
@@ -444,6 +445,50 @@ TEST(PathfinderExact, EqualFlopStagesThatFitDifferentRegionsAreSearchedExactly) 
   }
   EXPECT_GE(fit_differs, 20);
   EXPECT_GE(cov[0].found + cov[1].found + cov[2].found, 30);
+}
+
+// SearchSpec::same_job_and_view keeps the previous search's job-only tables. A cost search
+// with it must equal the same search by a fresh Pathfinder: right after the fastest search of
+// the same job and view (the tables kept), and also when the promise is broken by a change of
+// the free GPUs in between (the pathfinder sees it and rebuilds).
+TEST(PathfinderExact, KeptTablesGiveTheSameSearchAsFreshOnes) {
+  Pathfinder pf;
+  int kept_found = 0, changed = 0;
+  for (std::uint64_t seed = 1; seed <= 120; ++seed) {
+    Instance in = random_instance(derive_seed(seed, "pathfinder-kept-tables"));
+    for (int change = 0; change < 2; ++change) {
+      SCOPED_TRACE("seed " + std::to_string(seed) + (change ? " free GPUs changed" : " same view"));
+      ClusterView v = in.view;
+      SearchSpec s;
+      s.max_blocks = in.max_blocks;
+      s.stall_free = false;
+      const SearchResult fastest = pf.search(in.p, v, s);
+      if (!fastest.found) continue;
+      if (change) {
+        int r = 0;  // take the GPUs of the region with the most
+        for (int x = 1; x < v.regions(); ++x)
+          if (v.free_gpus[static_cast<size_t>(x)] > v.free_gpus[static_cast<size_t>(r)]) r = x;
+        v.free_gpus[static_cast<size_t>(r)] = 0;
+        ++changed;
+      }
+      s.objective = Obj::kMinCost;
+      s.time_cap_s = 1.1 * fastest.est_iteration_s;
+      s.same_job_and_view = true;
+      const SearchResult kept = pf.search(in.p, v, s);
+      s.same_job_and_view = false;
+      Pathfinder fresh_pf;
+      const SearchResult fresh = fresh_pf.search(in.p, v, s);
+      ASSERT_EQ(kept.found, fresh.found);
+      EXPECT_EQ(kept.nodes, fresh.nodes);
+      EXPECT_EQ(kept.placement.stage_region, fresh.placement.stage_region);
+      if (kept.found) {
+        EXPECT_EQ(std::memcmp(&kept.objective, &fresh.objective, sizeof(double)), 0);
+        if (!change) ++kept_found;
+      }
+    }
+  }
+  EXPECT_GE(kept_found, 40);
+  EXPECT_GE(changed, 40);
 }
 
 // ---------------------------------------------------------------------------------------------
