@@ -190,49 +190,37 @@ if not sweep_only:
     for k in range(3, len(start), 2):
         cmd = start[k]["command"].split("/src/geopipe ", 1)[1]
         print(f"| `geopipe {cmd}` | {cell(start[k]['ms'])} | {cell(start[k + 1]['ms'])} |")
-print("\n#### Sweep overhead: `sweep sweeps/bench/throughput.toml` (1920 scenarios of 200 jobs)\n")
-print("wall x threads / sum of the scenarios' wall_s (1.00 = no overhead), every run:\n")
-print("| threads | before | after |\n|---|---|---|")
-for t in (1, 2):
-    row = []
-    for side in ("old", "new"):
-        rs = []
-        for r in range(1, rounds + 1):
-            s0, s1, w = open(os.path.join(tmp, f"sweep-{side}-{t}-{r}.txt")).read().split()
-            rs.append(f"{(float(s1) - float(s0)) * t / float(w):.3f} ({float(s1) - float(s0):.2f} s)")
-        row.append(", ".join(rs))
-    print(f"| {t} | {row[0]} | {row[1]} |")
-print("\nper scenario: the 9600-scenario sweep (5x the seeds) against it, (extra wall x threads) / (extra sum of wall_s);")
-print("in brackets the 9600-scenario sweep as a whole (wall x threads / sum of wall_s) and its wall time; every round:\n")
-print("| threads | before | after |\n|---|---|---|")
 def run(name):
+    """(wall time, sum of wall_s) of one sweep run."""
     s0, s1, w = open(os.path.join(tmp, name)).read().split()
     return float(s1) - float(s0), float(w)
-for t in (1, 2):
-    row = []
-    for side in ("old", "new"):
-        rs = []
-        for r in range(1, rounds + 1):
-            (a, wa), (b, wb) = run(f"sweep-{side}-{t}-{r}.txt"), run(f"sweep5-{side}-{t}-{r}.txt")
-            rs.append(f"{(b - a) * t / (wb - wa):.3f} ({b * t / wb:.3f}, {b:.2f} s)")
-        row.append(", ".join(rs))
-    print(f"| {t} | {row[0]} | {row[1]} |")
+def rounds_of(side, t):
+    """Per round: (wall, sum of wall_s) of the 1920-scenario sweep and of the 9600-scenario one."""
+    return [(run(f"sweep-{side}-{t}-{r}.txt"), run(f"sweep5-{side}-{t}-{r}.txt")) for r in range(1, rounds + 1)]
+def sweep_table(cell):
+    """One row per thread count; cell(t, rounds) gives the before and the after cell."""
+    print("| threads | before | after |\n|---|---|---|")
+    for t in (1, 2):
+        print(f"| {t} | {cell(t, rounds_of('old', t))} | {cell(t, rounds_of('new', t))} |")
+print("\n#### Sweep overhead: `sweep sweeps/bench/throughput.toml` (1920 scenarios of 200 jobs)\n")
+print("wall x threads / sum of the scenarios' wall_s (1.00 = no overhead), every run:\n")
+sweep_table(lambda t, rs: ", ".join(f"{a * t / wa:.3f} ({a:.2f} s)" for (a, wa), _ in rs))
+print("\nper scenario: the 9600-scenario sweep (5x the seeds) against it, (extra wall x threads) / (extra sum of wall_s);")
+print("in brackets the 9600-scenario sweep as a whole (wall x threads / sum of wall_s) and its wall time; every round:\n")
+sweep_table(lambda t, rs: ", ".join(f"{(b - a) * t / (wb - wa):.3f} ({b * t / wb:.3f}, {b:.2f} s)"
+                                    for (a, wa), (b, wb) in rs))
 # The two sizes fit wall x threads = F + (1 + p) x sum(wall_s): F, the sweep's fixed cost (in
 # core-seconds), and p, its per-scenario overhead. The whole sweep's ratio is <= 1.05 once
 # sum(wall_s) >= F / (0.05 - p).
+def fixed_cost(t, rs):
+    fs, need = [], []
+    for (a, wa), (b, wb) in rs:
+        slope = (b - a) * t / (wb - wa)
+        fixed = b * t - slope * wb
+        fs.append(fixed)
+        need.append(fixed / (1.05 - slope) if slope < 1.05 else math.inf)
+    return f"F {statistics.median(fs) * 1e3:.0f} ms, sum(wall_s) >= {statistics.median(need):.2f} s"
 print("\nfixed cost F (wall x threads at no scenario, fitted on the two sizes) and the sum of wall_s")
 print("from which the whole sweep's ratio is <= 1.05, F / (0.05 - p) (median over the rounds):\n")
-print("| threads | before | after |\n|---|---|---|")
-for t in (1, 2):
-    row = []
-    for side in ("old", "new"):
-        fs, need = [], []
-        for r in range(1, rounds + 1):
-            (a, wa), (b, wb) = run(f"sweep-{side}-{t}-{r}.txt"), run(f"sweep5-{side}-{t}-{r}.txt")
-            slope = (b - a) * t / (wb - wa)
-            fixed = b * t - slope * wb
-            fs.append(fixed)
-            need.append(fixed / (1.05 - slope) if slope < 1.05 else math.inf)
-        row.append(f"F {statistics.median(fs) * 1e3:.0f} ms, sum(wall_s) >= {statistics.median(need):.2f} s")
-    print(f"| {t} | {row[0]} | {row[1]} |")
+sweep_table(fixed_cost)
 PY
