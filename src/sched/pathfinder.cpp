@@ -16,6 +16,7 @@
 namespace geopipe {
 
 using pathfinder_internal::kInf;
+using pathfinder_internal::size_at_least;
 
 Pathfinder::Pathfinder() : impl_(std::make_unique<Impl>()) {}
 Pathfinder::~Pathfinder() = default;
@@ -60,31 +61,68 @@ SearchResult Pathfinder::Impl::search(const JobProfile& p, const ClusterView& vi
   intra_lat_ = intra_hop_latency_s(topo);
   opt_step_ = opt.optimizer_step_s;
   intra_step_ = intra_c_ + intra_lat_;
-  intra_hops_s_.resize(static_cast<size_t>(S_ + 1));
+  size_at_least(intra_hops_s_, static_cast<size_t>(S_ + 1));
   for (int n = 0; n <= S_; ++n) intra_hops_s_[static_cast<size_t>(n)] = n * intra_step_;
   const bool cost = spec.objective == SearchSpec::Objective::kMinCost;
   const bool cap_known = std::isfinite(spec.time_cap_s);
   const double T_for_cost = cap_known ? spec.time_cap_s : 0.0;
 
-  // Every table below is written whole by the loops that follow (resize, not assign: these
-  // fills were ~5 % of a million-job run's instructions); only the prefix sums' first entries
-  // are set here.
+  // Every table below is written whole (its first R·S or R·(S+1) entries) by the loops that
+  // follow: sized, not filled (fills were ~5 % of a million-job run's instructions), and never
+  // shrunk (size_at_least); only the prefix sums' first entries are set here.
   const auto RS = static_cast<size_t>(R_ * S_);
-  unit_.resize(RS);
-  fwd_.resize(RS);
-  coef_.resize(RS);
-  run_.resize(RS);
+  size_at_least(unit_, RS);
+  size_at_least(fwd_, RS);
+  size_at_least(coef_, RS);
+  size_at_least(run_, RS);
   cap_.resize(static_cast<size_t>(R_));
-  unit_prefix_.resize(static_cast<size_t>(R_ * (S_ + 1)));
-  coef_prefix_.resize(static_cast<size_t>(R_ * (S_ + 1)));
+  size_at_least(unit_prefix_, static_cast<size_t>(R_ * (S_ + 1)));
+  size_at_least(coef_prefix_, static_cast<size_t>(R_ * (S_ + 1)));
+  // The previous search's job-only tables serve this one when the caller promises the same
+  // job and view (SearchSpec::same_job_and_view) and they were built for these objects and
+  // these free GPUs (so the same cap_ and, the job unchanged, the same unit_, fwd_ and
+  // unit_prefix_: then only the cost coefficients are computed below).
+  const bool keep_unit = spec.same_job_and_view && built_for_p_ == &p && built_for_view_ == &view &&
+                         built_for_free_ == view.free_gpus;
   for (int r = 0; r < R_; ++r) {
     cap_[static_cast<size_t>(r)] = view.free_gpus[static_cast<size_t>(r)] / g;
     const Region& reg = topo.regions[static_cast<size_t>(r)];
     const GpuType& gpu = topo.gpu_of(r);
-    const double speed = stage_speed(gpu, g, opt);
     const double price = cost ? reg.price.mean_usd_per_kwh(view.now_s, view.now_s + p.iterations * T_for_cost) : 0.0;
     unit_prefix_[static_cast<size_t>(r * (S_ + 1))] = 0.0;
     coef_prefix_[static_cast<size_t>(r * (S_ + 1))] = 0.0;
+    // Stage i's cost coefficient on region r from its forward time f (kInf where the stage
+    // does not fit): energy per iteration at the time cap (docs/model.md, "Cost-min
+    // allocator"); without a cap only the busy energy counts.
+    auto coefficient = [&](double f, bool ok) {
+      if (!cost) return 0.0;
+      const double busy = stage_busy_per_iteration_s(m_, f);
+      const double j = stage_energy_per_iteration_j(g, reg.pue, gpu, busy, cap_known ? spec.time_cap_s : busy);
+      return ok ? energy_cost_usd(p.iterations * j, price) : kInf;
+    };
+    if (keep_unit) {
+      // unit_, fwd_ and unit_prefix_ are the previous search's (fwd_ is the forward time where
+      // the stage fits, kInf where it does not); the coefficient is a function of the two, so a
+      // stage with the previous one's copies it (checked as above).
+      double cp = 0;
+      for (int i = 0; i < S_; ++i) {
+        const auto k = static_cast<size_t>(r * S_ + i);
+        const bool ok = unit_[k] < kInf;
+        if (i > 0 && fwd_[k] == fwd_[k - 1] && ok == (unit_[k - 1] < kInf)) {
+          coef_[k] = coef_[k - 1];
+#ifndef NDEBUG
+          const double own = coefficient(fwd_[k], ok);
+          assert(std::memcmp(&own, &coef_[k], sizeof(double)) == 0 && "search: a stage's copied cost coefficient differs from its own");
+#endif
+        } else {
+          coef_[k] = coefficient(fwd_[k], ok);
+        }
+        cp += ok ? coef_[k] : 0.0;
+        coef_prefix_[static_cast<size_t>(r * (S_ + 1) + i + 1)] = cp;
+      }
+      continue;
+    }
+    const double speed = stage_speed(gpu, g, opt);
     // Stage i's figures on region r: its forward time, its unit time f + b and its cost
     // coefficient (kInf where the stage does not fit).
     struct Figures {
@@ -93,15 +131,7 @@ SearchResult Pathfinder::Impl::search(const JobProfile& p, const ClusterView& vi
     auto figures = [&](int i, bool ok) {
       const double f = forward_time(p.fwd_flops[static_cast<size_t>(i)], speed);
       const double u = compute_time(f);
-      double c = 0.0;
-      if (cost) {
-        // Energy per iteration at the time cap (docs/model.md, "Cost-min allocator"); without
-        // a cap only the busy energy counts.
-        const double busy = stage_busy_per_iteration_s(m_, f);
-        const double j = stage_energy_per_iteration_j(g, reg.pue, gpu, busy, cap_known ? spec.time_cap_s : busy);
-        c = ok ? energy_cost_usd(p.iterations * j, price) : kInf;
-      }
-      return Figures{ok ? u : kInf, ok ? f : kInf, c};
+      return Figures{ok ? u : kInf, ok ? f : kInf, coefficient(f, ok)};
     };
     double up = 0, cp = 0;
     bool prev_ok = false;
@@ -136,14 +166,9 @@ SearchResult Pathfinder::Impl::search(const JobProfile& p, const ClusterView& vi
       coef_prefix_[static_cast<size_t>(r * (S_ + 1) + i + 1)] = cp;
     }
   }
-  // The previous search's job-only tables serve this one when the caller promises the same
-  // job and view (SearchSpec::same_job_and_view) and they were built for these objects and
-  // these free GPUs (so the same cap_ and, the job unchanged, the same unit_).
-  const bool keep_unit = spec.same_job_and_view && built_for_p_ == &p && built_for_view_ == &view &&
-                         built_for_free_ == view.free_gpus;
   if (!keep_unit) {
     min_hop_time_ = kInf;
-    hop_lat_.resize(static_cast<size_t>(R_ * R_));
+    size_at_least(hop_lat_, static_cast<size_t>(R_ * R_));
     for (int a = 0; a < R_; ++a)
       for (int b = 0; b < R_; ++b) {
         hop_lat_[static_cast<size_t>(a * R_ + b)] = kInf;
@@ -161,7 +186,7 @@ SearchResult Pathfinder::Impl::search(const JobProfile& p, const ClusterView& vi
   }
   // The cost objective adds each cross-region hop's egress (docs/model.md, "Cost-min
   // allocator"); it is >= 0, so the stage-only lower bounds stay admissible.
-  hop_egress_.resize(static_cast<size_t>(R_ * R_));
+  size_at_least(hop_egress_, static_cast<size_t>(R_ * R_));
   for (int a = 0; a < R_; ++a)
     for (int b = 0; b < R_; ++b)
       hop_egress_[static_cast<size_t>(a * R_ + b)] =
@@ -193,12 +218,12 @@ SearchResult Pathfinder::Impl::search(const JobProfile& p, const ClusterView& vi
   stop_ = false;
   path_r_.clear();
   path_len_.clear();
-  blockmax_buf_.assign(static_cast<size_t>(std::max(spec.max_blocks, 1)) * static_cast<size_t>(S_ + 1), 0.0);
+  size_at_least(blockmax_buf_, static_cast<size_t>(std::max(spec.max_blocks, 1)) * static_cast<size_t>(S_ + 1));  // written before read (dfs)
   const auto depth_rows = static_cast<size_t>(std::max(spec.max_blocks, 1)) * static_cast<size_t>(R_ + 1);
-  topcap_buf_.resize(depth_rows);
-  topreg_buf_.resize(depth_rows);
-  capk_buf_.resize(depth_rows);
-  next_buf_.resize(depth_rows);
+  size_at_least(topcap_buf_, depth_rows);
+  size_at_least(topreg_buf_, depth_rows);
+  size_at_least(capk_buf_, depth_rows);
+  size_at_least(next_buf_, depth_rows);
   full_ = R_ >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << R_) - 1;
   require_all_ = false;
   if (!any_stage_impossible && R_ <= 64) {
@@ -238,15 +263,15 @@ bool Pathfinder::Impl::derive_tables(bool keep_unit) {
   bool any_stage_impossible = false;
   // Suffix lower bounds over regions that could take the stage at all.
   // Written for i = S-1 .. 0 below; only the sentinel at S is set here.
-  lb_sum_.resize(static_cast<size_t>(S_ + 1));
-  lb_max_.resize(static_cast<size_t>(S_ + 1));
-  lb_obj_.resize(static_cast<size_t>(S_ + 1));
+  size_at_least(lb_sum_, static_cast<size_t>(S_ + 1));
+  size_at_least(lb_max_, static_cast<size_t>(S_ + 1));
+  size_at_least(lb_obj_, static_cast<size_t>(S_ + 1));
   lb_sum_[static_cast<size_t>(S_)] = lb_max_[static_cast<size_t>(S_)] = lb_obj_[static_cast<size_t>(S_)] = 0.0;
   order_.reset(S_);
   // twin_[i]: stage i has stage i+1's FLOP and memory, so the same fit on every region, and
   // search() gave it stage i+1's figures bit for bit (copied). Such a stage shares whatever
   // the loops below derive from the figures alone; builds with assertions check each share.
-  twin_.resize(static_cast<size_t>(S_));
+  size_at_least(twin_, static_cast<size_t>(S_));
   for (int i = 0; i < S_; ++i)
     twin_[static_cast<size_t>(i)] =
         i + 1 < S_ && p_->fwd_flops[static_cast<size_t>(i)] == p_->fwd_flops[static_cast<size_t>(i + 1)] &&
@@ -307,23 +332,35 @@ bool Pathfinder::Impl::derive_tables(bool keep_unit) {
 
   // Capacity-aware bound inputs.
   const auto RS1 = static_cast<size_t>(R_ * (S_ + 1));
-  sufmin_unit_.resize(RS1);
-  sufmin_coef_.resize(RS1);
-  sufmax_unit_.resize(RS1);
-  for (int r = 0; r < R_; ++r) {
+  size_at_least(sufmin_unit_, RS1);
+  size_at_least(sufmin_coef_, RS1);
+  size_at_least(sufmax_unit_, RS1);
+  // (The unit tables are functions of unit_ alone, so kept ones are the previous search's;
+  // the coefficient minima are read by the cost search only.)
+  for (int r = 0; r < R_ && !keep_unit; ++r) {
     const auto end = static_cast<size_t>(r * (S_ + 1) + S_);  // the sentinels; i < S below writes the rest
     sufmin_unit_[end] = kInf;
-    sufmin_coef_[end] = kInf;
     sufmax_unit_[end] = 0.0;
     for (int i = S_ - 1; i >= 0; --i) {
       const auto k = static_cast<size_t>(r * (S_ + 1) + i);
       sufmin_unit_[k] = std::min(sufmin_unit_[k + 1], unit(r, i));
-      sufmin_coef_[k] = std::min(sufmin_coef_[k + 1], coef(r, i));
       sufmax_unit_[k] = std::max(sufmax_unit_[k + 1], unit(r, i));
     }
   }
-  if (!keep_unit) lb_order_unit_.reset(S_ + 1);
+  for (int r = 0; r < R_ && cost; ++r) {
+    const auto end = static_cast<size_t>(r * (S_ + 1) + S_);
+    sufmin_coef_[end] = kInf;
+    for (int i = S_ - 1; i >= 0; --i) {
+      const auto k = static_cast<size_t>(r * (S_ + 1) + i);
+      sufmin_coef_[k] = std::min(sufmin_coef_[k + 1], coef(r, i));
+    }
+  }
+  if (!keep_unit) {
+    lb_order_unit_.reset(S_ + 1);
+    lb_order_unit_.set_empty(S_);
+  }
   lb_order_coef_.reset(S_ + 1);
+  lb_order_coef_.set_empty(S_);
   // The same per suffix, by the suffix minima (the cost order only for the cost search): a
   // suffix whose minima equal the next one's on every region shares its order.
   // At a twin j, min(minimum from j+1, figure at j) is the minimum from j+1 itself (the figure
