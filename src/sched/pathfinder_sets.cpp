@@ -132,7 +132,7 @@ bool Pathfinder::Impl::search_sets() {
       if (g.k < K && g.k < S_ && q + 1 < n) {
         const double ext_fill = g.fill + (S_ - g.filled) * fig(set_rank_[static_cast<size_t>(q + 1)]);
         const double ext_hops = std::max(g.k * min_hop_lb_, g.in_sum - g.in_max + min_hop_lb_);
-        const double ext_t = tmax + ext_hops + opt_step_ + std::max(0, S_ - K) * intra_step_ +
+        const double ext_t = tmax + ext_hops + opt_step_ + intra_hops_s_[static_cast<size_t>(std::max(0, S_ - K))] +
                              (cost ? lb_sum_[0] : std::max(lb_sum_[0], ext_fill));
         const double key = shade(cost ? std::max(ext_fill, lb_obj_[0]) : ext_t);
         if ((!cost || ext_t <= cap_t) && key <= thr) {
@@ -143,7 +143,7 @@ bool Pathfinder::Impl::search_sets() {
       }
       if (g.capsum < S_ || g.k > S_) continue;  // cannot hold the job / a region would get no stage
       // The k blocks of a placement on the set leave exactly S − k same-region hops.
-      const double tsum = opt_step_ + (S_ - g.k) * intra_step_ + (cost ? lb_sum_[0] : std::max(lb_sum_[0], g.fill));
+      const double tsum = opt_step_ + intra_hops_s_[static_cast<size_t>(S_ - g.k)] + (cost ? lb_sum_[0] : std::max(lb_sum_[0], g.fill));
       // Quick test with the least hops, then the set's own least chain of hops.
       const double quick = tmax + std::max((g.k - 1) * min_hop_lb_, chain_floor(g.mask)) + tsum;
       if (cost ? quick > cap_t : quick > thr) continue;
