@@ -450,7 +450,8 @@ TEST(PathfinderExact, EqualFlopStagesThatFitDifferentRegionsAreSearchedExactly) 
 // SearchSpec::same_job_and_view keeps the previous search's job-only tables. A cost search
 // with it must equal the same search by a fresh Pathfinder: right after the fastest search of
 // the same job and view (the tables kept), and also when the promise is broken by a change of
-// the free GPUs in between (the pathfinder sees it and rebuilds).
+// the free GPUs in between (the pathfinder sees it and rebuilds); and so must a fastest search
+// with it right after the cost search.
 TEST(PathfinderExact, KeptTablesGiveTheSameSearchAsFreshOnes) {
   Pathfinder pf;
   int kept_found = 0, changed = 0;
@@ -484,6 +485,22 @@ TEST(PathfinderExact, KeptTablesGiveTheSameSearchAsFreshOnes) {
       if (kept.found) {
         EXPECT_EQ(std::memcmp(&kept.objective, &fresh.objective, sizeof(double)), 0);
         if (!change) ++kept_found;
+      }
+      // And a fastest search with the promise right after that cost search: the kept tables
+      // then hold the cost search's coefficients, which a time search must not see.
+      SearchSpec t = s;
+      t.objective = Obj::kMinTime;
+      t.time_cap_s = std::numeric_limits<double>::infinity();
+      t.same_job_and_view = true;
+      const SearchResult kept_t = pf.search(in.p, v, t);
+      t.same_job_and_view = false;
+      Pathfinder fresh_t_pf;
+      const SearchResult fresh_t = fresh_t_pf.search(in.p, v, t);
+      ASSERT_EQ(kept_t.found, fresh_t.found);
+      EXPECT_EQ(kept_t.nodes, fresh_t.nodes);
+      EXPECT_EQ(kept_t.placement.stage_region, fresh_t.placement.stage_region);
+      if (kept_t.found) {
+        EXPECT_EQ(std::memcmp(&kept_t.objective, &fresh_t.objective, sizeof(double)), 0);
       }
     }
   }
