@@ -96,8 +96,9 @@ struct SearchSpec {
   /// The caller's promise that `p` and `view` are the objects of this Pathfinder's previous
   /// search and unchanged since (the cost-min search of a placement right after its fastest
   /// search, as PathfinderPolicy runs them). The tables of that search that depend only on the
-  /// job, the topology and the free GPUs (run lengths, latencies, the suffix orders by unit
-  /// time, regions by capacity) are then kept instead of rebuilt; if the objects or the free
+  /// job, the topology and the free GPUs (each stage's unit and forward times and their sums,
+  /// run lengths, latencies, the suffix minima and orders by unit time, regions by capacity)
+  /// are then kept instead of rebuilt, and only the cost coefficients are computed; if the objects or the free
   /// GPUs differ, everything is rebuilt. Off by default. Exact: builds with assertions repeat
   /// every search made with it, without it, and assert the same result bit for bit.
   bool same_job_and_view = false;

@@ -97,8 +97,10 @@ struct Pathfinder::Impl {
     std::uint32_t gen;
   };
 
-  /// run_, order_, bounds from unit_/coef_/cap_; true if a stage fits nowhere. `keep_unit`:
-  /// run_, lb_order_unit_/lb_fill_unit_ and cap_order_ are the previous search's (see reuse_).
+  /// run_, order_, bounds from unit_/coef_/cap_; true if a stage fits nowhere. `keep_unit`
+  /// (search(): SearchSpec::same_job_and_view, and the tables built for this job, view and free
+  /// GPUs): run_, sufmin_unit_/sufmax_unit_, lb_order_unit_/lb_fill_unit_ and cap_order_ are the
+  /// previous search's, as search() kept unit_, fwd_ and unit_prefix_.
   bool derive_tables(bool keep_unit);
   bool search_by_region_sets(int cap_total);  // false: not applicable or over its budget: go on with the plain DFS
   bool region_sets_apply() const;             // strategy, size and set count allow set mode
