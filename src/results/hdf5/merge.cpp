@@ -173,9 +173,19 @@ void result_digests(const Input& in, Wanted wanted, Got got) {
   const Field& mid = ml.at("id");
   const Field& mst = ml.at("status");
   const Field& eid = el.at("id");
+  // A row of an older format is compared as its readers see it: the columns its format lacks
+  // filled (fill_columns_since), not left at 0.
+  std::vector<unsigned char> filled;
   each_row(in.metrics.get(), mt.get(), ml.size, in.n_metrics, in.path, "metrics", [&](const unsigned char* r) {
     if (get_i64(r, mst) != 1) return;
-    if (const auto slot = wanted(get_i64(r, mid))) got(*slot, metrics_digest(r), r, true);
+    const auto slot = wanted(get_i64(r, mid));
+    if (!slot) return;
+    if (in.metrics_format < static_cast<int>(kFormatVersion)) {
+      filled.assign(r, r + ml.size);
+      fill_columns_since(filled.data(), ml, in.metrics_format, in.evaluator());
+      r = filled.data();
+    }
+    got(*slot, metrics_digest(r), r, true);
   });
   each_row(in.errors.get(), et.get(), el.size, in.n_errors, in.path, "errors", [&](const unsigned char* r) {
     if (get_i64(r, eid) < 0) return;
