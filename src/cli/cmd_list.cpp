@@ -71,10 +71,15 @@ void add_list_command(CLI::App& app, int& rc) {
     } else if (*what == "params") {
       print_params();
     } else {
-      fmt::print("{:<10} {:>8} {:>7} {:>7} {:>7}\n", "gpu", "TFLOP/s", "mem_GB", "busy_W", "idle_W");
+      // mfu_max and mfu_half_hidden: the calibrated efficiency curve (docs/model.md, "Compute and
+      // recomputation"); mfu@h: what it gives at three widths (sim.mfu overrides it).
+      fmt::print("{:<10} {:>8} {:>7} {:>7} {:>7} {:>8} {:>10} {:>9} {:>9} {:>9}\n", "gpu", "TFLOP/s", "mem_GB", "busy_W",
+                 "idle_W", "mfu_max", "mfu_half_h", "mfu@2048", "mfu@4096", "mfu@8192");
+      const ComputeOptions calibrated;
       for (const auto& g : builtin_gpus())
-        fmt::print("{:<10} {:>8.0f} {:>7.0f} {:>7.0f} {:>7.0f}\n", g.name, g.peak_flops / 1e12, g.memory_bytes / 1e9,
-                   g.busy_power_w, g.idle_power_w);
+        fmt::print("{:<10} {:>8.1f} {:>7.0f} {:>7.0f} {:>7.0f} {:>8.3f} {:>10.0f} {:>9.3f} {:>9.3f} {:>9.3f}\n", g.name,
+                   g.peak_flops / 1e12, g.memory_bytes / 1e9, g.busy_power_w, g.idle_power_w, g.mfu_max, g.mfu_half_hidden,
+                   gpu_efficiency(g, 2048, calibrated), gpu_efficiency(g, 4096, calibrated), gpu_efficiency(g, 8192, calibrated));
     }
     rc = kExitOk;
   });

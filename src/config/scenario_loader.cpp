@@ -159,6 +159,8 @@ void Builder::build_gpus(Scenario& sc) {
     g.memory_bytes = units::gb_to_bytes(required<double>(t, "memory_gb"));
     read(t, "busy_power_w", g.busy_power_w);
     read(t, "idle_power_w", g.idle_power_w);
+    read(t, "mfu_max", g.mfu_max);
+    read(t, "mfu_half_hidden", g.mfu_half_hidden);
     if (g.idle_power_w > g.busy_power_w)
       fail(*get(t, "idle_power_w"), p + ".idle_power_w must be <= busy_power_w (got " +
                                         util::format_number(g.idle_power_w) + " > " + util::format_number(g.busy_power_w) + ")");
@@ -297,6 +299,7 @@ void Builder::build_network(Scenario& sc) {
   const toml::table empty;
   const toml::table& t = nt ? *nt : empty;
   read(t, "bandwidth_scale", sc.bandwidth_scale);
+  read(t, "link_efficiency", sc.link_efficiency);
   if (const toml::node* n = get(t, "intra_bandwidth_gbps"))
     topo.intra_bandwidth_bytes_per_s = units::gbps_to_bytes_per_s(number_of(*n));
   if (const toml::node* n = get(t, "intra_latency_ms")) topo.intra_latency_s = units::ms_to_s(number_of(*n));
@@ -346,7 +349,7 @@ void Builder::build_network(Scenario& sc) {
       const bool has_rev = !st.values[1].empty();
       for (int dir = 0; dir < 2; ++dir) {
         std::vector<double> v = st.values[dir == 1 && has_rev ? 1 : 0];
-        for (double& x : v) x = units::gbps_to_bytes_per_s(x) * sc.bandwidth_scale;  // as a constant capacity is
+        for (double& x : v) x = units::gbps_to_bytes_per_s(x) * sc.bandwidth_scale * sc.link_efficiency;  // as a constant capacity is
         auto series = std::make_shared<const StepSeries>(st.times_s, std::move(v), series_end_, /*merge_equal_steps=*/true);
         const char* col = dir == 1 && has_rev ? "reverse_bandwidth_gbps" : "bandwidth_gbps";
         if (series->max_value() <= 0)
@@ -366,8 +369,8 @@ void Builder::build_network(Scenario& sc) {
       const double fwd = number_of(*fn);
       double rev = fwd;  // reverse_bandwidth_gbps defaults to bandwidth_gbps
       read(lt, "reverse_bandwidth_gbps", rev);
-      ab.capacity_bytes_per_s = units::gbps_to_bytes_per_s(fwd) * sc.bandwidth_scale;
-      ba.capacity_bytes_per_s = units::gbps_to_bytes_per_s(rev) * sc.bandwidth_scale;
+      ab.capacity_bytes_per_s = units::gbps_to_bytes_per_s(fwd) * sc.bandwidth_scale * sc.link_efficiency;
+      ba.capacity_bytes_per_s = units::gbps_to_bytes_per_s(rev) * sc.bandwidth_scale * sc.link_efficiency;
     }
     ab.latency_s = ba.latency_s = lat;
     double egress = 0;  // reverse_egress_usd_per_gb defaults to egress_usd_per_gb
@@ -378,7 +381,7 @@ void Builder::build_network(Scenario& sc) {
     ba.egress_usd_per_byte = units::usd_per_gb_to_usd_per_byte(rev_egress);
     if (!std::isfinite(ab.capacity_bytes_per_s) || !std::isfinite(ba.capacity_bytes_per_s) ||
         !(ab.capacity_bytes_per_s > 0) || !(ba.capacity_bytes_per_s > 0))
-      fail(lt, p + ": bandwidth x network.bandwidth_scale is out of range (expected a finite capacity > 0)");
+      fail(lt, p + ": bandwidth x network.bandwidth_scale x network.link_efficiency is out of range (expected a finite capacity > 0)");
   }
 }
 
@@ -719,7 +722,11 @@ Scenario Builder::build() {
   read(st, "seed", sc.seed);
 
   if (const toml::table* sim = table(root_, "sim")) {
-    read(*sim, "mfu", sc.compute.mfu);
+    if (get(*sim, "mfu")) {
+      double mfu = 0;
+      read(*sim, "mfu", mfu);
+      sc.compute.mfu = mfu;
+    }
     read(*sim, "tp_efficiency", sc.compute.tp_efficiency);
     read(*sim, "optimizer_step_s", sc.compute.optimizer_step_s);
     if (const toml::node* n = get(*sim, "pipeline_schedule")) {
@@ -732,6 +739,18 @@ Scenario Builder::build() {
                      " (expected one of " + util::quoted_list(names) + ")");
       }
       sc.compute.pipeline_schedule = s->kind();
+    }
+    if (const toml::node* n = get(*sim, "recompute")) {
+      std::string name;
+      read(*sim, "recompute", name);
+      const std::vector<std::string> names = {"full", "none"};
+      if (name == "full")
+        sc.compute.recompute = Recompute::kFull;
+      else if (name == "none")
+        sc.compute.recompute = Recompute::kNone;
+      else
+        fail(*n, "sim.recompute: unknown recomputation '" + name + "'" + util::suggestion_suffix(name, names) +
+                     " (expected one of " + util::quoted_list(names) + ")");
     }
     if (const toml::node* n = get(*sim, "layer_partition")) {
       std::string name;

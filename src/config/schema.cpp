@@ -58,7 +58,10 @@ const TableSpec& scenario_spec() {
 
 const TableSpec& sim_spec() {
   static const TableSpec t{{
-      F("mfu", K::kFloat).ge(1e-3).le(1).def(ComputeOptions{}.mfu).says("model FLOP utilisation: achieved / peak FLOP/s"),
+      F("mfu", K::kFloat).ge(1e-3).le(1).def("none (each GPU type's calibrated efficiency)")
+          .says("achieved / peak FLOP/s of every GPU type, overriding the types' calibrated efficiency (docs/model.md)"),
+      F("recompute", K::kString).def("\"full\"").added_later()
+          .says("activation recomputation: \"full\" (the backward pass runs each layer's forward again; a stashed micro-batch keeps each layer's input) or \"none\" (no recompute; 17 x the activation memory)"),
       F("tp_efficiency", K::kFloat).ge(1e-3).le(1).def(ComputeOptions{}.tp_efficiency)
           .says("speed factor of a tensor-parallel stage with gpus_per_stage > 1"),
       F("optimizer_step_s", K::kFloat).ge(0).le(kMaxSeconds).def(ComputeOptions{}.optimizer_step_s).in("s")
@@ -101,6 +104,8 @@ const TableSpec& network_spec() {
           .says("bandwidth of a same-region hop (not contended)"),
       F("intra_latency_ms", K::kFloat).ge(0).le(kMaxLatencyMs).def(Topology::kDefaultIntraLatencyMs).in("ms")
           .says("one-way latency of a same-region hop"),
+      F("link_efficiency", K::kFloat).gt(0).le(1).def(Scenario{}.link_efficiency).added_later()
+          .says("share of an inter-region link's rate that pipeline transfers achieve (calibrated; 1 for measured transfer rates; docs/model.md)"),
       TA("link", &link_spec(), "regions").says("inter-region links; region pairs without one are not connected"),
   }};
   return t;
@@ -147,6 +152,10 @@ const TableSpec& gpu_spec() {
       F("memory_gb", K::kFloat).req().gt(0).le(1e6).in("GB (1e9 bytes)").says("GPU memory"),
       F("busy_power_w", K::kFloat).req().gt(0).le(1e6).in("W").says("board power while computing"),
       F("idle_power_w", K::kFloat).req().gt(0).le(1e6).in("W").says("board power while idle (<= busy_power_w)"),
+      F("mfu_max", K::kFloat).ge(1e-3).le(1).def(GpuType{}.mfu_max).added_later()
+          .says("efficiency of wide layers: the fraction of peak at which the type runs a job's FLOPs (docs/model.md)"),
+      F("mfu_half_hidden", K::kFloat).ge(0).le(1 << 20).def(GpuType{}.mfu_half_hidden).added_later()
+          .says("hidden size at which the efficiency is half of mfu_max (0: mfu_max at every width)"),
   }};
   return t;
 }

@@ -147,15 +147,21 @@ double GPipeSchedule::iteration_time(const PipelineInput& in, PipelineScratch& s
   return gpipe_iteration_time(in, scratch);
 }
 
-double GPipeSchedule::compute_only_time(std::span<const double> fwd_s, int micro_batches, double optimizer_step_s,
-                                        PipelineScratch&) const {
-  double sum = 0, mx = 0;
-  for (const double f : fwd_s) {
-    const double u = compute_time(f);
-    sum += u;
-    mx = std::max(mx, u);
+double GPipeSchedule::compute_only_time(std::span<const double> fwd_s, std::span<const double> bwd_per_fwd,
+                                        int micro_batches, double optimizer_step_s, PipelineScratch&) const {
+  assert(bwd_per_fwd.size() == fwd_s.size());
+  // Without communication each pass is a flow shop of m equal jobs: the forwards end at
+  // Σ f + (m−1)·max f, and the backwards, which start on the last stage when its forwards end,
+  // take Σ b + (m−1)·max b more. With one backward ratio for all stages the two maxima are on
+  // the same stage and this is (m−1)·max u + Σ u, bit for bit.
+  double sum = 0, max_f = 0, max_b = 0;
+  for (size_t i = 0; i < fwd_s.size(); ++i) {
+    const double f = fwd_s[i], b = backward_time(f, bwd_per_fwd[i]);
+    sum += compute_time(f, bwd_per_fwd[i]);
+    max_f = std::max(max_f, f);
+    max_b = std::max(max_b, b);
   }
-  return (micro_batches - 1) * mx + sum + optimizer_step_s;
+  return (micro_batches - 1) * (max_f + max_b) + sum + optimizer_step_s;
 }
 
 }  // namespace geopipe

@@ -14,10 +14,11 @@ class GPipeSchedule final : public PipelineSchedule {
     return "GPipe: all forwards, then all backwards; every stage stashes m micro-batches";
   }
   double iteration_time(const PipelineInput& in, PipelineScratch& scratch) const override;
-  /// The closed form (m−1)·max_i u_i + Σ_i u_i (u_i = compute_time(f_i)) plus the optimizer
-  /// step, which the recurrence reaches exactly without communication.
-  double compute_only_time(std::span<const double> fwd_s, int micro_batches, double optimizer_step_s,
-                           PipelineScratch& scratch) const override;
+  /// The closed form (m−1)·(max_i f_i + max_i b_i) + Σ_i u_i (b_i = backward_time(f_i, ρ_i),
+  /// u_i = f_i + b_i) plus the optimizer step, which the recurrence reaches exactly without
+  /// communication; (m−1)·max_i u_i + Σ_i u_i when every stage has the same ratio ρ.
+  double compute_only_time(std::span<const double> fwd_s, std::span<const double> bwd_per_fwd, int micro_batches,
+                           double optimizer_step_s, PipelineScratch& scratch) const override;
   int stashed_micro_batches(int, int, int micro_batches) const override { return micro_batches; }
   double bottleneck_weight(int micro_batches) const override { return micro_batches - 1; }
 };

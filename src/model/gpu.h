@@ -1,4 +1,4 @@
-// GPU types: the compute, memory and power figures the model needs.
+// GPU types: the compute, memory, power and efficiency figures the model needs.
 #pragma once
 
 #include <string>
@@ -13,9 +13,17 @@ struct GpuType {
   double memory_bytes = 0;    ///< HBM capacity, bytes
   double busy_power_w = 0;    ///< board power while computing, W
   double idle_power_w = 0;    ///< board power while idle (bubbles, stalls), W
+  /// Compute efficiency (docs/model.md, "Compute and recomputation"): the GPU executes the FLOPs
+  /// of a job of hidden size h at mfu_max · h / (h + mfu_half_hidden) of its peak, unless the
+  /// scenario sets sim.mfu. Built-in types carry values calibrated on published measurements
+  /// (docs/validation.md); a [[gpu]] of a scenario defaults to the constant 0.4 below, the
+  /// efficiency every GPU had before model version 4.
+  double mfu_max = 0.4;        ///< efficiency of layers much wider than mfu_half_hidden, in (0, 1]
+  double mfu_half_hidden = 0;  ///< hidden size at which the efficiency is mfu_max / 2 (>= 0; 0: constant mfu_max)
 };
 
-/// The built-in GPU catalogue (the table of gpu.cpp, from vendor datasheets; `geopipe list gpus`).
+/// The built-in GPU catalogue (the table of gpu.cpp, from vendor datasheets and the calibration
+/// of docs/validation.md; `geopipe list gpus`).
 const std::vector<GpuType>& builtin_gpus();
 
 /// Built-in GPU by name (case-sensitive), or nullptr.

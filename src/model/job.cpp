@@ -13,15 +13,25 @@ namespace {
 /// Forward FLOP, parameters and memory of stage i of S holding `l` layers (make_profile's
 /// formulas; the one place they are written).
 struct StageFigures {
-  double fwd_flops, params, memory_bytes;
+  double fwd_flops, bwd_per_fwd, params, memory_bytes;
 };
 StageFigures stage_figures(const JobProfile& p, int i, int l) {
   const int S = p.stages;
   StageFigures f{};
-  f.fwd_flops = l * p.layer_flops + (i == S - 1 ? p.head_flops : 0.0);
+  const double layers_flops = l * p.layer_flops;
+  f.fwd_flops = layers_flops + (i == S - 1 ? p.head_flops : 0.0);
+  // 2 for the activation and weight gradients; full recomputation runs the layers' forward
+  // again (not the LM head's): + their share of the forward, exactly 1 on a stage without the
+  // head (x / (x + 0.0) == 1).
+  f.bwd_per_fwd = 2.0 + (p.recompute ? layers_flops / f.fwd_flops : 0.0);
   f.params = l * p.layer_params + (i == 0 ? p.embedding_params : 0.0) + (i == S - 1 ? p.embedding_params : 0.0);
   const double stashed = p.stashed[static_cast<size_t>(i)];
-  f.memory_bytes = 16.0 * f.params + stashed * p.micro_batch_size * p.seq_len * p.hidden * l * p.bytes_per_elem;
+  // A stashed micro-batch keeps e·b·s·h elements per layer (e = 1 with full recomputation: the
+  // product is the one of model versions 1-3, bit for bit).
+  const double kept = p.stashed_elements == kStashedElementsFull
+                          ? stashed * p.micro_batch_size * p.seq_len * p.hidden * l * p.bytes_per_elem
+                          : stashed * p.stashed_elements * p.micro_batch_size * p.seq_len * p.hidden * l * p.bytes_per_elem;
+  f.memory_bytes = 16.0 * f.params + kept;
   return f;
 }
 
@@ -32,11 +42,13 @@ void set_layers(JobProfile& p, std::vector<int> layers) {
   assert(layers.size() == S);
   p.layers = std::move(layers);
   p.fwd_flops.resize(S);
+  p.bwd_per_fwd.resize(S);
   p.params.resize(S);
   p.memory_bytes.resize(S);
   for (size_t k = 0; k < S; ++k) {
     const StageFigures f = stage_figures(p, static_cast<int>(k), p.layers[k]);
     p.fwd_flops[k] = f.fwd_flops;
+    p.bwd_per_fwd[k] = f.bwd_per_fwd;
     p.params[k] = f.params;
     p.memory_bytes[k] = f.memory_bytes;
   }
@@ -62,6 +74,8 @@ JobProfile make_profile(const Job& job, const LlmSpec& llm, const ComputeOptions
   p.seq_len = s;
   p.hidden = h;
   p.bytes_per_elem = bytes;
+  p.recompute = opt.recompute == Recompute::kFull;
+  p.stashed_elements = p.recompute ? kStashedElementsFull : kStashedElementsNone;
   const PipelineSchedule& schedule = opt.schedule();
   p.stashed.resize(static_cast<size_t>(S));
   for (int i = 0; i < S; ++i) p.stashed[static_cast<size_t>(i)] = schedule.stashed_micro_batches(i, S, job.micro_batches);
@@ -86,7 +100,7 @@ std::vector<int> balanced_layers(const JobProfile& p, std::span<const GpuType* c
   std::vector<double> speed(static_cast<size_t>(S)), cap(static_cast<size_t>(S));
   for (int i = 0; i < S; ++i) {
     const auto k = static_cast<size_t>(i);
-    speed[k] = stage_speed(*stage_gpu[k], p.gpus_per_stage, opt);
+    speed[k] = stage_speed(p, *stage_gpu[k], opt);
     cap[k] = p.gpus_per_stage * stage_gpu[k]->memory_bytes;
     if (!(stage_figures(p, i, 1).memory_bytes <= cap[k])) return {};
   }
@@ -94,7 +108,7 @@ std::vector<int> balanced_layers(const JobProfile& p, std::span<const GpuType* c
   auto next_time = [&](int i) {
     const auto k = static_cast<size_t>(i);
     const StageFigures f = stage_figures(p, i, l[k] + 1);
-    return f.memory_bytes <= cap[k] ? compute_time(forward_time(f.fwd_flops, speed[k]))
+    return f.memory_bytes <= cap[k] ? compute_time(forward_time(f.fwd_flops, speed[k]), f.bwd_per_fwd)
                                     : std::numeric_limits<double>::infinity();
   };
   // A heap would make this O(L log S); S and L are at most a few hundred, and the scan keeps
@@ -128,9 +142,17 @@ JobProfile placed_profile(const JobProfile& p, const std::vector<int>& stage_reg
   return placed_profile(p, gpus, opt);
 }
 
-double stage_speed(const GpuType& gpu, int gpus_per_stage, const ComputeOptions& opt) {
-  const double tp = gpus_per_stage > 1 ? opt.tp_efficiency : 1.0;
-  return gpus_per_stage * gpu.peak_flops * opt.mfu * tp;
+double gpu_efficiency(const GpuType& gpu, double hidden, const ComputeOptions& opt) {
+  if (opt.mfu) return *opt.mfu;
+  if (gpu.mfu_half_hidden == 0) return gpu.mfu_max;
+  return gpu.mfu_max * (hidden / (hidden + gpu.mfu_half_hidden));
+}
+
+double stage_speed(const JobProfile& p, const GpuType& gpu, const ComputeOptions& opt) {
+  const int g = p.gpus_per_stage;
+  const double tp = g > 1 ? opt.tp_efficiency : 1.0;
+  // the product of model versions 1-3 (g · peak · mfu · tp) with the efficiency in mfu's place
+  return g * gpu.peak_flops * gpu_efficiency(gpu, p.hidden, opt) * tp;
 }
 
 int min_feasible_stages(const LlmSpec& llm, int micro_batch_size, int micro_batches,
@@ -158,7 +180,7 @@ double ideal_iteration_time(const JobProfile& p, const GpuType& gpu, const Compu
   thread_local PipelineScratch scratch;
   fwd.resize(static_cast<size_t>(p.stages));
   for (int i = 0; i < p.stages; ++i) fwd[static_cast<size_t>(i)] = forward_time(p, i, gpu, opt);
-  return opt.schedule().compute_only_time(fwd, p.micro_batches, opt.optimizer_step_s, scratch);
+  return opt.schedule().compute_only_time(fwd, p.bwd_per_fwd, p.micro_batches, opt.optimizer_step_s, scratch);
 }
 
 std::vector<int> job_shapes(const std::vector<Job>& jobs, int& count) {

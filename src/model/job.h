@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -20,11 +21,31 @@ enum class LayerPartition : std::uint8_t {
   kBalanced,  ///< "balanced": per placement, least bottleneck stage time within memory (balanced_layers)
 };
 
+/// Activation recomputation (`sim.recompute`, docs/model.md, "Compute and recomputation"):
+/// what a stage's backward pass runs again, and so what a stashed micro-batch keeps.
+enum class Recompute : std::uint8_t {
+  kFull,  ///< "full" (the default): every layer's forward runs again in the backward pass; a
+          ///< stashed micro-batch keeps each layer's input, b·s·h elements per layer
+  kNone,  ///< "none": nothing runs again; a stashed micro-batch keeps 17·b·s·h elements per layer
+};
+
+/// Elements a stashed micro-batch keeps per layer, in units of b·s·h (Korthikanti et al. 2022):
+/// the layer's input under full recomputation; without it every activation a layer's backward
+/// reads, 34·s·b·h bytes at 2 bytes per element (no attention-score term: fused attention
+/// kernels keep O(s) statistics, not the s² scores).
+inline constexpr double kStashedElementsFull = 1.0;
+inline constexpr double kStashedElementsNone = 17.0;
+
 /// How fast the hardware runs the model (scenario keys under [sim]).
 struct ComputeOptions {
-  double mfu = 0.4;               ///< achieved / peak FLOP/s, in (0, 1]
+  /// Fraction of peak at which every GPU type executes every job's FLOPs (`sim.mfu`), in
+  /// (0, 1], overriding each GPU type's calibrated efficiency (GpuType::mfu_max,
+  /// mfu_half_hidden). Unset (the default): each GPU type's own efficiency for the job's width.
+  std::optional<double> mfu;
   double tp_efficiency = 0.9;     ///< speed factor of a g-GPU tensor-parallel stage when g > 1
   double optimizer_step_s = 0.0;  ///< constant added to every iteration (optimizer step), s
+  /// What the backward pass recomputes (`sim.recompute`): compute time and activation memory.
+  Recompute recompute = Recompute::kFull;
   /// Order of each stage's forwards and backwards (`sim.pipeline_schedule`): timing, memory,
   /// estimates (model/pipeline_schedule.h).
   PipelineScheduleKind pipeline_schedule = PipelineScheduleKind::kGPipe;
@@ -68,8 +89,12 @@ struct JobProfile {
   double iterations = 0;
   std::vector<int> layers;           ///< l_i, layers split as evenly as possible (earlier stages get the extra)
   std::vector<double> fwd_flops;     ///< forward FLOP per micro-batch on stage i (LM head on the last)
+  /// b_i / f_i of stage i: 2 (activation and weight gradients), plus, under full
+  /// recomputation, its layers' share of its forward FLOP (the LM head is not recomputed):
+  /// 3 on a stage without the head. Its backward time is this times its forward time.
+  std::vector<double> bwd_per_fwd;
   std::vector<double> params;        ///< parameters held by stage i (embedding on first, LM head on last)
-  std::vector<double> memory_bytes;  ///< 16·params_i + k_i·b·s·h·l_i·bytes (whole stage, all g GPUs), k_i = the schedule's stashed micro-batches
+  std::vector<double> memory_bytes;  ///< 16·params_i + k_i·e·b·s·h·l_i·bytes (whole stage, all g GPUs), k_i = the schedule's stashed micro-batches, e = stashed_elements
   double activation_bytes = 0;       ///< A = b·s·h·bytes, per micro-batch per hop, each direction
 
   // What re-splitting the layers needs (with_layers, balanced_layers):
@@ -82,6 +107,8 @@ struct JobProfile {
   /// apart so that the memory is multiplied in make_profile's order, bit for bit)
   double micro_batch_size = 0, seq_len = 0, hidden = 0, bytes_per_elem = 0;
   std::vector<int> stashed;          ///< micro-batches stage i stashes (the pipeline schedule's)
+  double stashed_elements = kStashedElementsFull;  ///< e: elements per b·s·h a stashed micro-batch keeps per layer
+  bool recompute = true;             ///< full recomputation (ComputeOptions::recompute)
 
   /// Does stage i fit on g GPUs of this type?
   bool stage_fits(int i, const GpuType& gpu) const {
@@ -122,26 +149,31 @@ JobProfile placed_profile(const JobProfile& p, std::span<const GpuType* const> s
 JobProfile placed_profile(const JobProfile& p, const std::vector<int>& stage_region, const Topology& topo,
                           const ComputeOptions& opt);
 
-/// Achieved FLOP/s of one stage on g GPUs: g · peak · mfu · (g > 1 ? tp_efficiency : 1).
-double stage_speed(const GpuType& gpu, int gpus_per_stage, const ComputeOptions& opt);
+/// Fraction of its peak at which `gpu` executes the FLOPs of a job of hidden size `hidden`
+/// (docs/model.md, "Compute and recomputation"): opt.mfu when the scenario sets it, else the
+/// GPU type's curve mfu_max · h / (h + mfu_half_hidden) (mfu_max itself when mfu_half_hidden is 0).
+double gpu_efficiency(const GpuType& gpu, double hidden, const ComputeOptions& opt);
 
-/// Backward compute time per micro-batch as a multiple of the forward time (activation and
-/// weight gradients: twice the forward FLOP). The one place this ratio is written.
-inline constexpr double kBackwardPerForward = 2.0;
-/// (f + b) / f: forward plus backward compute per micro-batch, in units of the forward time.
-inline constexpr double kComputePerForward = 1.0 + kBackwardPerForward;
+/// Achieved FLOP/s of one stage of `p` on g = p.gpus_per_stage GPUs of this type:
+/// g · peak · gpu_efficiency(gpu, p.hidden) · (g > 1 ? tp_efficiency : 1).
+double stage_speed(const JobProfile& p, const GpuType& gpu, const ComputeOptions& opt);
 
-/// Backward time b of a stage whose forward time is `fwd_s` (seconds per micro-batch).
-constexpr double backward_time(double fwd_s) { return kBackwardPerForward * fwd_s; }
-/// Forward plus backward time u = f + b of one micro-batch on a stage (equal, bit for bit, to
-/// fwd_s + backward_time(fwd_s)).
-constexpr double compute_time(double fwd_s) { return kComputePerForward * fwd_s; }
+/// Backward time b of a stage whose forward time is `fwd_s` and whose backward runs
+/// `bwd_per_fwd` times its forward FLOP (JobProfile::bwd_per_fwd), seconds per micro-batch.
+constexpr double backward_time(double fwd_s, double bwd_per_fwd) { return bwd_per_fwd * fwd_s; }
+/// Forward plus backward time u = f + b of one micro-batch on a stage: fwd_s + backward_time(...),
+/// the one expression every part of geopipe uses (the simulator, estimates, pathfinder, energy).
+constexpr double compute_time(double fwd_s, double bwd_per_fwd) { return fwd_s + backward_time(fwd_s, bwd_per_fwd); }
 
 /// Forward time of `flops` at `flops_per_s` (a stage_speed()), seconds per micro-batch.
 constexpr double forward_time(double flops, double flops_per_s) { return flops / flops_per_s; }
 /// Forward compute time of stage i on this GPU type, seconds per micro-batch.
 inline double forward_time(const JobProfile& p, int i, const GpuType& gpu, const ComputeOptions& opt) {
-  return forward_time(p.fwd_flops[static_cast<size_t>(i)], stage_speed(gpu, p.gpus_per_stage, opt));
+  return forward_time(p.fwd_flops[static_cast<size_t>(i)], stage_speed(p, gpu, opt));
+}
+/// Forward plus backward time of stage i on this GPU type, seconds per micro-batch.
+inline double unit_time(const JobProfile& p, int i, const GpuType& gpu, const ComputeOptions& opt) {
+  return compute_time(forward_time(p, i, gpu, opt), p.bwd_per_fwd[static_cast<size_t>(i)]);
 }
 
 /// Stall-free demand β of the hop between two consecutive stages with forward times f_a and
@@ -158,8 +190,8 @@ int min_feasible_stages(const LlmSpec& llm, int micro_batch_size, int micro_batc
 
 /// Compute-only iteration time (infinite bandwidth, zero latency) with every stage on the same
 /// GPU type, under `opt`'s pipeline schedule (PipelineSchedule::compute_only_time; for GPipe
-/// the closed form (m−1)·max_i u_i + Σ_i u_i with u_i = compute_time(f_i)), plus the optimizer
-/// step.
+/// the closed form (m−1)·max_i u_i + Σ_i u_i with u_i = compute_time(f_i, ρ_i)), plus the
+/// optimizer step.
 double ideal_iteration_time(const JobProfile& p, const GpuType& gpu, const ComputeOptions& opt);
 
 }  // namespace geopipe

@@ -112,14 +112,15 @@ double OneFOneBSchedule::iteration_time(const PipelineInput& in, PipelineScratch
   return one_f_one_b_iteration_time(in, scratch);
 }
 
-double OneFOneBSchedule::compute_only_time(std::span<const double> fwd_s, int micro_batches, double optimizer_step_s,
-                                           PipelineScratch& scratch) const {
+double OneFOneBSchedule::compute_only_time(std::span<const double> fwd_s, std::span<const double> bwd_per_fwd,
+                                           int micro_batches, double optimizer_step_s, PipelineScratch& scratch) const {
   const size_t S = fwd_s.size();
+  assert(bwd_per_fwd.size() == S);
   thread_local std::vector<double> bwd, inf, zero;
   bwd.resize(S);
   inf.assign(S - 1, std::numeric_limits<double>::infinity());
   zero.assign(S - 1, 0.0);
-  for (size_t i = 0; i < S; ++i) bwd[i] = backward_time(fwd_s[i]);
+  for (size_t i = 0; i < S; ++i) bwd[i] = backward_time(fwd_s[i], bwd_per_fwd[i]);
   PipelineInput in;
   in.micro_batches = micro_batches;
   in.fwd_s = fwd_s;

@@ -19,8 +19,8 @@ class OneFOneBSchedule final : public PipelineSchedule {
   }
   double iteration_time(const PipelineInput& in, PipelineScratch& scratch) const override;
   /// iteration_time() with infinite bandwidth and zero latency.
-  double compute_only_time(std::span<const double> fwd_s, int micro_batches, double optimizer_step_s,
-                           PipelineScratch& scratch) const override;
+  double compute_only_time(std::span<const double> fwd_s, std::span<const double> bwd_per_fwd, int micro_batches,
+                           double optimizer_step_s, PipelineScratch& scratch) const override;
   int stashed_micro_batches(int stage, int stages, int micro_batches) const override;
   double bottleneck_weight(int micro_batches) const override { return micro_batches - 1; }
 };

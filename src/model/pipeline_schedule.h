@@ -71,10 +71,11 @@ class PipelineSchedule {
   virtual double iteration_time(const PipelineInput& in, PipelineScratch& scratch) const = 0;
 
   /// Compute-only iteration time (infinite bandwidth, zero latency) of stages with forward
-  /// times `fwd_s` and backward times backward_time(f_i) (model/job.h), plus `optimizer_step_s`.
-  /// Used for the generator's run lengths and the dynamic priority's R̂.
-  virtual double compute_only_time(std::span<const double> fwd_s, int micro_batches, double optimizer_step_s,
-                                   PipelineScratch& scratch) const = 0;
+  /// times `fwd_s` and backward times backward_time(f_i, bwd_per_fwd[i]) (model/job.h; both
+  /// spans of size S), plus `optimizer_step_s`. Used for the generator's run lengths and the
+  /// dynamic priority's R̂.
+  virtual double compute_only_time(std::span<const double> fwd_s, std::span<const double> bwd_per_fwd,
+                                   int micro_batches, double optimizer_step_s, PipelineScratch& scratch) const = 0;
 
   /// Micro-batches whose activations stage `stage` (0-based) of `stages` holds at its peak:
   /// the activation term of the memory check (model/job.h, JobProfile::memory_bytes). In 1..m.

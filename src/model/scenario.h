@@ -19,6 +19,10 @@ namespace geopipe {
 /// it; docs/limits.md).
 inline constexpr double kMinMonitorPeriodS = 1e-3;
 
+/// Default of network.link_efficiency: the share of a link's nominal rate that pipeline
+/// transfers achieved in the calibration of docs/validation.md.
+inline constexpr double kDefaultLinkEfficiency = 0.92;
+
 /// Scheduler knobs (scenario [scheduler] table). Plain data; interpreted by src/sched.
 struct SchedulerParams {
   std::string preset = "bace-pipe";       ///< default preset for `geopipe run`
@@ -42,6 +46,10 @@ struct Scenario {
   std::uint64_t seed = 1;           ///< default seed of `geopipe run`
   Topology topology;                ///< capacities already scaled by the knobs below
   double bandwidth_scale = 1.0;     ///< network.bandwidth_scale (applied to inter-region links)
+  /// network.link_efficiency: the share of an inter-region link's nominal rate that pipeline
+  /// transfers achieve; the config loader multiplies inter-region capacities by it after
+  /// bandwidth_scale (docs/model.md, "Topology"). Same-region hops are not scaled.
+  double link_efficiency = kDefaultLinkEfficiency;
   double capacity_scale = 1.0;      ///< cluster.capacity_scale (applied to GPU counts, rounded)
   std::vector<LlmSpec> llms;        ///< catalogue: built-ins + [[model]] entries
   ComputeOptions compute;

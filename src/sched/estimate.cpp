@@ -28,7 +28,7 @@ double estimate_iteration_s(const JobProfile& p_even, const Placement& pl, const
   double sum = 0, mx = 0;
   for (int i = 0; i < p.stages; ++i) {
     const int r = pl.stage_region[static_cast<size_t>(i)];
-    const double u = compute_time(forward_time(p, i, topo.gpu_of(r), *view.compute));
+    const double u = unit_time(p, i, topo.gpu_of(r), *view.compute);
     sum += u;
     mx = std::max(mx, u);
     if (i + 1 < p.stages) {
@@ -61,7 +61,8 @@ double estimate_cost_usd(const JobProfile& p_even, const Placement& pl, double i
     const int r = pl.stage_region[static_cast<size_t>(i)];
     const Region& reg = topo.regions[static_cast<size_t>(r)];
     const GpuType& gpu = topo.gpu_of(r);
-    const double busy = stage_busy_per_iteration_s(p.micro_batches, forward_time(p, i, gpu, *view.compute));
+    const double busy = stage_busy_per_iteration_s(p.micro_batches, forward_time(p, i, gpu, *view.compute),
+                                                   p.bwd_per_fwd[static_cast<size_t>(i)]);
     const double j_per_iter = stage_energy_per_iteration_j(p.gpus_per_stage, reg.pue, gpu, busy, iter_s);
     usd += energy_cost_usd(p.iterations * j_per_iter, reg.price.mean_usd_per_kwh(view.now_s, view.now_s + run_s));
   }

@@ -2,7 +2,7 @@
 // the exact timing of the pipeline schedule (model/pipeline_schedule.h); schedulers use this
 // closed form, which treats every link as one more pipeline stage:
 //   T_est = w(m)·max(max_i u_i, max_h c_h) + Σ_i u_i + Σ_h (c_h + 2λ_h) + optimizer_step
-// with w(m) the schedule's bottleneck_weight (m − 1 for GPipe and 1F1B), u_i = f_i + b_i = compute_time(f_i) and c_h = A/B_fwd + A/B_bwd. It is exact for equal
+// with w(m) the schedule's bottleneck_weight (m − 1 for GPipe and 1F1B), u_i = f_i + b_i = compute_time(f_i, ρ_i) and c_h = A/B_fwd + A/B_bwd. It is exact for equal
 // stages with free communication, and for stall-free hops (B >= β) c_h never exceeds u.
 // The hop terms below are shared with the pathfinder, which evaluates the same estimate
 // incrementally (sched/pathfinder.h).

@@ -94,35 +94,37 @@ SearchResult Pathfinder::Impl::search(const JobProfile& p, const ClusterView& vi
     // Stage i's cost coefficient on region r from its forward time f (kInf where the stage
     // does not fit): energy per iteration at the time cap (docs/model.md, "Cost-min
     // allocator"); without a cap only the busy energy counts.
-    auto coefficient = [&](double f, bool ok) {
+    auto coefficient = [&](int i, double f, bool ok) {
       if (!cost) return 0.0;
-      const double busy = stage_busy_per_iteration_s(m_, f);
+      const double busy = stage_busy_per_iteration_s(m_, f, p.bwd_per_fwd[static_cast<size_t>(i)]);
       const double j = stage_energy_per_iteration_j(g, reg.pue, gpu, busy, cap_known ? spec.time_cap_s : busy);
       return ok ? energy_cost_usd(p.iterations * j, price) : kInf;
     };
     if (keep_unit) {
       // unit_, fwd_ and unit_prefix_ are the previous search's (fwd_ is the forward time where
-      // the stage fits, kInf where it does not); the coefficient is a function of the two, so a
-      // stage with the previous one's copies it (checked as above).
+      // the stage fits, kInf where it does not); the coefficient is a function of the two and
+      // of the stage's backward ratio, so a stage with the previous one's copies it (checked as
+      // above).
       double cp = 0;
       for (int i = 0; i < S_; ++i) {
         const auto k = static_cast<size_t>(r * S_ + i);
         const bool ok = unit_[k] < kInf;
-        if (i > 0 && fwd_[k] == fwd_[k - 1] && ok == (unit_[k - 1] < kInf)) {
+        if (i > 0 && fwd_[k] == fwd_[k - 1] && ok == (unit_[k - 1] < kInf) &&
+            p.bwd_per_fwd[static_cast<size_t>(i)] == p.bwd_per_fwd[static_cast<size_t>(i - 1)]) {
           coef_[k] = coef_[k - 1];
 #ifndef NDEBUG
-          const double own = coefficient(fwd_[k], ok);
+          const double own = coefficient(i, fwd_[k], ok);
           assert(std::memcmp(&own, &coef_[k], sizeof(double)) == 0 && "search: a stage's copied cost coefficient differs from its own");
 #endif
         } else {
-          coef_[k] = coefficient(fwd_[k], ok);
+          coef_[k] = coefficient(i, fwd_[k], ok);
         }
         cp += ok ? coef_[k] : 0.0;
         coef_prefix_[static_cast<size_t>(r * (S_ + 1) + i + 1)] = cp;
       }
       continue;
     }
-    const double speed = stage_speed(gpu, g, opt);
+    const double speed = stage_speed(p, gpu, opt);
     // Stage i's figures on region r: its forward time, its unit time f + b and its cost
     // coefficient (kInf where the stage does not fit).
     struct Figures {
@@ -130,18 +132,20 @@ SearchResult Pathfinder::Impl::search(const JobProfile& p, const ClusterView& vi
     };
     auto figures = [&](int i, bool ok) {
       const double f = forward_time(p.fwd_flops[static_cast<size_t>(i)], speed);
-      const double u = compute_time(f);
-      return Figures{ok ? u : kInf, ok ? f : kInf, coefficient(f, ok)};
+      const double u = compute_time(f, p.bwd_per_fwd[static_cast<size_t>(i)]);
+      return Figures{ok ? u : kInf, ok ? f : kInf, coefficient(i, f, ok)};
     };
     double up = 0, cp = 0;
     bool prev_ok = false;
     for (int i = 0; i < S_; ++i) {
       const auto k = static_cast<size_t>(r * S_ + i);
       const bool ok = p.stage_fits(i, gpu);
-      // A stage with the previous stage's FLOP and fit (the interior stages of an even split)
-      // has its figures, which are functions of those alone on region r: copied, not recomputed
-      // (checked against a recomputation in builds with assertions, the sanitizer builds).
-      if (i > 0 && ok == prev_ok && p.fwd_flops[static_cast<size_t>(i)] == p.fwd_flops[static_cast<size_t>(i - 1)]) {
+      // A stage with the previous stage's FLOP, backward ratio and fit (the interior stages of
+      // an even split) has its figures, which are functions of those alone on region r:
+      // copied, not recomputed (checked against a recomputation in builds with assertions,
+      // the sanitizer builds).
+      if (i > 0 && ok == prev_ok && p.fwd_flops[static_cast<size_t>(i)] == p.fwd_flops[static_cast<size_t>(i - 1)] &&
+          p.bwd_per_fwd[static_cast<size_t>(i)] == p.bwd_per_fwd[static_cast<size_t>(i - 1)]) {
         unit_[k] = unit_[k - 1];
         fwd_[k] = fwd_[k - 1];
         coef_[k] = coef_[k - 1];
@@ -268,13 +272,15 @@ bool Pathfinder::Impl::derive_tables(bool keep_unit) {
   size_at_least(lb_obj_, static_cast<size_t>(S_ + 1));
   lb_sum_[static_cast<size_t>(S_)] = lb_max_[static_cast<size_t>(S_)] = lb_obj_[static_cast<size_t>(S_)] = 0.0;
   order_.reset(S_);
-  // twin_[i]: stage i has stage i+1's FLOP and memory, so the same fit on every region, and
-  // search() gave it stage i+1's figures bit for bit (copied). Such a stage shares whatever
-  // the loops below derive from the figures alone; builds with assertions check each share.
+  // twin_[i]: stage i has stage i+1's FLOP, backward ratio and memory, so the same fit on
+  // every region, and search() gave it stage i+1's figures bit for bit (copied). Such a stage
+  // shares whatever the loops below derive from the figures alone; builds with assertions
+  // check each share.
   size_at_least(twin_, static_cast<size_t>(S_));
   for (int i = 0; i < S_; ++i)
     twin_[static_cast<size_t>(i)] =
         i + 1 < S_ && p_->fwd_flops[static_cast<size_t>(i)] == p_->fwd_flops[static_cast<size_t>(i + 1)] &&
+        p_->bwd_per_fwd[static_cast<size_t>(i)] == p_->bwd_per_fwd[static_cast<size_t>(i + 1)] &&
         p_->memory_bytes[static_cast<size_t>(i)] == p_->memory_bytes[static_cast<size_t>(i + 1)];
   // A stage whose figures equal the next stage's on every region (the interior stages of an
   // even split) shares that stage's order instead of sorting again.

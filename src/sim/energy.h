@@ -19,9 +19,10 @@
 
 namespace geopipe {
 
-/// Seconds stage i computes per iteration: m·(f_i + b_i) = m·compute_time(f_i).
-constexpr double stage_busy_per_iteration_s(int micro_batches, double fwd_s) {
-  return micro_batches * compute_time(fwd_s);
+/// Seconds stage i computes per iteration: m·(f_i + b_i) = m·compute_time(f_i, ρ_i), ρ_i =
+/// JobProfile::bwd_per_fwd[i].
+constexpr double stage_busy_per_iteration_s(int micro_batches, double fwd_s, double bwd_per_fwd) {
+  return micro_batches * compute_time(fwd_s, bwd_per_fwd);
 }
 
 /// Joules one stage uses per iteration. busy_s is clamped to [0, T_iter].

@@ -318,8 +318,8 @@ class Engine {
       if (r.flow_f[h] < 0) {
         r.bw_f[h] = r.bw_b[h] = topo_.intra_bandwidth_bytes_per_s;
       } else {
-        r.bw_f[h] = net_.allocation(r.flow_f[h]);
-        r.bw_b[h] = net_.allocation(r.flow_b[h]);
+        r.bw_f[h] = net_.rate(r.flow_f[h]);
+        r.bw_b[h] = net_.rate(r.flow_b[h]);
       }
     }
     PipelineInput in;
@@ -340,7 +340,8 @@ class Engine {
     std::fill(r.power_w.begin(), r.power_w.end(), 0.0);
     for (int i = 0; i < p.stages; ++i) {
       const int reg = r.regions[static_cast<size_t>(i)];
-      const double busy = down ? 0.0 : stage_busy_per_iteration_s(p.micro_batches, r.fwd[static_cast<size_t>(i)]);
+      const double busy = down ? 0.0 : stage_busy_per_iteration_s(p.micro_batches, r.fwd[static_cast<size_t>(i)],
+                                                                            p.bwd_per_fwd[static_cast<size_t>(i)]);
       const double w = stage_power_w(p.gpus_per_stage, topo_.regions[static_cast<size_t>(reg)].pue, topo_.gpu_of(reg),
                                      busy, down ? 1.0 : r.T);
       const auto k = static_cast<size_t>(std::find(r.power_region.begin(), r.power_region.end(), reg) - r.power_region.begin());
@@ -391,8 +392,9 @@ class Engine {
       fr -= p.gpus_per_stage;
       if (fr < 0) throw std::logic_error("scheduler " + std::string(sched_.name()) + ": over-allocated GPUs");
       r.fwd[static_cast<size_t>(i)] = forward_time(p, i, topo_.gpu_of(reg), sc_.compute);
-      r.bwd[static_cast<size_t>(i)] = backward_time(r.fwd[static_cast<size_t>(i)]);
-      r.busy_gpu_s_per_iter += gpu_busy_s_per_iteration(p.gpus_per_stage, p.micro_batches, r.fwd[static_cast<size_t>(i)]);
+      r.bwd[static_cast<size_t>(i)] = backward_time(r.fwd[static_cast<size_t>(i)], p.bwd_per_fwd[static_cast<size_t>(i)]);
+      r.busy_gpu_s_per_iter += gpu_busy_s_per_iteration(p.gpus_per_stage, p.micro_batches, r.fwd[static_cast<size_t>(i)],
+                                                        p.bwd_per_fwd[static_cast<size_t>(i)]);
       if (std::find(r.power_region.begin(), r.power_region.end(), reg) == r.power_region.end()) r.power_region.push_back(reg);
     }
     r.power_w.assign(r.power_region.size(), 0.0);

@@ -17,8 +17,8 @@
 namespace geopipe {
 
 /// GPU-seconds stage i keeps its g GPUs busy per iteration: g·m·(f_i + b_i).
-constexpr double gpu_busy_s_per_iteration(int gpus_per_stage, int micro_batches, double fwd_s) {
-  return gpus_per_stage * micro_batches * kComputePerForward * fwd_s;
+constexpr double gpu_busy_s_per_iteration(int gpus_per_stage, int micro_batches, double fwd_s, double bwd_per_fwd) {
+  return gpus_per_stage * micro_batches * compute_time(fwd_s, bwd_per_fwd);
 }
 /// Bytes one cross-region hop carries per iteration: m activations forward, m gradients back.
 constexpr double hop_bytes_per_iteration(int micro_batches, double activation_bytes) {

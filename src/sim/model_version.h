@@ -7,6 +7,6 @@
 
 namespace geopipe {
 
-inline constexpr int kModelVersion = 3;
+inline constexpr int kModelVersion = 4;
 
 }  // namespace geopipe

@@ -37,7 +37,7 @@ NetworkState::FlowId NetworkState::add_flow(int from, int to, double demand, int
     flows_.emplace_back();
   }
   const auto l = static_cast<int>(index(from, to));
-  flows_[static_cast<size_t>(id)] = Flow{l, owner, demand, 0.0};
+  flows_[static_cast<size_t>(id)] = Flow{l, owner, demand, 0.0, 0.0};
   members_[static_cast<size_t>(l)].push_back(id);
   if (!dirty_[static_cast<size_t>(l)]) {
     dirty_[static_cast<size_t>(l)] = 1;
@@ -89,15 +89,19 @@ void NetworkState::rebalance(std::vector<int>& changed) {
     for (size_t k = 0; k < mem.size(); ++k) demand_buf_[k] = flows_[static_cast<size_t>(mem[k])].demand;
     maxmin_share(capacity_[li], demand_buf_, alloc_buf_, order_buf_);
     double used = 0;
+    for (size_t k = 0; k < mem.size(); ++k) used += alloc_buf_[k];
+    residual_[li] = std::max(0.0, capacity_[li] - used);
+    // Work-conserving rates: the unallocated capacity split equally among the link's flows.
+    const double spare = mem.empty() ? 0.0 : residual_[li] / static_cast<double>(mem.size());
     for (size_t k = 0; k < mem.size(); ++k) {
       Flow& f = flows_[static_cast<size_t>(mem[k])];
-      if (f.alloc != alloc_buf_[k]) {
-        f.alloc = alloc_buf_[k];
+      f.alloc = alloc_buf_[k];
+      const double rate = alloc_buf_[k] + spare;
+      if (f.rate != rate) {
+        f.rate = rate;
         changed.push_back(f.owner);
       }
-      used += f.alloc;
     }
-    residual_[li] = std::max(0.0, capacity_[li] - used);
   }
   dirty_list_.clear();
   std::sort(changed.begin(), changed.end());

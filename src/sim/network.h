@@ -1,10 +1,16 @@
-// Inter-region link state: the flows on every link direction and their max-min allocations.
+// Inter-region link state: the flows on every link direction, their max-min allocations and
+// their transfer rates (docs/model.md, "Network sharing").
 //
 // Capacities start as the topology's (a link with a capacity series: its value at time 0) and
 // change with set_capacity(). A flow is one cross-region hop of a running job in one direction, with its stall-free demand
-// β = A / min(f_i, f_{i+1}) (model/job.h stall_free_demand_bytes_per_s). Adding or removing flows marks their link dirty;
-// rebalance() re-runs water-filling on dirty links only and reports the owner jobs of flows
-// whose allocation changed (bitwise), so the engine recomputes T_iter just for those.
+// β = A / min(f_i, f_{i+1}) (model/job.h stall_free_demand_bytes_per_s). Its *allocation* is its
+// max-min fair share with demand caps: what the link reserves for it, so the residual (capacity
+// − Σ allocations) is what a new flow can count on. Its *rate*, the bandwidth its transfers run
+// at, is work-conserving as TCP and NCCL are: its allocation plus an equal share of what the
+// allocations leave unused, rate_k = alloc_k + (capacity − Σ alloc) / n (a flow alone on a link
+// runs at the link's capacity; on a saturated link rate = allocation). Adding or removing flows
+// marks their link dirty; rebalance() re-runs water-filling on dirty links only and reports the
+// owner jobs of flows whose rate changed (bitwise), so the engine recomputes T_iter just for those.
 #pragma once
 
 #include <cstdint>
@@ -28,11 +34,13 @@ class NetworkState {
   /// nothing). Takes effect, like flow changes, at the next rebalance().
   void set_capacity(int from, int to, double capacity_bytes_per_s);
 
-  /// Recomputes dirty links; appends the owners of flows whose allocation changed to
+  /// Recomputes dirty links; appends the owners of flows whose rate changed to
   /// `changed_owners` (sorted, without duplicates, merged with what it held).
   void rebalance(std::vector<int>& changed_owners);
 
   double allocation(FlowId id) const { return flows_[static_cast<size_t>(id)].alloc; }
+  /// The bandwidth the flow's transfers run at: allocation + the link's unallocated capacity / its flows.
+  double rate(FlowId id) const { return flows_[static_cast<size_t>(id)].rate; }
   double capacity(int from, int to) const { return capacity_[index(from, to)]; }
   /// Capacity minus the sum of current allocations on from -> to (>= 0).
   double residual(int from, int to) const { return residual_[index(from, to)]; }
@@ -48,6 +56,7 @@ class NetworkState {
     int owner = -1;
     double demand = 0;
     double alloc = 0;
+    double rate = 0;
   };
   size_t index(int from, int to) const { return static_cast<size_t>(from * regions_ + to); }
 

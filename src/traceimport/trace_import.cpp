@@ -370,8 +370,10 @@ void write_trace_csv(std::ostream& os, const ImportResult& r, const ImportOption
   comment("arrival_s = " + number(opt.arrival_offset_s) + " + (submit - " + number(r.t1_s) + ") x " + number(opt.time_scale) +
           " (the first kept submit arrives at " + number(opt.arrival_offset_s) + " s)");
   comment("iterations = max(1, round(duration_s x " + number(opt.time_scale) + " / T_ref)), T_ref = compute-only iteration time on " +
-          opt.reference_gpu + " (mfu " + number(opt.compute.mfu) + ", tp_efficiency " + number(opt.compute.tp_efficiency) +
-          ", optimizer_step_s " + number(opt.compute.optimizer_step_s) + ", " + std::string(opt.compute.schedule().name()) + ")");
+          opt.reference_gpu + " (mfu " + (opt.compute.mfu ? number(*opt.compute.mfu) : std::string("calibrated")) +
+          ", tp_efficiency " + number(opt.compute.tp_efficiency) + ", optimizer_step_s " + number(opt.compute.optimizer_step_s) +
+          ", recompute " + (opt.compute.recompute == Recompute::kFull ? "full" : "none") + ", " +
+          std::string(opt.compute.schedule().name()) + ")");
   comment("Shape table (" + (opt.shapes.empty() ? std::string("built-in default") : opt.shape_table_path) +
           "; N = the row's GPUs, N/g: S = floor(N/g) in 1..layers), with T_ref at its smallest S:");
   for (std::size_t k = 0; k < r.shapes.size(); ++k) {

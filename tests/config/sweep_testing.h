@@ -122,7 +122,7 @@ inline std::string fingerprint(const Scenario& sc) {
   std::ostringstream os;
   os.precision(17);
   os << sc.name << '|' << sc.source_path << '|' << sc.bandwidth_scale << '|' << sc.capacity_scale << '|'
-     << sc.compute.mfu << '|' << sc.workload.num_jobs << '|' << sc.workload.load_scale << '|'
+     << sc.compute.mfu.value_or(-1.0) << '|' << static_cast<int>(sc.compute.recompute) << '|' << sc.link_efficiency << '|' << sc.workload.num_jobs << '|' << sc.workload.load_scale << '|'
      << sc.workload.arrival_rate_per_hour << '|' << sc.scheduler.preset << '|' << sc.scheduler.epsilon << '|';
   for (const auto& r : sc.topology.regions) os << r.name << ':' << r.gpu_count << ':' << r.pue << ',';
   for (const auto& l : sc.topology.links) os << l.capacity_bytes_per_s << '/' << l.latency_s << ',';

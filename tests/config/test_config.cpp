@@ -69,6 +69,8 @@ std::string input_error_of(F&& f) {
   return "";
 }
 
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
 Scenario load_small(const std::vector<std::string>& sets) {
   std::vector<Override> ov;
   for (const auto& s : sets) ov.push_back(parse_override(s));
@@ -98,7 +100,7 @@ TEST(GoodScenario, SmallTopLevelAndCompute) {
   EXPECT_EQ(sc.name, "small");
   EXPECT_EQ(sc.seed, 7u);
   EXPECT_EQ(sc.source_path, kSmall);
-  EXPECT_DOUBLE_EQ(sc.compute.mfu, 0.5);
+  EXPECT_EQ(sc.compute.mfu, 0.5);
   EXPECT_DOUBLE_EQ(sc.compute.tp_efficiency, 0.8);
   EXPECT_DOUBLE_EQ(sc.compute.optimizer_step_s, 0.25);
   EXPECT_DOUBLE_EQ(sc.bandwidth_scale, 2.0);
@@ -166,13 +168,14 @@ TEST(GoodScenario, LinksUnitsAndBandwidthScale) {
   const Topology& t = sc.topology;
   const int e = region(sc, "us-east"), w = region(sc, "us-west"), eu = region(sc, "eu-west");
   ASSERT_EQ(t.links.size(), 9u);
-  // 10 Gbit/s = 1.25e9 bytes/s, times bandwidth_scale 2.
-  EXPECT_DOUBLE_EQ(t.link(e, w).capacity_bytes_per_s, 1.25e9 * 2);
-  EXPECT_DOUBLE_EQ(t.link(w, e).capacity_bytes_per_s, 1.0e9 * 2);  // reverse 8 Gbit/s
+  // 10 Gbit/s = 1.25e9 bytes/s, times bandwidth_scale 2 and the default link efficiency.
+  const double k = 2 * kDefaultLinkEfficiency;
+  EXPECT_DOUBLE_EQ(t.link(e, w).capacity_bytes_per_s, 1.25e9 * k);
+  EXPECT_DOUBLE_EQ(t.link(w, e).capacity_bytes_per_s, 1.0e9 * k);  // reverse 8 Gbit/s
   EXPECT_DOUBLE_EQ(t.link(e, w).latency_s, 0.032);
   EXPECT_DOUBLE_EQ(t.link(w, e).latency_s, 0.032);
-  EXPECT_DOUBLE_EQ(t.link(eu, e).capacity_bytes_per_s, 0.625e9 * 2);
-  EXPECT_DOUBLE_EQ(t.link(e, eu).capacity_bytes_per_s, 0.625e9 * 2);
+  EXPECT_DOUBLE_EQ(t.link(eu, e).capacity_bytes_per_s, 0.625e9 * k);
+  EXPECT_DOUBLE_EQ(t.link(e, eu).capacity_bytes_per_s, 0.625e9 * k);
   EXPECT_DOUBLE_EQ(t.link(eu, e).latency_s, 0.0405);
   EXPECT_TRUE(t.connected(e, w));
   EXPECT_TRUE(t.connected(e, eu));
@@ -222,7 +225,9 @@ TEST(GoodScenario, WorkloadAndScheduler) {
 TEST(GoodScenario, Defaults) {
   const Scenario sc = load_scenario_string(kMinimal, "minimal.toml");
   EXPECT_EQ(sc.seed, 1u);
-  EXPECT_DOUBLE_EQ(sc.compute.mfu, 0.4);
+  EXPECT_FALSE(sc.compute.mfu.has_value());  // each GPU type's calibrated efficiency
+  EXPECT_EQ(sc.compute.recompute, Recompute::kFull);
+  EXPECT_EQ(sc.link_efficiency, kDefaultLinkEfficiency);
   EXPECT_DOUBLE_EQ(sc.compute.tp_efficiency, 0.9);
   EXPECT_DOUBLE_EQ(sc.compute.optimizer_step_s, 0.0);
   EXPECT_DOUBLE_EQ(sc.bandwidth_scale, 1.0);
@@ -303,7 +308,6 @@ TEST(GoodScenario, DefaultsAreTheOldLiteralsBitForBit) {
   };
   const Loaded loaded[] = {
       {"scenario.seed", static_cast<double>(sc.seed), 1},
-      {"sim.mfu", sc.compute.mfu, 0.4},
       {"sim.tp_efficiency", sc.compute.tp_efficiency, 0.9},
       {"sim.optimizer_step_s", sc.compute.optimizer_step_s, 0.0},
       {"network.bandwidth_scale", sc.bandwidth_scale, 1.0},
@@ -366,13 +370,13 @@ TEST(GoodScenario, TraceReplayRelativeToScenarioFile) {
 TEST(GoodScenario, TimeSeries) {
   const Scenario sc = load_scenario_file(kDir + "/good/series.toml");
   const Topology& t = sc.topology;
-  // Link: Gbit/s x 1e9/8 x bandwidth_scale 2, forward and reverse columns; equal steps merged;
-  // the static capacity is the maximum.
+  // Link: Gbit/s x 1e9/8 x bandwidth_scale 2 x link_efficiency, forward and reverse columns;
+  // equal steps merged; the static capacity is the maximum.
   const Link& ab = t.link(0, 1);
   const Link& ba = t.link(1, 0);
   ASSERT_TRUE(ab.capacity_series && ba.capacity_series);
-  EXPECT_EQ(ab.capacity_bytes_per_s, 10 * 1e9 / 8 * 2);
-  EXPECT_EQ(ba.capacity_bytes_per_s, 8 * 1e9 / 8 * 2);
+  EXPECT_DOUBLE_EQ(ab.capacity_bytes_per_s, 10 * 1e9 / 8 * 2 * kDefaultLinkEfficiency);
+  EXPECT_DOUBLE_EQ(ba.capacity_bytes_per_s, 8 * 1e9 / 8 * 2 * kDefaultLinkEfficiency);
   EXPECT_EQ(ab.capacity_series->times_s(), (std::vector<double>{0, 3600, 5400}));
   EXPECT_EQ(ab.capacity_series->value_at(4000), 0.0);  // the outage
   EXPECT_EQ(ab.capacity_series->end_s(), 9000.0);      // 7200 + (7200 - 5400)
@@ -456,8 +460,8 @@ TEST(Overrides, ScalarsAreAppliedBeforeValidation) {
   const Scenario sc = load_small({"network.bandwidth_scale=4", "sim.mfu=0.3", "workload.num_jobs=5"});
   const int e = region(sc, "us-east"), w = region(sc, "us-west");
   EXPECT_DOUBLE_EQ(sc.bandwidth_scale, 4.0);
-  EXPECT_DOUBLE_EQ(sc.topology.link(e, w).capacity_bytes_per_s, 1.25e9 * 4);
-  EXPECT_DOUBLE_EQ(sc.compute.mfu, 0.3);
+  EXPECT_DOUBLE_EQ(sc.topology.link(e, w).capacity_bytes_per_s, 1.25e9 * 4 * kDefaultLinkEfficiency);
+  EXPECT_EQ(sc.compute.mfu, 0.3);
   EXPECT_EQ(sc.workload.num_jobs, 5);
 }
 
@@ -485,7 +489,37 @@ TEST(Overrides, LinksByRegionPairEitherOrder) {
   const Scenario sc = load_small({"network.link.us-west/us-east.latency_ms=10", "network.link.eu-west/us-east.bandwidth_gbps=1"});
   const int e = region(sc, "us-east"), w = region(sc, "us-west"), eu = region(sc, "eu-west");
   EXPECT_DOUBLE_EQ(sc.topology.link(e, w).latency_s, 0.010);
-  EXPECT_DOUBLE_EQ(sc.topology.link(eu, e).capacity_bytes_per_s, 0.125e9 * 2);
+  EXPECT_DOUBLE_EQ(sc.topology.link(eu, e).capacity_bytes_per_s, 0.125e9 * 2 * kDefaultLinkEfficiency);
+}
+
+TEST(GoodScenario, LinkEfficiencyScalesInterRegionCapacitiesOnly) {
+  // network.link_efficiency multiplies every inter-region capacity after bandwidth_scale (1:
+  // the nominal rate, as for measured transfer rates); same-region hops keep theirs.
+  const Scenario one = load_small({"network.link_efficiency=1"});
+  const Scenario half = load_small({"network.link_efficiency=0.5"});
+  const int e = region(one, "us-east"), w = region(one, "us-west");
+  EXPECT_EQ(one.link_efficiency, 1.0);
+  EXPECT_DOUBLE_EQ(one.topology.link(e, w).capacity_bytes_per_s, 1.25e9 * 2);
+  EXPECT_DOUBLE_EQ(half.topology.link(e, w).capacity_bytes_per_s, 1.25e9 * 2 * 0.5);
+  EXPECT_EQ(one.topology.intra_bandwidth_bytes_per_s, half.topology.intra_bandwidth_bytes_per_s);
+  EXPECT_PRED2(contains, input_error_of([] { load_small({"network.link_efficiency=0"}); }),
+               "network.link_efficiency must be > 0 (got 0)");
+  EXPECT_PRED2(contains, input_error_of([] { load_small({"network.link_efficiency=1.5"}); }),
+               "network.link_efficiency must be <= 1 (got 1.5)");
+}
+
+TEST(GoodScenario, RecomputeAndGpuEfficiencyKeys) {
+  const Scenario none = load_small({"sim.recompute=none"});
+  EXPECT_EQ(none.compute.recompute, Recompute::kNone);
+  EXPECT_PRED2(contains, input_error_of([] { load_small({"sim.recompute=ful"}); }),
+               "sim.recompute: unknown recomputation 'ful' (did you mean 'full'?) (expected one of 'full', 'none')");
+  // a [[gpu]] without the efficiency keys runs at the former constant 0.4; with them, its curve
+  const Scenario sc = load_small({"gpu.small-gpu.mfu_max=0.5", "gpu.small-gpu.mfu_half_hidden=2048"});
+  const GpuType& g = sc.topology.gpu_types.back();
+  EXPECT_EQ(g.mfu_max, 0.5);
+  EXPECT_EQ(g.mfu_half_hidden, 2048.0);
+  EXPECT_EQ(load_small({}).topology.gpu_types.back().mfu_max, 0.4);
+  EXPECT_PRED2(contains, input_error_of([] { load_small({"gpu.small-gpu.mfu_max=0"}); }), "must be >= 0.001");
 }
 
 TEST(Overrides, BareStringFallbackAndQuotedString) {
@@ -509,7 +543,7 @@ TEST(Overrides, ArraysAndLaterWins) {
 TEST(Overrides, CreatesMissingTables) {
   const Scenario sc = load_scenario_file(kDir + "/good/trace.toml",
                                          {parse_override("sim.mfu=0.25"), parse_override("network.intra_latency_ms=1")});
-  EXPECT_DOUBLE_EQ(sc.compute.mfu, 0.25);
+  EXPECT_EQ(sc.compute.mfu, 0.25);
   EXPECT_DOUBLE_EQ(sc.topology.intra_latency_s, 1e-3);
 }
 
@@ -587,7 +621,7 @@ TEST(Paths, ScenarioPathsCoverTheSchema) {
                         "model.<name>.bytes_per_elem", "workload.load_scale", "workload.trace",
                         "workload.mix.<model>.weight", "scheduler.epsilon", "scheduler.view_noise_sigma"})
     EXPECT_NE(std::find(paths.begin(), paths.end(), p), paths.end()) << p;
-  EXPECT_EQ(paths.size(), 67u);
+  EXPECT_EQ(paths.size(), 71u);
 }
 
 // What `geopipe list params` prints: the same paths, with each field's type and range.
@@ -604,7 +638,9 @@ TEST(Paths, ParametersDescribeEachPath) {
   };
   EXPECT_EQ(schema::type_name(field("sim.mfu")), "number");
   EXPECT_EQ(schema::range_phrase(field("sim.mfu")), "[0.001, 1]");
-  EXPECT_EQ(field("sim.mfu").default_text, "0.4");
+  EXPECT_EQ(field("sim.mfu").default_text, "none (each GPU type's calibrated efficiency)");
+  EXPECT_EQ(field("sim.recompute").default_text, "\"full\"");
+  EXPECT_EQ(schema::range_phrase(field("network.link_efficiency")), "(0, 1]");
   EXPECT_EQ(schema::type_name(field("cluster.region.<name>.price_profile_usd_per_kwh")), "array of 24 numbers");
   EXPECT_EQ(schema::range_phrase(field("cluster.region.<name>.gpus")), "[1, 1000000]");
   EXPECT_EQ(schema::range_phrase(field("scheduler.epsilon")), "[0, 1000000]");

@@ -115,16 +115,19 @@ struct TempDir {
 TEST(ScenarioKey, FormattingCommentsKeyOrderAndWrittenDefaultsDoNotMatter) {
   EXPECT_EQ(digest_of(kBase), digest_of(kSameBase));
   // A default written out is the same scenario as the default left out.
-  const schema::Field* mfu = schema::scenario_root().find("sim")->table->find("mfu");
-  ASSERT_NE(mfu, nullptr);
-  ASSERT_FALSE(mfu->default_text.empty());
-  EXPECT_EQ(digest_of(kBase), digest_of(kBase + "\n[sim]\nmfu = " + mfu->default_text + "\n"));
+  const schema::Field* tp = schema::scenario_root().find("sim")->table->find("tp_efficiency");
+  ASSERT_NE(tp, nullptr);
+  ASSERT_FALSE(tp->default_text.empty());
+  EXPECT_EQ(digest_of(kBase), digest_of(kBase + "\n[sim]\ntp_efficiency = " + tp->default_text + "\n"));
   // ... and so is a canonical form with the same entries.
   PointKeyer a(kBase, "base.toml", {}), b(kSameBase, "other/base.toml", {});
   EXPECT_EQ(a.canonical({}), b.canonical({}));
   const auto lines = a.canonical({});
   EXPECT_NE(std::find(lines.begin(), lines.end(), "cluster.region[1].price_usd_per_kwh = 0.2"), lines.end());
-  EXPECT_NE(std::find(lines.begin(), lines.end(), "sim.mfu = " + mfu->default_text), lines.end());
+  EXPECT_NE(std::find(lines.begin(), lines.end(), "sim.tp_efficiency = " + tp->default_text), lines.end());
+  // a default that is a description, not a value (sim.mfu: the GPU types' own efficiency)
+  EXPECT_NE(std::find(lines.begin(), lines.end(), "sim.mfu = default \"none (each GPU type's calibrated efficiency)\""),
+            lines.end());
   EXPECT_NE(std::find(lines.begin(), lines.end(), "network.link[0].latency_ms = 20"), lines.end());
 }
 
@@ -171,8 +174,15 @@ TEST(ScenarioKey, AnyValueChangesIt) {
 TEST(ScenarioKey, ParametersAddedLaterAreKeyedOnlyWhenNotTheirDefault) {
   const ContentDigest base = digest_of(kBase);
   // Pinned when sim.pipeline_schedule was added: adding it left this digest as it was (the
-  // keys of a sweep written by the build before it were compared with this build's).
-  EXPECT_EQ(base.hex(), "b6428d31fd6e2aea4631b24b188c75f8");
+  // keys of a sweep written by the build before it were compared with this build's). Pinned
+  // again at model version 4, whose sim.mfu default became a description (each GPU type's
+  // calibrated efficiency) instead of 0.4; sim.recompute, network.link_efficiency and the
+  // [[gpu]] efficiency keys, added then, left it as it was at their defaults (below).
+  EXPECT_EQ(base.hex(), "a351e5dacd1c666a9e7a2174533c54ba");
+  EXPECT_EQ(digest_of(kBase + "\n[sim]\nrecompute = \"full\"\n"), base);
+  EXPECT_EQ(digest_of(kBase, {ov("network.link_efficiency", "0.92")}), base);
+  EXPECT_NE(digest_of(kBase, {ov("network.link_efficiency", "1")}), base);
+  EXPECT_NE(digest_of(kBase, {ov("sim.recompute", "\"none\"")}), base);
   const std::string gpipe = "\"gpipe\"", ofob = "\"1f1b\"";
   EXPECT_EQ(digest_of(kBase + "\n[sim]\npipeline_schedule = " + gpipe + "\n"), base);
   EXPECT_EQ(digest_of(kBase, {ov("sim.pipeline_schedule", gpipe)}), base);

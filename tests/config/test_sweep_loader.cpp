@@ -303,7 +303,7 @@ gpus = 4
   ScenarioFactory f(s);
   const Scenario sc = f.make(0);
   EXPECT_EQ(sc.workload.num_jobs, 7);
-  EXPECT_DOUBLE_EQ(sc.compute.mfu, 0.3);
+  EXPECT_EQ(sc.compute.mfu, 0.3);
   EXPECT_DOUBLE_EQ(sc.bandwidth_scale, 0.25);
   EXPECT_EQ(sc.topology.regions[static_cast<std::size_t>(region(sc, "b"))].gpu_count, 4);
   EXPECT_DOUBLE_EQ(sc.scheduler.epsilon, 0.5);

@@ -71,11 +71,15 @@ inline Region make_region(const RegionSpec& s) {
   return r;
 }
 
-/// Sets the compute options to the documented defaults, explicitly.
+/// Sets the compute options explicitly: mfu 0.4 on every GPU type (the constant of model
+/// versions 1-3), the default full recomputation (b = 3f on stages without the LM head, less on
+/// the last; memory as in versions 1-3). Hand computations written with b = 2f set
+/// Recompute::kNone themselves.
 inline void set_default_compute(Scenario& sc) {
   sc.compute.mfu = 0.4;
   sc.compute.tp_efficiency = 0.9;
   sc.compute.optimizer_step_s = 0.0;
+  sc.compute.recompute = Recompute::kFull;
 }
 
 /// A scenario with the given GPU types, regions (flat prices), LLM catalogue and no links.

@@ -28,12 +28,15 @@ TEST(Energy, BusyTimeIsClampedToTheIteration) {
 }
 
 TEST(Energy, BusyTimePerIterationAndBackwardFactor) {
-  // m·(f + b) with b = 2f: 4 micro-batches of f = 0.5 s.
-  EXPECT_DOUBLE_EQ(stage_busy_per_iteration_s(4, 0.5), 6.0);
-  EXPECT_DOUBLE_EQ(backward_time(0.5), 1.0);
-  EXPECT_DOUBLE_EQ(compute_time(0.5), 1.5);
-  // compute_time is f + b to the bit (2f is exact, so both round 3f once).
-  for (double f : {0.1, 1.0 / 3.0, 7.3e-5, 123.456}) EXPECT_EQ(compute_time(f), f + backward_time(f)) << f;
+  // m·(f + b) with b = 2f (no recomputation): 4 micro-batches of f = 0.5 s.
+  EXPECT_DOUBLE_EQ(stage_busy_per_iteration_s(4, 0.5, 2.0), 6.0);
+  EXPECT_DOUBLE_EQ(backward_time(0.5, 2.0), 1.0);
+  EXPECT_DOUBLE_EQ(compute_time(0.5, 2.0), 1.5);
+  // b = 3f with full recomputation: 4·(0.5 + 1.5) = 8 s.
+  EXPECT_DOUBLE_EQ(stage_busy_per_iteration_s(4, 0.5, 3.0), 8.0);
+  // compute_time is f + b to the bit, whatever the ratio.
+  for (double rho : {2.0, 3.0, 2.8125})
+    for (double f : {0.1, 1.0 / 3.0, 7.3e-5, 123.456}) EXPECT_EQ(compute_time(f, rho), f + backward_time(f, rho)) << f;
 }
 
 TEST(Energy, CostOfEnergy) {

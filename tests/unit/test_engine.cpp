@@ -52,6 +52,7 @@ Scenario base(int regions, int gpus_each, double price, double pue) {
   Scenario sc;
   sc.name = "test";
   sc.compute.mfu = 0.5;
+  sc.compute.recompute = Recompute::kNone;  // the hand computations below: b = 2f
   sc.llms = {LlmSpec{"tiny", 10, 1000, 5000, 100, 2}};
   Topology& t = sc.topology;
   t.gpu_types = {GpuType{"g", 100e12, 80e9, 500.0, 100.0}};
@@ -489,7 +490,7 @@ TEST(EngineSeries, AnOutageStopsTheJobsOverTheLinkByHand) {
   // Energy of job 0: its running power for I·T1 seconds, idle power during the outage.
   const GpuType& g = c.sc.topology.gpu_types[0];
   double run_w = 0;
-  for (double f : {c.f0, c.f1}) run_w += stage_power_w(1, 1.0, g, stage_busy_per_iteration_s(4, f), T1);
+  for (double f : {c.f0, c.f1}) run_w += stage_power_w(1, 1.0, g, stage_busy_per_iteration_s(4, f, 2.0), T1);
   const double idle_w = 2 * stage_power_w(1, 1.0, g, 0.0, 1.0);
   const double e = run_w * I * T1 + idle_w * (t_up - t_down);
   EXPECT_NEAR(r.jobs[0].energy_j, e, 1e-9 * e);

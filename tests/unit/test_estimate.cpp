@@ -36,6 +36,8 @@ JobProfile two_stage_profile(double flops0 = 1e12, double flops1 = 2e12) {
   p.iterations = 1000;
   p.layers = {1, 1};
   p.fwd_flops = {flops0, flops1};
+  p.bwd_per_fwd = {2.0, 2.0};  // b = 2f
+  p.hidden = 1;
   p.params = {1, 1};
   p.memory_bytes = {1, 1};
   p.activation_bytes = 1e9;

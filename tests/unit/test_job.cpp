@@ -41,13 +41,70 @@ TEST(Profile, ForwardTimeAndSpeed) {
   ComputeOptions opt;
   opt.mfu = 0.5;
   opt.tp_efficiency = 0.8;
-  EXPECT_DOUBLE_EQ(stage_speed(g, 1, opt), 50e12);
-  EXPECT_DOUBLE_EQ(stage_speed(g, 4, opt), 4 * 100e12 * 0.5 * 0.8);  // TP efficiency only for g > 1
-  const JobProfile p = make_profile(job(2, 1, 4, 1), tiny(), ComputeOptions{});
+  opt.recompute = Recompute::kNone;
+  const JobProfile p = make_profile(job(2, 1, 4, 1), tiny(), opt);
+  EXPECT_DOUBLE_EQ(stage_speed(p, g, opt), 50e12);
+  const JobProfile p4 = make_profile(job(2, 1, 4, 4), tiny(), opt);
+  EXPECT_DOUBLE_EQ(stage_speed(p4, g, opt), 4 * 100e12 * 0.5 * 0.8);  // TP efficiency only for g > 1
   EXPECT_DOUBLE_EQ(forward_time(p, 0, g, opt), p.fwd_flops[0] / 50e12);
   // ideal iteration time = (m−1)·max(3f) + Σ 3f
   const double f0 = forward_time(p, 0, g, opt), f1 = forward_time(p, 1, g, opt);
   EXPECT_DOUBLE_EQ(ideal_iteration_time(p, g, opt), 3 * std::max(f0, f1) * 3 + 3 * (f0 + f1));
+}
+
+TEST(Profile, RecomputationRunsTheLayersForwardAgainButNotTheHead) {
+  // tiny: 10 layers, h = 1000, s = 100, V = 5000; 2 stages of 5 layers, b = 1.
+  const double s = 100, h = 1000, V = 5000, b = 1;
+  const double layer = 24 * b * s * h * h * (1 + s / (6 * h)), head = 2 * b * s * h * V;
+  ComputeOptions opt;
+  opt.mfu = 0.5;
+  const GpuType g{"g", 100e12, 80e9, 500, 100};
+  const JobProfile full = make_profile(job(2, 1, 4, 1), tiny(), opt);  // the default: full
+  EXPECT_EQ(ComputeOptions{}.recompute, Recompute::kFull);
+  // stage 0: b = 2f + f = 3f exactly; stage 1 (LM head): b = 2f + 5·layer/v
+  EXPECT_EQ(full.bwd_per_fwd[0], 3.0);
+  EXPECT_DOUBLE_EQ(full.bwd_per_fwd[1], 2.0 + 5 * layer / (5 * layer + head));
+  const double v = 50e12, f0 = 5 * layer / v, f1 = (5 * layer + head) / v;
+  const double u0 = f0 + 3 * f0, u1 = f1 + 2 * f1 + 5 * layer / v;  // by hand
+  EXPECT_DOUBLE_EQ(unit_time(full, 0, g, opt), u0);
+  EXPECT_DOUBLE_EQ(unit_time(full, 1, g, opt), u1);
+  // GPipe without communication: (m−1)·max u + Σ u with m = 4
+  EXPECT_DOUBLE_EQ(ideal_iteration_time(full, g, opt), 3 * std::max(u0, u1) + u0 + u1);
+  // Equal stages of the (m + S − 1)(f + b) case: 4 stages without a head (V = 1, head ~ 0 is
+  // not 0, so use a model whose head is the stage of interest only on the last stage): the
+  // first three stages are equal, b = 3f each.
+  // Memory: full recomputation keeps the layer input (1 element of b·s·h per layer), none 17.
+  opt.recompute = Recompute::kNone;
+  const JobProfile none = make_profile(job(2, 1, 4, 1), tiny(), opt);
+  EXPECT_EQ(none.bwd_per_fwd[0], 2.0);
+  EXPECT_EQ(none.bwd_per_fwd[1], 2.0);
+  // stage 0 stashes m = 4 micro-batches (GPipe), 5 layers, 2 bytes per element
+  EXPECT_DOUBLE_EQ(full.memory_bytes[0], 16 * full.params[0] + 4 * b * s * h * 5 * 2);
+  EXPECT_DOUBLE_EQ(none.memory_bytes[0], 16 * none.params[0] + 4 * 17 * b * s * h * 5 * 2);
+}
+
+TEST(Profile, EfficiencyCurveOfAGpuType) {
+  // mfu(h) = mfu_max · h / (h + h0): at h = h0 half of mfu_max, a constant without h0.
+  GpuType g{"g", 100e12, 80e9, 500, 100};
+  g.mfu_max = 0.6;
+  g.mfu_half_hidden = 1000;
+  const ComputeOptions calibrated;
+  EXPECT_DOUBLE_EQ(gpu_efficiency(g, 1000, calibrated), 0.3);
+  EXPECT_DOUBLE_EQ(gpu_efficiency(g, 3000, calibrated), 0.6 * 3000 / 4000);  // 0.45
+  g.mfu_half_hidden = 0;
+  for (double h : {1.0, 768.0, 12288.0}) EXPECT_EQ(gpu_efficiency(g, h, calibrated), 0.6) << h;
+  // sim.mfu overrides the curve of every type
+  ComputeOptions fixed;
+  fixed.mfu = 0.35;
+  g.mfu_half_hidden = 1000;
+  EXPECT_EQ(gpu_efficiency(g, 1000, fixed), 0.35);
+  // the speed of a stage uses the job's width: tiny has h = 1000, so half of 0.6 of 100 TFLOP/s
+  const JobProfile p = make_profile(job(2, 1, 4, 1), tiny(), calibrated);
+  EXPECT_DOUBLE_EQ(stage_speed(p, g, calibrated), 30e12);
+  EXPECT_DOUBLE_EQ(stage_speed(p, g, fixed), 35e12);
+  // a custom GPU type of a scenario defaults to the former constant 0.4
+  EXPECT_EQ(GpuType{}.mfu_max, 0.4);
+  EXPECT_EQ(GpuType{}.mfu_half_hidden, 0.0);
 }
 
 TEST(Memory, FeasibilityEdges) {

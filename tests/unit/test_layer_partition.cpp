@@ -30,17 +30,22 @@ using schedtest::set_link;
 
 using testutil::kInf;
 
-/// Stage i's time with l layers, from the model's formulas written out here: 3·(l·φ + head)/v.
+/// Stage i's time with l layers, from the model's formulas written out here: f + b with
+/// f = (l·φ + head)/v and b = 2f, plus the layers' forward l·φ/v again under full
+/// recomputation; v = g · peak · efficiency (sim.mfu, else the type's curve at the width) · tp.
 double stage_time(const JobProfile& p, int i, int l, const GpuType& gpu, const ComputeOptions& opt) {
   const double flops = l * p.layer_flops + (i == p.stages - 1 ? p.head_flops : 0.0);
-  const double v = p.gpus_per_stage * gpu.peak_flops * opt.mfu * (p.gpus_per_stage > 1 ? opt.tp_efficiency : 1.0);
-  return 3.0 * (flops / v);
+  const double eff = opt.mfu ? *opt.mfu : gpu.mfu_max * p.hidden / (p.hidden + gpu.mfu_half_hidden);
+  const double v = p.gpus_per_stage * gpu.peak_flops * eff * (p.gpus_per_stage > 1 ? opt.tp_efficiency : 1.0);
+  const double f = flops / v;
+  return f + 2 * f + (opt.recompute == Recompute::kFull ? l * p.layer_flops / v : 0.0);
 }
 bool stage_fits(const JobProfile& p, int i, int l, const GpuType& gpu) {
   const double params = l * p.layer_params + (i == 0 ? p.embedding_params : 0.0) +
                         (i == p.stages - 1 ? p.embedding_params : 0.0);
-  const double mem = 16.0 * params + p.stashed[static_cast<size_t>(i)] * p.micro_batch_size * p.seq_len * p.hidden *
-                                         l * p.bytes_per_elem;
+  const double kept = p.recompute ? 1.0 : 17.0;  // elements of b·s·h a stashed micro-batch keeps per layer
+  const double mem = 16.0 * params + p.stashed[static_cast<size_t>(i)] * kept * p.micro_batch_size * p.seq_len *
+                                         p.hidden * l * p.bytes_per_elem;
   return mem <= p.gpus_per_stage * gpu.memory_bytes;
 }
 
@@ -66,9 +71,11 @@ double brute_bottleneck(const JobProfile& p, const std::vector<const GpuType*>& 
 
 TEST(LayerPartition, BalancedIsTheLeastBottleneckOfEverySplit) {
   Rng rng(424242);
-  const std::vector<GpuType> types = {make_gpu("fast", 900, 8, 700, 100),
-                                      make_gpu("mid", 300, 8, 400, 60),
-                                      make_gpu("slow-small", 120, 3, 300, 50)};
+  std::vector<GpuType> types = {make_gpu("fast", 900, 8, 700, 100),
+                                make_gpu("mid", 300, 8, 400, 60),
+                                make_gpu("slow-small", 120, 3, 300, 50)};
+  types[1].mfu_max = 0.6;  // an efficiency curve (used where the case does not set sim.mfu)
+  types[1].mfu_half_hidden = 1500;
   int infeasible = 0, uneven = 0;
   for (int n = 0; n < 1500; ++n) {
     const int L = 2 + static_cast<int>(rng.below(13));
@@ -81,6 +88,8 @@ TEST(LayerPartition, BalancedIsTheLeastBottleneckOfEverySplit) {
     j.gpus_per_stage = 1;
     ComputeOptions opt;
     opt.pipeline_schedule = rng.below(2) ? PipelineScheduleKind::kOneFOneB : PipelineScheduleKind::kGPipe;
+    opt.recompute = rng.below(2) ? Recompute::kFull : Recompute::kNone;
+    if (rng.below(2)) opt.mfu = 0.4;  // else each type's curve (the test types': 0.4, or a curve below)
     const JobProfile p = make_profile(j, llm, opt);
     std::vector<const GpuType*> gpus;
     for (int i = 0; i < j.stages; ++i) gpus.push_back(&types[rng.below(types.size())]);
@@ -108,7 +117,7 @@ TEST(LayerPartition, BalancedIsTheLeastBottleneckOfEverySplit) {
     const JobProfile q = with_layers(p, l);
     for (int i = 0; i < j.stages; ++i) {
       const auto k = static_cast<size_t>(i);
-      EXPECT_DOUBLE_EQ(compute_time(forward_time(q, i, *gpus[k], opt)), stage_time(p, i, l[k], *gpus[k], opt));
+      EXPECT_DOUBLE_EQ(unit_time(q, i, *gpus[k], opt), stage_time(p, i, l[k], *gpus[k], opt));
       EXPECT_EQ(q.stage_fits(i, *gpus[k]), true);
     }
     if (l != p.layers) ++uneven;
@@ -156,16 +165,16 @@ TEST(LayerPartition, TheEngineAndTheEstimatesRunTheBalancedSplit) {
   EXPECT_LT(estimate_iteration_s(p, Placement{{0, 1}}, v, BandwidthModel::kBlind),
             estimate_iteration_s(p, Placement{{0, 1}}, ve, BandwidthModel::kBlind));
   // the engine runs it (one GPU per region: the job spans both), and records its layers; the
-  // iteration time is the balanced profile's, its hop getting its stall-free demand β = A / min f
-  // (the link is far faster) in both directions
+  // iteration time is the balanced profile's, its hop's transfers running at the link's capacity
+  // (the flow is alone on it: its allocation β = A / min f plus the rest) in both directions
   const SimResult r = schedtest::run_preset("first-fit", sc, {job});
   ASSERT_EQ(r.jobs.size(), 1u);
   ASSERT_EQ(r.jobs[0].stage_region, (std::vector<int>{0, 1}));
   EXPECT_EQ(r.jobs[0].layers, (std::vector<int>{9, 3}));
   const std::vector<double> f = {forward_time(q, 0, sc.topology.gpu_types[0], sc.compute),
                                  forward_time(q, 1, sc.topology.gpu_types[1], sc.compute)};
-  const std::vector<double> b = {backward_time(f[0]), backward_time(f[1])};
-  const std::vector<double> beta = {q.activation_bytes / std::min(f[0], f[1])}, lat = {0.0};
+  const std::vector<double> b = {backward_time(f[0], q.bwd_per_fwd[0]), backward_time(f[1], q.bwd_per_fwd[1])};
+  const std::vector<double> beta = {1e15}, lat = {0.0};
   PipelineInput in;
   in.micro_batches = 4;
   in.fwd_s = f;

@@ -93,6 +93,11 @@ TEST(NetworkState, RebalanceReportsOnlyChangedOwners) {
   EXPECT_EQ(net.residual(0, 1), 0.0);
   EXPECT_EQ(net.residual(1, 2), 7.0);
   EXPECT_EQ(net.residual(1, 0), 10.0);
+  // Rates are work-conserving: a saturated link runs its flows at their allocations; a flow
+  // alone on a link with room runs at the link's capacity (3 + 7).
+  EXPECT_EQ(net.rate(f0), 4.0);
+  EXPECT_EQ(net.rate(f1), 6.0);
+  EXPECT_EQ(net.rate(g0), 10.0);
   // A third flow on 0->1 that the fair level does not touch flow 0 (4 < 10/3? no: level 3.33)
   changed.clear();
   const auto f2 = net.add_flow(0, 1, 1.0, 10);
@@ -102,13 +107,24 @@ TEST(NetworkState, RebalanceReportsOnlyChangedOwners) {
   EXPECT_EQ(net.allocation(f0), 4.0);
   EXPECT_EQ(net.allocation(f1), 5.0);
   EXPECT_EQ(net.allocation(f2), 1.0);
-  // Removing a flow only re-shares its own link; flows on 1->2 are not reported.
+  // Removing a flow only re-shares its own link; flows on 1->2 are not reported. f0 and f2 keep
+  // their allocations (they were satisfied) but share the 5 left unallocated: 4 + 2.5 and
+  // 1 + 2.5, so their owners are re-timed.
   changed.clear();
   net.remove_flow(f1);
   net.rebalance(changed);
-  EXPECT_EQ(changed, (std::vector<int>{}));  // f0 and f2 were already satisfied
+  EXPECT_EQ(changed, (std::vector<int>{7, 10}));
+  EXPECT_EQ(net.allocation(f0), 4.0);
+  EXPECT_EQ(net.allocation(f2), 1.0);
+  EXPECT_EQ(net.rate(f0), 6.5);
+  EXPECT_EQ(net.rate(f2), 3.5);
   EXPECT_EQ(net.residual(0, 1), 5.0);
   EXPECT_EQ(net.num_flows(), 3);
+  // A rebalance that changes nothing reports no owner.
+  changed.clear();
+  net.set_capacity(1, 2, 10.0);
+  net.rebalance(changed);
+  EXPECT_EQ(changed, (std::vector<int>{}));
 }
 
 }  // namespace

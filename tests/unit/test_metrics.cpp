@@ -155,8 +155,10 @@ TEST(MetricsAccumulator, OneJobByHand) {
 }
 
 TEST(MetricsAccumulator, PerIterationRatesByHand) {
-  // g·m·(f + b) with b = 2f: 2 GPUs x 4 micro-batches x 3 x 0.5 s.
-  EXPECT_DOUBLE_EQ(gpu_busy_s_per_iteration(2, 4, 0.5), 12.0);
+  // g·m·(f + b) with b = 2f: 2 GPUs x 4 micro-batches x 3 x 0.5 s; with b = 3f (full
+  // recomputation) x 4 x 0.5 s.
+  EXPECT_DOUBLE_EQ(gpu_busy_s_per_iteration(2, 4, 0.5, 2.0), 12.0);
+  EXPECT_DOUBLE_EQ(gpu_busy_s_per_iteration(2, 4, 0.5, 3.0), 16.0);
   // 2·m·A: m activations forward and m gradients back.
   EXPECT_DOUBLE_EQ(hop_bytes_per_iteration(8, 1e6), 1.6e7);
 }

@@ -124,7 +124,8 @@ bool placement_valid(const JobProfile& p, const ClusterView& v, const Placement&
 
 /// The cost the kMinCost search minimises: the idle power is charged against the time cap T
 /// (not the placement's own T_est) and the price is averaged over [now, now + I·T_cap]:
-///   I × Σ_i g·PUE·(P_busy·busy_i + P_idle·max(0, T_cap − busy_i)) / 3.6e6 × mean price.
+///   I × Σ_i g·PUE·(P_busy·busy_i + P_idle·max(0, T_cap − busy_i)) / 3.6e6 × mean price,
+/// busy_i = m·(f_i + b_i).
 double cost_at_cap(const JobProfile& p, const Placement& pl, const ClusterView& v, double t_cap) {
   const Topology& topo = *v.topo;
   double usd = 0;
@@ -132,7 +133,10 @@ double cost_at_cap(const JobProfile& p, const Placement& pl, const ClusterView& 
     const int r = pl.stage_region[static_cast<size_t>(i)];
     const Region& reg = topo.regions[static_cast<size_t>(r)];
     const GpuType& gpu = topo.gpu_of(r);
-    const double busy = p.micro_batches * 3.0 * forward_time(p, i, gpu, *v.compute);
+    // f + b with b = 2f, plus the layers' forward again under full recomputation (not the head's)
+    const double f = forward_time(p, i, gpu, *v.compute);
+    const double layers_share = p.layers[static_cast<size_t>(i)] * p.layer_flops / p.fwd_flops[static_cast<size_t>(i)];
+    const double busy = p.micro_batches * (3.0 * f + (p.recompute ? layers_share * f : 0.0));
     const double j = p.gpus_per_stage * reg.pue *
                      (gpu.busy_power_w * busy + gpu.idle_power_w * std::max(0.0, t_cap - busy));
     usd += p.iterations * j / units::kJoulesPerKwh *
@@ -434,6 +438,8 @@ TEST(PathfinderExact, EqualFlopStagesThatFitDifferentRegionsAreSearchedExactly) 
     if (p.stages < 3) continue;
     const double g = p.gpus_per_stage;
     for (double& f : p.fwd_flops) f = p.fwd_flops[1];
+    for (double& r : p.bwd_per_fwd) r = p.bwd_per_fwd[1];  // and the same backward (stage 1 has no LM head)
+    for (int& l : p.layers) l = p.layers[1];
     for (double& m : p.memory_bytes) m = 0.25e9 * g;  // fits both types (0.5 and 1.0 GB)
     p.memory_bytes[0] = 0.75e9 * g;                     // fits the 1.0-GB type only
     const Topology& t = in.sc.topology;
@@ -680,12 +686,13 @@ TEST(PathfinderCases, MovedKeepsAndMovedFromRestartsTheSearchState) {
 }
 
 // The region-set decomposition must agree with the plain DFS: the same optimum and, on
-// instances without ties, the same placement bit for bit. Half of the instances make every
+// instances without ties, the same placement bit for bit (a tie to rounding, a few ulps, may
+// be broken otherwise, as docs/model.md says, and is counted). Half of the instances make every
 // region identical (one GPU type, price, PUE and link), so that ties are the rule; there only
 // the objective must agree (either search may return any of the tied placements).
 TEST(PathfinderExact, RegionSetsAgreeWithPlainSearch) {
   Pathfinder a, b;
-  long compared = 0, found = 0, same_placement = 0;
+  long compared = 0, found = 0, same_placement = 0, rounding_ties = 0;
   for (std::uint64_t seed = 1; seed <= 1500; ++seed) {
     Rng rng(derive_seed(seed, "pathfinder-sets"));
     Instance in = random_instance(derive_seed(seed, "pathfinder-sets-instance"));
@@ -717,9 +724,16 @@ TEST(PathfinderExact, RegionSetsAgreeWithPlainSearch) {
       if (!x.found) return;
       EXPECT_LE(rel_diff(x.objective, y.objective), 1e-12);
       if (!symmetric) {
-        EXPECT_EQ(x.placement.stage_region, y.placement.stage_region);
-        EXPECT_EQ(x.objective, y.objective);
-        EXPECT_EQ(x.est_iteration_s, y.est_iteration_s);
+        if (x.placement.stage_region != y.placement.stage_region) {
+          // a tie to rounding, which the set search may break otherwise (docs/model.md,
+          // "Pathfinder"): objectives a few ulps apart, and rare
+          EXPECT_LE(rel_diff(x.objective, y.objective), 4 * std::numeric_limits<double>::epsilon())
+              << std::hexfloat << x.objective << " " << y.objective;
+          ++rounding_ties;
+        } else {
+          EXPECT_EQ(x.objective, y.objective);
+          EXPECT_EQ(x.est_iteration_s, y.est_iteration_s);
+        }
       }
       same_placement += x.placement.stage_region == y.placement.stage_region;
     };
@@ -744,8 +758,9 @@ TEST(PathfinderExact, RegionSetsAgreeWithPlainSearch) {
     }
   }
   EXPECT_GE(found, compared / 3);  // mostly comparisons between real placements
+  EXPECT_LE(rounding_ties, 4 * found / 200);  // under 0.5 % of the searches of asymmetric instances
   std::cout << "[ sets ] " << compared << " time searches (" << found << " found), identical placements in "
-            << same_placement << " of " << 4 * found << " searches\n";
+            << same_placement << " of " << 4 * found << " searches, " << rounding_ties << " ties to rounding\n";
 }
 
 /// Both strategies on one wide instance, stall-free and not: the fastest search, then the

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <deque>
 #include <limits>
@@ -299,14 +300,20 @@ TEST(PipelineSchedules, ComputeOnlyTimeIsTheIterationTimeWithoutCommunication) {
   PipelineScratch sc;
   for (int n = 0; n < 500; ++n) {
     ScheduleInstance x = random_instance(rng);
-    for (size_t i = 0; i < x.f.size(); ++i) x.b[i] = backward_time(x.f[i]);
+    // backward ratios as the profiles have them: 2 (no recomputation), 3 (full), between on
+    // a last stage with an LM head
+    std::vector<double> rho(x.f.size());
+    for (size_t i = 0; i < x.f.size(); ++i) {
+      rho[i] = std::array<double, 3>{2.0, 3.0, 2.0 + rng.uniform()}[static_cast<size_t>(n + static_cast<int>(i)) % 3];
+      x.b[i] = backward_time(x.f[i], rho[i]);
+    }
     std::fill(x.bwf.begin(), x.bwf.end(), kInf);
     std::fill(x.bwb.begin(), x.bwb.end(), kInf);
     std::fill(x.latf.begin(), x.latf.end(), 0.0);
     x.latb.clear();
     for (const std::string& name : pipeline_schedule_names()) {
       const PipelineSchedule& s = *find_pipeline_schedule(name);
-      const double t = s.compute_only_time(x.f, x.m, x.opt, sc);
+      const double t = s.compute_only_time(x.f, rho, x.m, x.opt, sc);
       EXPECT_NEAR(t, s.iteration_time(x.input(), sc), 1e-12 * t) << name << " instance " << n;
       EXPECT_NEAR(t, simulate_events(x, reference_order(s.kind())), 1e-12 * t) << name;
     }

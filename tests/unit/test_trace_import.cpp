@@ -47,21 +47,26 @@ bool contains(const std::string& s, const std::string& part) { return s.find(par
 
 const std::string& model_of(const ImportResult& r, const ImportedJob& j) { return r.shapes[static_cast<std::size_t>(j.shape)].model; }
 
-/// T_ref by the closed form of docs/model.md (GPipe, every stage on one GPU type, default [sim]):
-/// (m - 1) max_i u_i + sum_i u_i, u_i = 3 f_i, f_i = FLOP_i / (g peak mfu (g > 1 ? tp_eff : 1)),
+/// T_ref by the closed form of docs/model.md (GPipe, every stage on one GPU type, default [sim]:
+/// the type's calibrated efficiency, full recomputation): (m - 1)(max_i f_i + max_i b_i) + sum_i u_i,
+/// u_i = f_i + b_i, b_i = 2 f_i + l_i·layer / v (the layers' forward again, not the LM head's),
+/// f_i = FLOP_i / v, v = g peak eff (g > 1 ? tp_eff : 1), eff = mfu_max h / (h + mfu_half_hidden),
 /// FLOP_i = l_i 24 b s h^2 (1 + s / 6h) + (last ? 2 b s h V : 0), layers split evenly (earlier first).
 double hand_t_ref(const LlmSpec& m, int S, int g, int b, int mb, const GpuType& gpu) {
   const double s = m.seq_len, h = m.hidden, V = m.vocab;
   const double layer = 24.0 * b * s * h * h * (1.0 + s / (6.0 * h));
-  const double speed = g * gpu.peak_flops * 0.4 * (g > 1 ? 0.9 : 1.0);
-  double sum = 0, mx = 0;
+  const double eff = gpu.mfu_max * h / (h + gpu.mfu_half_hidden);
+  const double speed = g * gpu.peak_flops * eff * (g > 1 ? 0.9 : 1.0);
+  double sum = 0, max_f = 0, max_b = 0;
   for (int i = 0; i < S; ++i) {
     const int l = m.layers / S + (i < m.layers % S ? 1 : 0);
-    const double u = 3.0 * (l * layer + (i == S - 1 ? 2.0 * b * s * h * V : 0.0)) / speed;
-    sum += u;
-    mx = std::max(mx, u);
+    const double f = (l * layer + (i == S - 1 ? 2.0 * b * s * h * V : 0.0)) / speed;
+    const double bw = 2.0 * f + l * layer / speed;
+    sum += f + bw;
+    max_f = std::max(max_f, f);
+    max_b = std::max(max_b, bw);
   }
-  return (mb - 1) * mx + sum;
+  return (mb - 1) * (max_f + max_b) + sum;
 }
 
 const char* const kHeliosHeader = "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue\n";
@@ -90,12 +95,13 @@ TEST(TraceImportPhilly, KeepsRowsAndComputesIterationsByHand) {
   EXPECT_EQ(r.jobs[0].stages, 1);
   EXPECT_EQ(model_of(r, r.jobs[1]), "llama2-13b");
   EXPECT_EQ(r.jobs[1].stages, 4);  // N/g = 8/2
-  // gpt3-1.3b, 1 stage, m = 16 on A100-80GB: T_ref = 16 u = 2.38231627618 s; 3600 / T_ref = 1511.13
+  // gpt3-1.3b, 1 stage, m = 16 on A100-80GB (efficiency 0.678 · 2048 / 2455): T_ref = 16 u =
+  // 2.20819036362 s; 3600 / T_ref = 1630.29
   const GpuType& a100 = *find_builtin_gpu("A100-80GB");
   const double t = hand_t_ref(*find_builtin_llm("gpt3-1.3b"), 1, 1, 1, 16, a100);
-  EXPECT_NEAR(t, 2.3823162761846, 1e-12);
-  EXPECT_EQ(r.jobs[0].iterations, 1511);
-  EXPECT_EQ(r.jobs[2].iterations, 3022);  // 7200 / 2.38231627618 = 3022.27
+  EXPECT_NEAR(t, 2.2081903636215, 1e-12);
+  EXPECT_EQ(r.jobs[0].iterations, 1630);
+  EXPECT_EQ(r.jobs[2].iterations, 3261);  // 7200 / 2.20819036362 = 3260.59
   const double t13 = hand_t_ref(*find_builtin_llm("llama2-13b"), 4, 2, 1, 16, a100);
   EXPECT_EQ(r.jobs[1].iterations, std::max<std::int64_t>(1, std::llround(100 / t13)));
   // the shared function is the closed form
@@ -114,8 +120,8 @@ TEST(TraceImportPhilly, EpochSecondsAndTimeScale) {
   ASSERT_EQ(r.rows_kept(), 2);
   EXPECT_EQ(r.jobs[0].arrival_s, 100.0);
   EXPECT_EQ(r.jobs[1].arrival_s, 400.0);     // 100 + 600 x 0.5
-  EXPECT_EQ(r.jobs[0].iterations, 1511);     // 7200 x 0.5 = 3600 s
-  EXPECT_EQ(r.jobs[1].iterations, 756);      // 1800 / 2.3823 = 755.57
+  EXPECT_EQ(r.jobs[0].iterations, 1630);     // 7200 x 0.5 = 3600 s
+  EXPECT_EQ(r.jobs[1].iterations, 815);      // 1800 / 2.2082 = 815.15
 }
 
 TEST(TraceImportPhilly, HasNoStates) {
@@ -437,7 +443,7 @@ TEST(TraceImport, OptionsAreCheckedByFlag) {
   o.time_scale = 1e6;
   EXPECT_PRED2(starts_with, error_of([&] { import("timestamp,duration,num_gpus\n0,1,1\n2000000,1,1\n", o); }), "t.csv:3:1: this row arrives at 2000000000000 s, beyond the 1e12 s a geopipe trace holds");
   // too many iterations
-  EXPECT_PRED2(starts_with, error_of([&] { import("timestamp,duration,num_gpus\n0,1e10,1\n", o); }), "t.csv:2:3: a run time of 10000000000 s x --time-scale 1000000 gives 4.19759546621385e+15 iterations");
+  EXPECT_PRED2(starts_with, error_of([&] { import("timestamp,duration,num_gpus\n0,1e10,1\n", o); }), "t.csv:2:3: a run time of 10000000000 s x --time-scale 1000000 gives 4.5285950725732e+15 iterations");
 }
 
 TEST(TraceImport, OutputReadsBackAsTheSameJobs) {
