@@ -93,9 +93,13 @@ class Case:
             raise InputError(f"cases.csv:{line}: scenario '{row['scenario']}' does not exist")
         with open(self.scenario, "rb") as f:
             self.toml = tomllib.load(f)
-        self.hidden = next((m["hidden"] for m in self.toml.get("model", []) if m["name"] == self.model), None)
-        if self.hidden is None:
+        spec = next((m for m in self.toml.get("model", []) if m["name"] == self.model), None)
+        if spec is None:
             raise InputError(f"cases.csv:{line}: model '{self.model}' is not a [[model]] of {row['scenario']}")
+        self.hidden, self.seq = spec["hidden"], spec["seq_len"]
+        for s in self.sets:
+            if s.split("=")[0] == f"model.{self.model}.seq_len":
+                self.seq = int(s.split("=", 1)[1])
         gpus = {r["gpu"] for r in self.toml["cluster"]["region"]}
         for s in self.sets:
             if s.startswith("cluster.region.") and s.split("=")[0].endswith(".gpu"):
@@ -266,9 +270,11 @@ def roofline_half_hidden(gpu: str, ref_half_hidden: float) -> float:
 
 def calibrate(geopipe: str, cases: list[Case], params: dict[str, float], tmp: str) -> dict[str, float]:
     """Fits the calibrated parameters on the fit:... cases (least squares on log(predicted / measured)),
-    with each case's efficiency passed as sim.mfu = mfu_max · h / (h + mfu_half_hidden) of its GPU.
-    A GPU type whose fit cases have one width gets mfu_max only; its mfu_half_hidden is the
-    reference type's scaled by the roofline (roofline_half_hidden)."""
+    with each case's efficiency passed as sim.mfu: its GPU's m = mfu_max · h / (h + mfu_half_hidden),
+    or (6h + s) / (6h / m + s / mfu_attention) for a type with an attention efficiency. A GPU
+    type whose fit cases have one width gets no mfu_half_hidden of its own (the reference type's
+    scaled by the roofline: roofline_half_hidden); one whose fit cases have no two sequence
+    lengths at one width gets no mfu_attention (0: the width curve's)."""
     import numpy as np
     from scipy.optimize import least_squares
 
@@ -276,18 +282,24 @@ def calibrate(geopipe: str, cases: list[Case], params: dict[str, float], tmp: st
     gpus = sorted({c.role[len(ROLES_FIT):] for c in fit if c.role[len(ROLES_FIT):] in {x.gpu for x in cases}})
     widths = {g: {c.hidden for c in fit if c.role == ROLES_FIT + g} for g in gpus}
     curve = [g for g in gpus if len(widths[g]) > 1]
+    # an attention efficiency is identified by two sequence lengths at one width
+    attn = [g for g in gpus
+            if any(len({c.seq for c in fit if c.role == ROLES_FIT + g and c.hidden == h}) > 1 for h in widths[g])]
     if ROOFLINE_REFERENCE not in curve and len(curve) < len(gpus):
         raise InputError(f"the roofline reference {ROOFLINE_REFERENCE} needs fit cases of two widths")
     case_params = sorted({c.role[len(ROLES_FIT):] for c in fit} - set(gpus) - {"link"})
-    names = [f"{g}.mfu_max" for g in gpus] + [f"{g}.mfu_half_hidden" for g in curve] + ["link_efficiency"] + case_params
-    x0 = [0.5] * len(gpus) + [1000.0] * len(curve) + [0.95] + [params.get(p, 0.1) for p in case_params]
-    lo = [1e-3] * len(gpus) + [0.0] * len(curve) + [0.05] + [0.0] * len(case_params)
-    hi = [1.0] * len(gpus) + [1e5] * len(curve) + [1.0] + [1e3] * len(case_params)
+    names = ([f"{g}.mfu_max" for g in gpus] + [f"{g}.mfu_half_hidden" for g in curve] +
+             [f"{g}.mfu_attention" for g in attn] + ["link_efficiency"] + case_params)
+    x0 = [0.5] * len(gpus) + [1000.0] * len(curve) + [0.4] * len(attn) + [0.95] + [params.get(p, 0.1) for p in case_params]
+    lo = [1e-3] * len(gpus) + [0.0] * len(curve) + [1e-3] * len(attn) + [0.05] + [0.0] * len(case_params)
+    hi = [1.0] * len(gpus) + [1e5] * len(curve) + [1.0] * len(attn) + [1.0] + [1e3] * len(case_params)
     def values(x):
         v = dict(zip(names, x))
         for g in gpus:
             if g not in curve:
                 v[f"{g}.mfu_half_hidden"] = roofline_half_hidden(g, v[f"{ROOFLINE_REFERENCE}.mfu_half_hidden"])
+            if g not in attn:
+                v[f"{g}.mfu_attention"] = 0.0
         return v
     def resid(x):
         v = values(x)
@@ -296,6 +308,9 @@ def calibrate(geopipe: str, cases: list[Case], params: dict[str, float], tmp: st
         r = []
         for c in fit:
             eta = v[f"{c.gpu}.mfu_max"] * c.hidden / (c.hidden + v[f"{c.gpu}.mfu_half_hidden"])
+            a = v[f"{c.gpu}.mfu_attention"]
+            if a:
+                eta = (6 * c.hidden + c.seq) / (6 * c.hidden / eta + c.seq / a)
             extra = [f"sim.mfu={min(1.0, max(1e-3, eta))!r}", f"network.link_efficiency={v['link_efficiency']!r}"]
             r.append(math.log(predict(geopipe, c, tmp, p, extra)[0] / c.measured_s))
         return r
@@ -306,6 +321,7 @@ def calibrate(geopipe: str, cases: list[Case], params: dict[str, float], tmp: st
     for g, sibling in DERIVED.items():
         if sibling in gpus:
             v[f"{g}.mfu_max (= {sibling}'s)"] = v[f"{sibling}.mfu_max"]
+            v[f"{g}.mfu_attention (= {sibling}'s)"] = v[f"{sibling}.mfu_attention"]
             v[f"{g}.mfu_half_hidden"] = v[f"{sibling}.mfu_half_hidden"] * (DATASHEET[g][0] / DATASHEET[g][1]) / (
                 DATASHEET[sibling][0] / DATASHEET[sibling][1])
     return v

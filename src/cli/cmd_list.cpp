@@ -72,14 +72,18 @@ void add_list_command(CLI::App& app, int& rc) {
       print_params();
     } else {
       // mfu_max and mfu_half_hidden: the calibrated efficiency curve (docs/model.md, "Compute and
-      // recomputation"); mfu@h: what it gives at three widths (sim.mfu overrides it).
-      fmt::print("{:<10} {:>8} {:>7} {:>7} {:>7} {:>8} {:>10} {:>9} {:>9} {:>9}\n", "gpu", "TFLOP/s", "mem_GB", "busy_W",
-                 "idle_W", "mfu_max", "mfu_half_h", "mfu@2048", "mfu@4096", "mfu@8192");
+      // recomputation"; sim.mfu overrides it).
+      // mfu_attn: the attention products' own efficiency ("-": the curve's); mfu@h: what the
+      // type runs a job of width h at, sequence 2048 for h = 2048 and 4096 for the wider ones.
+      fmt::print("{:<10} {:>8} {:>7} {:>7} {:>7} {:>8} {:>10} {:>9} {:>9} {:>9} {:>9}\n", "gpu", "TFLOP/s", "mem_GB",
+                 "busy_W", "idle_W", "mfu_max", "mfu_half_h", "mfu_attn", "mfu@2048", "mfu@4096", "mfu@8192");
       const ComputeOptions calibrated;
       for (const auto& g : builtin_gpus())
-        fmt::print("{:<10} {:>8.1f} {:>7.0f} {:>7.0f} {:>7.0f} {:>8.3f} {:>10.0f} {:>9.3f} {:>9.3f} {:>9.3f}\n", g.name,
+        fmt::print("{:<10} {:>8.1f} {:>7.0f} {:>7.0f} {:>7.0f} {:>8.3f} {:>10.0f} {:>9} {:>9.3f} {:>9.3f} {:>9.3f}\n", g.name,
                    g.peak_flops / 1e12, g.memory_bytes / 1e9, g.busy_power_w, g.idle_power_w, g.mfu_max, g.mfu_half_hidden,
-                   gpu_efficiency(g, 2048, calibrated), gpu_efficiency(g, 4096, calibrated), gpu_efficiency(g, 8192, calibrated));
+                   g.mfu_attention == 0 ? std::string("-") : fmt::format("{:.3f}", g.mfu_attention),
+                   gpu_efficiency(g, 2048, 2048, calibrated), gpu_efficiency(g, 4096, 4096, calibrated),
+                   gpu_efficiency(g, 8192, 4096, calibrated));
     }
     rc = kExitOk;
   });

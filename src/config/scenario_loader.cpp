@@ -161,6 +161,10 @@ void Builder::build_gpus(Scenario& sc) {
     read(t, "idle_power_w", g.idle_power_w);
     read(t, "mfu_max", g.mfu_max);
     read(t, "mfu_half_hidden", g.mfu_half_hidden);
+    read(t, "mfu_attention", g.mfu_attention);
+    if (g.mfu_attention != 0 && g.mfu_attention < 1e-3)
+      fail(*get(t, "mfu_attention"), p + ".mfu_attention must be 0 (the width curve's) or >= 0.001 (got " +
+                                         util::format_number(g.mfu_attention) + ")");
     if (g.idle_power_w > g.busy_power_w)
       fail(*get(t, "idle_power_w"), p + ".idle_power_w must be <= busy_power_w (got " +
                                         util::format_number(g.idle_power_w) + " > " + util::format_number(g.busy_power_w) + ")");

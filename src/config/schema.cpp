@@ -156,6 +156,8 @@ const TableSpec& gpu_spec() {
           .says("efficiency of wide layers: the fraction of peak at which the type runs a job's FLOPs (docs/model.md)"),
       F("mfu_half_hidden", K::kFloat).ge(0).le(1 << 20).def(GpuType{}.mfu_half_hidden).added_later()
           .says("hidden size at which the efficiency is half of mfu_max (0: mfu_max at every width)"),
+      F("mfu_attention", K::kFloat).ge(0).le(1).def(GpuType{}.mfu_attention).added_later()
+          .says("efficiency of the attention products (0: the width curve's, as the rest of a layer)"),
   }};
   return t;
 }

@@ -14,14 +14,15 @@ const std::vector<GpuType>& builtin_gpus() {
   // 350 W. Idle power is the typical reading of nvidia-smi on an idle, clocked-up board.
   // mfu_max and mfu_half_hidden: the efficiency curve of docs/model.md, "Compute and
   // recomputation", calibrated on published measured runs (docs/validation.md: V100 on
-  // DT-FM's, A100 on Zero Bubble PP's and MosaicML's, H100 on MosaicML's); the types without
+  // DT-FM's, A100 on Zero Bubble PP's and MosaicML's, H100 on MosaicML's, whose long sequences
+  // also give H100's attention efficiency, mfu_attention, the last figure); the types without
   // a measurement of their own take their architecture sibling's mfu_max and scale its
   // mfu_half_hidden by the ratio of peak FLOP/s to memory bandwidth (the roofline reading of
   // the curve): V100-32GB = V100-16GB; A100-40GB from A100-80GB (1555 vs 2039 GB/s); A40
   // (696 GB/s) and L40S (864 GB/s) from A100-80GB.
   static const std::vector<GpuType> gpus = {
       {"A100-80GB", tflops_to_flops(312), gb_to_bytes(80), 400, 60, 0.678, 407},
-      {"H100-SXM", tflops_to_flops(989), gb_to_bytes(80), 700, 100, 0.577, 786},
+      {"H100-SXM", tflops_to_flops(989), gb_to_bytes(80), 700, 100, 0.616, 786, 0.302},
       {"V100-32GB", tflops_to_flops(125), gb_to_bytes(32), 300, 50, 0.621, 2251},
       {"L40S", tflops_to_flops(362), gb_to_bytes(48), 350, 40, 0.678, 1115},
       {"V100-16GB", tflops_to_flops(125), gb_to_bytes(16), 300, 50, 0.621, 2251},

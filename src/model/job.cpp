@@ -142,17 +142,19 @@ JobProfile placed_profile(const JobProfile& p, const std::vector<int>& stage_reg
   return placed_profile(p, gpus, opt);
 }
 
-double gpu_efficiency(const GpuType& gpu, double hidden, const ComputeOptions& opt) {
+double gpu_efficiency(const GpuType& gpu, double hidden, double seq_len, const ComputeOptions& opt) {
   if (opt.mfu) return *opt.mfu;
-  if (gpu.mfu_half_hidden == 0) return gpu.mfu_max;
-  return gpu.mfu_max * (hidden / (hidden + gpu.mfu_half_hidden));
+  const double m = gpu.mfu_half_hidden == 0 ? gpu.mfu_max : gpu.mfu_max * (hidden / (hidden + gpu.mfu_half_hidden));
+  if (gpu.mfu_attention == 0) return m;
+  // per token of a layer: 24·h² matrix-product FLOP at m, 4·s·h attention FLOP at mfu_attention
+  return (6.0 * hidden + seq_len) / (6.0 * hidden / m + seq_len / gpu.mfu_attention);
 }
 
 double stage_speed(const JobProfile& p, const GpuType& gpu, const ComputeOptions& opt) {
   const int g = p.gpus_per_stage;
   const double tp = g > 1 ? opt.tp_efficiency : 1.0;
   // the product of model versions 1-3 (g · peak · mfu · tp) with the efficiency in mfu's place
-  return g * gpu.peak_flops * gpu_efficiency(gpu, p.hidden, opt) * tp;
+  return g * gpu.peak_flops * gpu_efficiency(gpu, p.hidden, p.seq_len, opt) * tp;
 }
 
 int min_feasible_stages(const LlmSpec& llm, int micro_batch_size, int micro_batches,

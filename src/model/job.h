@@ -149,13 +149,16 @@ JobProfile placed_profile(const JobProfile& p, std::span<const GpuType* const> s
 JobProfile placed_profile(const JobProfile& p, const std::vector<int>& stage_region, const Topology& topo,
                           const ComputeOptions& opt);
 
-/// Fraction of its peak at which `gpu` executes the FLOPs of a job of hidden size `hidden`
-/// (docs/model.md, "Compute and recomputation"): opt.mfu when the scenario sets it, else the
-/// GPU type's curve mfu_max · h / (h + mfu_half_hidden) (mfu_max itself when mfu_half_hidden is 0).
-double gpu_efficiency(const GpuType& gpu, double hidden, const ComputeOptions& opt);
+/// Fraction of its peak at which `gpu` executes the FLOPs of a job of hidden size `hidden` and
+/// sequence length `seq_len` (docs/model.md, "Compute and recomputation"): opt.mfu when the
+/// scenario sets it; else the width curve m = mfu_max · h / (h + mfu_half_hidden) (mfu_max itself
+/// when mfu_half_hidden is 0) when the type has no attention efficiency of its own; else the
+/// FLOP-weighted harmonic mean of m for a layer's 24·h² matrix-product FLOP per token and
+/// mfu_attention for its 4·s·h attention FLOP: (6h + s) / (6h / m + s / mfu_attention).
+double gpu_efficiency(const GpuType& gpu, double hidden, double seq_len, const ComputeOptions& opt);
 
 /// Achieved FLOP/s of one stage of `p` on g = p.gpus_per_stage GPUs of this type:
-/// g · peak · gpu_efficiency(gpu, p.hidden) · (g > 1 ? tp_efficiency : 1).
+/// g · peak · gpu_efficiency(gpu, p.hidden, p.seq_len) · (g > 1 ? tp_efficiency : 1).
 double stage_speed(const JobProfile& p, const GpuType& gpu, const ComputeOptions& opt);
 
 /// Backward time b of a stage whose forward time is `fwd_s` and whose backward runs

@@ -98,7 +98,8 @@ gpus_out=$("$BIN" list gpus)
 for g in V100-16GB V100-32GB A100-40GB A100-80GB H100-SXM A40 L40S; do
   grep -q "^$g " <<<"$gpus_out" && ok || bad "list gpus lacks $g"
 done
-grep -Eq '^A100-80GB +312\.0 +80 +400 +60 +0\.678 +407 +0\.566 ' <<<"$gpus_out" && ok || bad "list gpus: A100-80GB's calibrated curve (mfu_max 0.678, half width 407, 0.566 at h = 2048): $gpus_out"
+grep -Eq '^A100-80GB +312\.0 +80 +400 +60 +0\.678 +407 +- +0\.566 ' <<<"$gpus_out" && ok || bad "list gpus: A100-80GB's calibrated curve (mfu_max 0.678, half width 407, no attention efficiency of its own, 0.566 at h = 2048): $gpus_out"
+grep -Eq '^H100-SXM +989\.0 .* +0\.302 +0\.417 ' <<<"$gpus_out" && ok || bad "list gpus: H100-SXM's attention efficiency 0.302: $gpus_out"
 # a scenario without sim.mfu runs on the calibrated efficiencies; an old one with sim.mfu still runs, differently
 cal=$("$BIN" run "$BASE" --scheduler bace-pipe --json) && ok || bad "run without sim.mfu"
 old=$("$BIN" run "$BASE" --scheduler bace-pipe --json --set sim.mfu=0.4 --set sim.recompute=none --set network.link_efficiency=1) && ok || bad "run with sim.mfu"
@@ -108,7 +109,7 @@ for f in "$SRC"/sweeps/validation/*.toml; do expect_rc 0 "validate $(basename "$
 # list params: every parameter path with its type and default (from the schema)
 grep -Eq '^network\.bandwidth_scale +number +1 ' <("$BIN" list params) && ok || bad "list params lacks network.bandwidth_scale with default 1"
 grep -Eq '^workload\.mix\.<model>\.micro_batches +integer +16 ' <("$BIN" list params) && ok || bad "list params lacks workload.mix.<model>.micro_batches with default 16"
-[ "$("$BIN" list params | wc -l)" -eq 72 ] && ok || bad "list params: expected a header and 71 parameters"
+[ "$("$BIN" list params | wc -l)" -eq 73 ] && ok || bad "list params: expected a header and 72 parameters"
 expect_rc 2 "list unknown" -- "$BIN" list nonsense
 for sub in "" run validate list; do expect_rc 0 "help $sub" -- "$BIN" $sub --help; done
 

@@ -519,6 +519,9 @@ TEST(GoodScenario, RecomputeAndGpuEfficiencyKeys) {
   EXPECT_EQ(g.mfu_max, 0.5);
   EXPECT_EQ(g.mfu_half_hidden, 2048.0);
   EXPECT_EQ(load_small({}).topology.gpu_types.back().mfu_max, 0.4);
+  EXPECT_EQ(load_small({"gpu.small-gpu.mfu_attention=0.3"}).topology.gpu_types.back().mfu_attention, 0.3);
+  EXPECT_PRED2(contains, input_error_of([] { load_small({"gpu.small-gpu.mfu_attention=0.0001"}); }),
+               "gpu[0].mfu_attention must be 0 (the width curve's) or >= 0.001 (got 1e-04)");
   EXPECT_PRED2(contains, input_error_of([] { load_small({"gpu.small-gpu.mfu_max=0"}); }), "must be >= 0.001");
 }
 
@@ -621,7 +624,7 @@ TEST(Paths, ScenarioPathsCoverTheSchema) {
                         "model.<name>.bytes_per_elem", "workload.load_scale", "workload.trace",
                         "workload.mix.<model>.weight", "scheduler.epsilon", "scheduler.view_noise_sigma"})
     EXPECT_NE(std::find(paths.begin(), paths.end(), p), paths.end()) << p;
-  EXPECT_EQ(paths.size(), 71u);
+  EXPECT_EQ(paths.size(), 72u);
 }
 
 // What `geopipe list params` prints: the same paths, with each field's type and range.

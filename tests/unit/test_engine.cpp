@@ -244,6 +244,36 @@ TEST(Engine, TheScenariosPipelineScheduleTimesEveryIteration) {
   EXPECT_NE(t_1f1b, two_jobs_share_a_link(PipelineScheduleKind::kGPipe));
 }
 
+// Work-conserving transfers (docs/model.md, "Network sharing"): on a link of capacity C = 10β
+// a job alone runs its transfers at C, not at its stall-free demand β; a second job on the
+// link takes β and leaves each (C − 2β) / 2 more, so both run at C / 2; after it ends, the
+// first runs at C again. 1F1B, whose forwards and backwards wait for each other's transfers.
+TEST(Engine, TransfersUseWhatTheLinksReservationsLeave) {
+  Scenario sc = base(2, 4, 0.1, 1.0);
+  sc.compute.pipeline_schedule = PipelineScheduleKind::kOneFOneB;
+  const JobProfile p = make_profile(make_job(0, 0, 2, 4, 1), sc.llms[0], sc.compute);
+  const double f0 = p.fwd_flops[0] / 50e12, f1 = p.fwd_flops[1] / 50e12;
+  const double beta = p.activation_bytes / std::min(f0, f1);
+  const double C = 10 * beta;
+  sc.topology.link(0, 1) = Link{C, 0.01, 0, {}};
+  sc.topology.link(1, 0) = Link{C, 0.01, 0, {}};
+  auto T_at = [&](double bw) { return two_stage_iteration_s(PipelineScheduleKind::kOneFOneB, f0, f1, bw, p.activation_bytes); };
+  const double T_alone = T_at(C), T_shared = T_at(C / 2), T_capped = T_at(beta);
+  EXPECT_LT(T_alone, T_shared);
+  EXPECT_LT(T_shared, T_capped);  // model version 3 ran both at β
+  const long I = 1000;
+  const double t1 = 300 * T_alone;
+  const std::vector<Job> jobs = {make_job(0, 0.0, 2, 4, I), make_job(1, t1, 2, 4, I)};
+  ScriptedScheduler s({{0, 1}, {0, 1}});
+  const SimResult r = simulate(sc, jobs, s, 1);
+  EXPECT_NEAR(r.jobs[0].first_iteration_s, T_alone, 1e-12 * T_alone);
+  EXPECT_NEAR(r.jobs[1].first_iteration_s, T_shared, 1e-12 * T_shared);
+  const double fin0 = t1 + (I - 300) * T_shared;
+  EXPECT_NEAR(r.jobs[0].finish_s, fin0, 1e-9 * fin0);
+  const double fin1 = fin0 + (I - (fin0 - t1) / T_shared) * T_alone;
+  EXPECT_NEAR(r.jobs[1].finish_s, fin1, 1e-9 * fin1);
+}
+
 TEST(Engine, UnplaceableJobsFailTheRunLoudly) {
   Scenario sc = base(1, 2, 0.1, 1.0);
   // The scripted scheduler never finds room for a 4-GPU placement on a 2-GPU region: once the

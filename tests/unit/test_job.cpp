@@ -89,15 +89,15 @@ TEST(Profile, EfficiencyCurveOfAGpuType) {
   g.mfu_max = 0.6;
   g.mfu_half_hidden = 1000;
   const ComputeOptions calibrated;
-  EXPECT_DOUBLE_EQ(gpu_efficiency(g, 1000, calibrated), 0.3);
-  EXPECT_DOUBLE_EQ(gpu_efficiency(g, 3000, calibrated), 0.6 * 3000 / 4000);  // 0.45
+  EXPECT_DOUBLE_EQ(gpu_efficiency(g, 1000, 2048, calibrated), 0.3);
+  EXPECT_DOUBLE_EQ(gpu_efficiency(g, 3000, 2048, calibrated), 0.6 * 3000 / 4000);  // 0.45
   g.mfu_half_hidden = 0;
-  for (double h : {1.0, 768.0, 12288.0}) EXPECT_EQ(gpu_efficiency(g, h, calibrated), 0.6) << h;
+  for (double h : {1.0, 768.0, 12288.0}) EXPECT_EQ(gpu_efficiency(g, h, 2048, calibrated), 0.6) << h;
   // sim.mfu overrides the curve of every type
   ComputeOptions fixed;
   fixed.mfu = 0.35;
   g.mfu_half_hidden = 1000;
-  EXPECT_EQ(gpu_efficiency(g, 1000, fixed), 0.35);
+  EXPECT_EQ(gpu_efficiency(g, 1000, 2048, fixed), 0.35);
   // the speed of a stage uses the job's width: tiny has h = 1000, so half of 0.6 of 100 TFLOP/s
   const JobProfile p = make_profile(job(2, 1, 4, 1), tiny(), calibrated);
   EXPECT_DOUBLE_EQ(stage_speed(p, g, calibrated), 30e12);
@@ -105,6 +105,33 @@ TEST(Profile, EfficiencyCurveOfAGpuType) {
   // a custom GPU type of a scenario defaults to the former constant 0.4
   EXPECT_EQ(GpuType{}.mfu_max, 0.4);
   EXPECT_EQ(GpuType{}.mfu_half_hidden, 0.0);
+  EXPECT_EQ(GpuType{}.mfu_attention, 0.0);
+}
+
+TEST(Profile, AttentionEfficiencyIsAFlopWeightedHarmonicMean) {
+  // h = 1000, s = 3000: per token a layer has 24·h² = 2.4e7 matrix-product FLOP and 4·s·h =
+  // 1.2e7 attention FLOP. At 0.5 and 0.25: time ∝ 2.4e7 / 0.5 + 1.2e7 / 0.25 = 9.6e7, so the
+  // efficiency is 3.6e7 / 9.6e7 = 0.375 = (6h + s) / (6h / 0.5 + s / 0.25) = 9000 / 24000.
+  GpuType g{"g", 100e12, 80e9, 500, 100};
+  g.mfu_max = 0.5;
+  g.mfu_attention = 0.25;
+  const ComputeOptions calibrated;
+  EXPECT_DOUBLE_EQ(gpu_efficiency(g, 1000, 3000, calibrated), 0.375);
+  // with the width curve: m(1000) = 0.5 · 1000 / 2000 = 0.25, then (6000 + 3000) / (6000 / 0.25 + 3000 / 0.25)
+  g.mfu_half_hidden = 1000;
+  EXPECT_DOUBLE_EQ(gpu_efficiency(g, 1000, 3000, calibrated), 0.25);
+  // no attention efficiency of its own: the curve, whatever the sequence
+  g.mfu_attention = 0;
+  EXPECT_EQ(gpu_efficiency(g, 1000, 3000, calibrated), gpu_efficiency(g, 1000, 128, calibrated));
+  // sim.mfu overrides both
+  ComputeOptions fixed;
+  fixed.mfu = 0.35;
+  g.mfu_attention = 0.25;
+  EXPECT_EQ(gpu_efficiency(g, 1000, 3000, fixed), 0.35);
+  // a stage's speed uses the job's sequence: tiny has h = 1000, s = 100 (see tiny()):
+  // (6000 + 100) / (6000 / 0.25 + 100 / 0.25) = 0.25
+  const JobProfile p = make_profile(job(2, 1, 4, 1), tiny(), calibrated);
+  EXPECT_DOUBLE_EQ(stage_speed(p, g, calibrated), 100e12 * 0.25);
 }
 
 TEST(Memory, FeasibilityEdges) {

@@ -35,7 +35,10 @@ using testutil::kInf;
 /// recomputation; v = g · peak · efficiency (sim.mfu, else the type's curve at the width) · tp.
 double stage_time(const JobProfile& p, int i, int l, const GpuType& gpu, const ComputeOptions& opt) {
   const double flops = l * p.layer_flops + (i == p.stages - 1 ? p.head_flops : 0.0);
-  const double eff = opt.mfu ? *opt.mfu : gpu.mfu_max * p.hidden / (p.hidden + gpu.mfu_half_hidden);
+  const double curve = gpu.mfu_max * p.hidden / (p.hidden + gpu.mfu_half_hidden);
+  const double eff = opt.mfu                 ? *opt.mfu
+                     : gpu.mfu_attention == 0 ? curve
+                                              : (6 * p.hidden + p.seq_len) / (6 * p.hidden / curve + p.seq_len / gpu.mfu_attention);
   const double v = p.gpus_per_stage * gpu.peak_flops * eff * (p.gpus_per_stage > 1 ? opt.tp_efficiency : 1.0);
   const double f = flops / v;
   return f + 2 * f + (opt.recompute == Recompute::kFull ? l * p.layer_flops / v : 0.0);
@@ -76,6 +79,7 @@ TEST(LayerPartition, BalancedIsTheLeastBottleneckOfEverySplit) {
                                 make_gpu("slow-small", 120, 3, 300, 50)};
   types[1].mfu_max = 0.6;  // an efficiency curve (used where the case does not set sim.mfu)
   types[1].mfu_half_hidden = 1500;
+  types[0].mfu_attention = 0.3;  // and an attention efficiency of its own
   int infeasible = 0, uneven = 0;
   for (int n = 0; n < 1500; ++n) {
     const int L = 2 + static_cast<int>(rng.below(13));
