@@ -71,6 +71,27 @@ class Builder {
   // read(t, key, out) overwrites `out` only if the key is present: the defaults of absent keys
   // are the initialisers of the model structs (model/*.h), and nowhere else.
   static const toml::node* get(const toml::table& t, std::string_view k) { return t.get(k); }
+  /// Reads the string key `k` of `t`, when present, into `out` as one of `choices` (name and
+  /// value, in the order an error lists them); any other name fails: "<path>: unknown <what>
+  /// 'x' (did you mean ...) (expected one of ...)".
+  template <class E>
+  void read_choice(const toml::table& t, std::string_view k, const std::string& path, const char* what,
+                   const std::vector<std::pair<std::string, E>>& choices, E& out) const {
+    const toml::node* n = get(t, k);
+    if (!n) return;
+    std::string name;
+    read(t, k, name);
+    std::vector<std::string> names;
+    for (const auto& [choice, value] : choices) {
+      if (choice == name) {
+        out = value;
+        return;
+      }
+      names.push_back(choice);
+    }
+    fail(*n, path + ": unknown " + what + " '" + name + "'" + util::suggestion_suffix(name, names) +
+                 " (expected one of " + util::quoted_list(names) + ")");
+  }
   static void read(const toml::table& t, std::string_view k, double& out) {
     if (const toml::node* n = t.get(k)) out = number_of(*n);
   }
@@ -744,30 +765,11 @@ Scenario Builder::build() {
       }
       sc.compute.pipeline_schedule = s->kind();
     }
-    if (const toml::node* n = get(*sim, "recompute")) {
-      std::string name;
-      read(*sim, "recompute", name);
-      const std::vector<std::string> names = {"full", "none"};
-      if (name == "full")
-        sc.compute.recompute = Recompute::kFull;
-      else if (name == "none")
-        sc.compute.recompute = Recompute::kNone;
-      else
-        fail(*n, "sim.recompute: unknown recomputation '" + name + "'" + util::suggestion_suffix(name, names) +
-                     " (expected one of " + util::quoted_list(names) + ")");
-    }
-    if (const toml::node* n = get(*sim, "layer_partition")) {
-      std::string name;
-      read(*sim, "layer_partition", name);
-      const std::vector<std::string> names = {"even", "balanced"};
-      if (name == "even")
-        sc.compute.layer_partition = LayerPartition::kEven;
-      else if (name == "balanced")
-        sc.compute.layer_partition = LayerPartition::kBalanced;
-      else
-        fail(*n, "sim.layer_partition: unknown layer partition '" + name + "'" + util::suggestion_suffix(name, names) +
-                     " (expected one of " + util::quoted_list(names) + ")");
-    }
+    read_choice<Recompute>(*sim, "recompute", "sim.recompute", "recomputation",
+                           {{"full", Recompute::kFull}, {"none", Recompute::kNone}}, sc.compute.recompute);
+    read_choice<LayerPartition>(*sim, "layer_partition", "sim.layer_partition", "layer partition",
+                                {{"even", LayerPartition::kEven}, {"balanced", LayerPartition::kBalanced}},
+                                sc.compute.layer_partition);
     read_series_options(*sim);
   }
   build_gpus(sc);

@@ -200,18 +200,33 @@ double two_stage_iteration_s(PipelineScheduleKind kind, double f0, double f1, do
   return pipeline_schedule(kind).iteration_time(in, scratch);
 }
 
+/// Regions 0 and 1 joined by a link of `betas` times a 2-stage job's stall-free demand β per
+/// direction (latency 10 ms), under pipeline schedule `kind`: the scenario, the job's profile,
+/// its forward times and β.
+struct LinkCase {
+  Scenario sc = base(2, 4, 0.1, 1.0);
+  JobProfile p;
+  double f0 = 0, f1 = 0, beta = 0, C = 0;
+  LinkCase(PipelineScheduleKind kind, double betas) {
+    sc.compute.pipeline_schedule = kind;
+    p = make_profile(make_job(0, 0, 2, 4, 1), sc.llms[0], sc.compute);
+    f0 = p.fwd_flops[0] / 50e12;
+    f1 = p.fwd_flops[1] / 50e12;
+    beta = p.activation_bytes / std::min(f0, f1);
+    C = betas * beta;
+    sc.topology.link(0, 1) = Link{C, 0.01, 0, {}};
+    sc.topology.link(1, 0) = Link{C, 0.01, 0, {}};
+  }
+};
+
 // Regions 0 and 1 joined by a link of capacity C per direction, below each job's demand β; the
 // engine times both jobs with the scenario's pipeline schedule.
 /// Returns the iteration time of a job alone on the link.
 double two_jobs_share_a_link(PipelineScheduleKind kind) {
-  Scenario sc = base(2, 4, 0.1, 1.0);
-  sc.compute.pipeline_schedule = kind;
-  const JobProfile p = make_profile(make_job(0, 0, 2, 4, 1), sc.llms[0], sc.compute);
-  const double f0 = p.fwd_flops[0] / 50e12, f1 = p.fwd_flops[1] / 50e12;
-  const double beta = p.activation_bytes / std::min(f0, f1);
-  const double C = 0.5 * beta;
-  sc.topology.link(0, 1) = Link{C, 0.01, 0, {}};
-  sc.topology.link(1, 0) = Link{C, 0.01, 0, {}};
+  const LinkCase c(kind, 0.5);
+  const Scenario& sc = c.sc;
+  const JobProfile& p = c.p;
+  const double f0 = c.f0, f1 = c.f1, C = c.C;
   auto T_at = [&](double bw) { return two_stage_iteration_s(kind, f0, f1, bw, p.activation_bytes); };
   const double T_alone = T_at(C), T_shared = T_at(C / 2);
   EXPECT_GT(T_shared, T_alone);
@@ -249,14 +264,10 @@ TEST(Engine, TheScenariosPipelineScheduleTimesEveryIteration) {
 // link takes β and leaves each (C − 2β) / 2 more, so both run at C / 2; after it ends, the
 // first runs at C again. 1F1B, whose forwards and backwards wait for each other's transfers.
 TEST(Engine, TransfersUseWhatTheLinksReservationsLeave) {
-  Scenario sc = base(2, 4, 0.1, 1.0);
-  sc.compute.pipeline_schedule = PipelineScheduleKind::kOneFOneB;
-  const JobProfile p = make_profile(make_job(0, 0, 2, 4, 1), sc.llms[0], sc.compute);
-  const double f0 = p.fwd_flops[0] / 50e12, f1 = p.fwd_flops[1] / 50e12;
-  const double beta = p.activation_bytes / std::min(f0, f1);
-  const double C = 10 * beta;
-  sc.topology.link(0, 1) = Link{C, 0.01, 0, {}};
-  sc.topology.link(1, 0) = Link{C, 0.01, 0, {}};
+  const LinkCase c(PipelineScheduleKind::kOneFOneB, 10);
+  const Scenario& sc = c.sc;
+  const JobProfile& p = c.p;
+  const double f0 = c.f0, f1 = c.f1, beta = c.beta, C = c.C;
   auto T_at = [&](double bw) { return two_stage_iteration_s(PipelineScheduleKind::kOneFOneB, f0, f1, bw, p.activation_bytes); };
   const double T_alone = T_at(C), T_shared = T_at(C / 2), T_capped = T_at(beta);
   EXPECT_LT(T_alone, T_shared);
