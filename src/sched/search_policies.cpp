@@ -17,11 +17,17 @@ namespace {
 // empty links) would make the job wait forever; instead the job is allowed as many switches as
 // it needs and, if no stall-free path exists at all, the least-stalling one.
 //
-// It is a function of the job's shape (SchedContext::shape): the searches below are
-// feasibility searches (stop_at_first) for the least time, which read the profile's stages,
-// micro-batching, GPUs per stage, FLOP, memory and activation size (equal within a shape: its
-// profiles differ only in `iterations`, which only the cost objective reads) and the idle view
-// (the topology's constant capacities and GPU counts; its now_s only enters prices, which only
+// The idle cluster has the link capacities in force (ClusterView::capacity: with capacity
+// series they change in time, and a capacity that has dropped below a job's stall-free demand
+// for good must let the job run stall-tolerant; deciding on a series' maximum, as model version
+// 4 did, stranded it). So the relaxations are decided again whenever the capacities change
+// (ClusterView::capacity_version), which also starts a new epoch.
+//
+// At given capacities the relaxation is a function of the job's shape (SchedContext::shape): the
+// searches below are feasibility searches (stop_at_first) for the least time, which read the
+// profile's stages, micro-batching, GPUs per stage, FLOP, memory and activation size (equal
+// within a shape: its profiles differ only in `iterations`, which only the cost objective reads)
+// and the idle view (the capacities and GPU counts; its now_s only enters prices, which only
 // the cost objective reads). So RelaxationScope::kPerShape decides it once per shape, for the
 // first job of the shape that asks; kPerJob decides it for every job (the reference:
 // Schedulers.RelaxationPerShapeChangesNoDecision compares the two).
@@ -34,8 +40,9 @@ struct Relax {
 class SearchPolicy : public PlacementPolicy {
  public:
   // Whether a placement exists depends on the job's profile without its iterations (the
-  // fastest search ignores prices), the relaxation decided once per job on the idle cluster
-  // (a function of the shape), and the view's free GPUs and residuals: shape and epoch.
+  // fastest search ignores prices), the relaxation decided on the idle cluster (a function of
+  // the shape and the capacities in force, which change only with a new epoch), and the view's
+  // free GPUs and residuals: shape and epoch.
   bool failures_depend_only_on_shape_and_epoch() const override { return true; }
 
  protected:
@@ -54,15 +61,19 @@ class SearchPolicy : public PlacementPolicy {
   }
 
   /// Relaxation for job j: tries `strict` (as given) then with all regions allowed, on the idle
-  /// cluster; if `stall_free` and neither works, falls back to stall-tolerant. Decided once per
-  /// shape or per job (scope_, see Relax).
+  /// cluster at the view's capacities; if `stall_free` and neither works, falls back to
+  /// stall-tolerant. Decided once per shape or per job (scope_, see Relax) and capacity state.
   const Relax& relax(const SchedContext& ctx, int j, const ClusterView& view, bool stall_free, BandwidthModel bw) {
+    if (view.capacity_version != relax_capacity_version_) {
+      relax_.clear();
+      relax_capacity_version_ = view.capacity_version;
+    }
     const int key = scope_ == RelaxationScope::kPerShape ? ctx.shape(j) : j;
     if (relax_.size() <= static_cast<size_t>(key)) relax_.resize(static_cast<size_t>(key) + 1);
     Relax& rx = relax_[static_cast<size_t>(key)];
     if (rx.known) return rx;
     rx.known = true;
-    const ClusterView idle = idle_view(*ctx.topo, *ctx.compute, view.now_s);
+    const ClusterView idle = idle_view(*ctx.topo, *ctx.compute, view.now_s, &view.capacity);
     const JobProfile& p = ctx.profile(j);
     SearchSpec s;
     s.stall_free = stall_free;
@@ -91,7 +102,8 @@ class SearchPolicy : public PlacementPolicy {
   SchedulerParams prm_;
   RelaxationScope scope_;
   Pathfinder pf_;
-  std::vector<Relax> relax_;  ///< by shape or by job (scope_)
+  std::vector<Relax> relax_;  ///< by shape or by job (scope_), at relax_capacity_version_
+  long relax_capacity_version_ = 0;
 };
 
 // Bandwidth-aware pathfinder (stall-free hops only), then either the cost-min allocator

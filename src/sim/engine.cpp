@@ -506,7 +506,10 @@ class Engine {
     view_.total_free = 0;
     for (int f : free_) view_.total_free += f;
     view_.flows = flow_count_;
-    if (has_link_series_) view_.capacity = net_.capacities();
+    if (has_link_series_) {
+      view_.capacity = net_.capacities();
+      view_.capacity_version = capacity_version_;
+    }
     bool changed = false;
     view_.residual = monitor_.view_for_call(net_.residuals(), changed);
     if (changed) ++epoch_;
@@ -581,6 +584,7 @@ class Engine {
   /// none to arrive (kUnset while it is not in that state).
   std::uint64_t idle_since_measurement_ = kUnset;
   long epoch_ = 0;
+  long capacity_version_ = 0;  ///< steps of capacity series that changed a capacity so far
   int running_ = 0;
   std::uint64_t events_ = 0;  ///< event times processed (bounded by opt_.max_events)
   bool has_profiles_ = false;
@@ -658,7 +662,8 @@ class PriceSource final : public EventSource {
 };
 
 // Steps of link capacity series (model/topology.h Link::capacity_series): each re-shares its
-// link; a rise starts a new epoch (a placement that failed may fit now), a fall does not.
+// link and starts a new epoch: after a rise a placement that failed may fit, after a fall a
+// policy's relaxations may allow what they did not (ClusterView::capacity_version).
 class LinkCapacitySource final : public EventSource {
  public:
   explicit LinkCapacitySource(Engine& e) : EventSource(e) {
@@ -694,7 +699,8 @@ class LinkCapacitySource final : public EventSource {
       if (next != now) {
         e_.net_.set_capacity(a, b, next);
         f.call = true;
-        f.epoch |= next > now;
+        f.epoch = true;
+        ++e_.capacity_version_;
       }
       const double nx = c.next_change_s();
       if (nx < kInf) due_.push({nx, k});

@@ -40,8 +40,11 @@ double hop_demand_bytes_per_s(const JobProfile& p, int i, int a, int b, const To
 }  // namespace geopipe
 
 namespace geopipe {
-ClusterView idle_view(const Topology& topo, const ComputeOptions& compute, double now_s) {
+ClusterView idle_view(const Topology& topo, const ComputeOptions& compute, double now_s,
+                      const std::vector<double>* capacity) {
   ClusterView v;
+  const bool given = capacity != nullptr && !capacity->empty();
+  if (given) v.capacity = *capacity;
   v.topo = &topo;
   v.compute = &compute;
   v.now_s = now_s;
@@ -54,7 +57,9 @@ ClusterView idle_view(const Topology& topo, const ComputeOptions& compute, doubl
     v.total_free += topo.regions[static_cast<size_t>(a)].gpu_count;
     for (int b = 0; b < R; ++b)
       v.residual[static_cast<size_t>(a * R + b)] =
-          a == b ? std::numeric_limits<double>::infinity() : topo.link(a, b).capacity_bytes_per_s;
+          a == b ? std::numeric_limits<double>::infinity()
+                 : given ? (*capacity)[static_cast<size_t>(a * R + b)]
+                         : topo.link(a, b).capacity_bytes_per_s;
   }
   return v;
 }

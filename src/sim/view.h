@@ -24,9 +24,13 @@ struct ClusterView {
   /// (the scheduler knows a link's capacity as it is now, outages included, while residuals
   /// come through the bandwidth monitor); empty: the topology's constant capacities.
   std::vector<double> capacity;
+  /// Changes whenever some link's capacity changes (a step of a capacity series; 0 for
+  /// constant capacities): what a policy decided on `capacity` is to be decided again.
+  long capacity_version = 0;
   int total_free = 0;                ///< Σ free_gpus
   /// Increases whenever resources may have grown since the previous view (a job finished,
-  /// the bandwidth view was refreshed, a link's capacity rose). A job that could not be placed at epoch e cannot be
+  /// the bandwidth view was refreshed), and whenever a link's capacity changed (a rise may let
+  /// a placement fit, a fall may relax a policy's constraints: sched/search_policies.cpp). A job that could not be placed at epoch e cannot be
   /// placed later at the same epoch: schedulers may cache such failures.
   long epoch = 0;
 
@@ -52,6 +56,9 @@ double hop_demand_bytes_per_s(const JobProfile& p, int i, int a, int b, const To
 }  // namespace geopipe
 
 namespace geopipe {
-/// View of the idle cluster: all GPUs free, full link capacities, no flows.
-ClusterView idle_view(const Topology& topo, const ComputeOptions& compute, double now_s = 0);
+/// View of the idle cluster: all GPUs free, full link capacities, no flows. The capacities are
+/// the topology's (a series' maximum) or, if `capacity` is given and not empty, those (R×R
+/// bytes/s, e.g. a view's capacities in force), which are then also the view's `capacity`.
+ClusterView idle_view(const Topology& topo, const ComputeOptions& compute, double now_s = 0,
+                      const std::vector<double>* capacity = nullptr);
 }  // namespace geopipe

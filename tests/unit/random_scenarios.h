@@ -12,10 +12,12 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "model/rng.h"
+#include "model/step_series.h"
 #include "scenario_builders.h"
 #include "sched/feasibility.h"
 
@@ -114,6 +116,40 @@ inline RandomCase random_case(std::uint64_t seed, std::uint64_t k) {
     }
   }
   return {std::move(sc), finalize_jobs(std::move(jobs))};
+}
+
+/// Case `k` of random_case(seed, k) with capacity series on about half of its link directions
+/// (docs/model.md, "Time series"), drawn from a stream of their own: 2..7 steps at random times
+/// over about the span of the arrivals (the first at 0), each an outage (1 in 4), a drop to
+/// 5..100 % of the constant capacity or the constant itself; held or wrapped after the end.
+/// Accepted as the loader accepts a series: not 0 in every row, not ending in an outage when
+/// held. The link keeps its constant capacity as the series' maximum (Link::capacity_bytes_per_s).
+inline RandomCase random_series_case(std::uint64_t seed, std::uint64_t k) {
+  RandomCase c = random_case(seed, k);
+  Rng rng(derive_seed(seed ^ (k * 0x9E3779B97F4A7C15ULL), "random-case-series"));
+  Topology& topo = c.scenario.topology;
+  const int R = topo.num_regions();
+  const double span_s = std::max(600.0, c.jobs.empty() ? 0.0 : 1.5 * c.jobs.back().arrival_s);
+  for (int a = 0; a < R; ++a)
+    for (int b = 0; b < R; ++b) {
+      Link& l = topo.link(a, b);
+      if (a == b || l.capacity_bytes_per_s <= 0 || rng.below(2) == 0) continue;
+      const double base = l.capacity_bytes_per_s;
+      const int n = 2 + static_cast<int>(rng.below(6));
+      std::vector<double> t{0.0}, v;
+      for (int i = 1; i < n; ++i) t.push_back(t.back() + rng.uniform(0.02, 1.0) * span_s / (n - 1));
+      for (int i = 0; i < n; ++i) {
+        const std::uint64_t kind = rng.below(4);
+        v.push_back(kind == 0 ? 0.0 : kind == 1 ? base : base * rng.uniform(0.05, 1.0));
+      }
+      const SeriesEnd end = rng.below(2) ? SeriesEnd::kWrap : SeriesEnd::kHold;
+      if (end == SeriesEnd::kHold && v.back() <= 0) v.back() = base * rng.uniform(0.05, 1.0);
+      if (*std::max_element(v.begin(), v.end()) <= 0) v.front() = base;
+      auto s = std::make_shared<const StepSeries>(std::move(t), std::move(v), end, /*merge_equal_steps=*/true);
+      l.capacity_bytes_per_s = s->max_value();
+      l.capacity_series = std::move(s);
+    }
+  return c;
 }
 
 }  // namespace geopipe::testutil

@@ -35,9 +35,9 @@ using testutil::set_link;
 using testutil::tiny_llm;
 
 inline SimResult run_preset(const std::string& preset, const Scenario& sc, const std::vector<Job>& jobs,
-                            std::uint64_t seed = 1) {
+                            std::uint64_t seed = 1, const SimOptions& opt = {}) {
   auto sched = make_scheduler(preset, sc.scheduler);
-  return simulate(sc, jobs, *sched, seed);
+  return simulate(sc, jobs, *sched, seed, opt);
 }
 
 /// Three regions (two GPU types, different prices, one region large enough for any job),

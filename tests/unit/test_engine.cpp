@@ -650,6 +650,41 @@ TEST(EngineSeries, ACapacityRiseExpiresCachedFailures) {
   }
 }
 
+// Every step that changes a capacity calls the scheduler while a job waits, with a new epoch
+// and a new capacity version: a fall too, since it may relax a search policy's constraints
+// (sched/search_policies.cpp) and so turn a cached failure into a placement. A scheduler that
+// never places records what it is shown; the run then fails, naming it.
+class RecordingScheduler final : public Scheduler {
+ public:
+  struct Call {
+    double t_s;
+    long epoch, capacity_version;
+    double capacity_ab;
+  };
+  std::string_view name() const override { return "recording"; }
+  void schedule(const SchedContext&, const WaitingQueue&, ClusterView& view, std::vector<Decision>&) override {
+    calls.push_back({view.now_s, view.epoch, view.capacity_version, view.capacity_bw(0, 1)});
+  }
+  std::vector<Call> calls;
+};
+
+TEST(EngineSeries, EveryCapacityChangeStartsANewEpoch) {
+  SeriesCase c;
+  // Falls at 100 and 300 s, rises at 200 and 400 s; an equal step at 250 s is merged away.
+  c.link_series({0.0, 100.0, 200.0, 250.0, 300.0, 400.0}, {c.beta, c.beta / 2, c.beta, c.beta, 0.0, c.beta});
+  RecordingScheduler s;
+  EXPECT_THROW((void)simulate(c.sc, {make_job(0, 0.0, 2, 4, 100)}, s, 1), SimulationFailure);
+  const std::vector<double> t = {0.0, 100.0, 200.0, 300.0, 400.0}, cap = {c.beta, c.beta / 2, c.beta, 0.0, c.beta};
+  ASSERT_EQ(s.calls.size(), t.size());
+  for (std::size_t k = 0; k < t.size(); ++k) {
+    EXPECT_EQ(s.calls[k].t_s, t[k]);
+    EXPECT_EQ(s.calls[k].capacity_ab, cap[k]);
+    if (k == 0) continue;
+    EXPECT_GT(s.calls[k].epoch, s.calls[k - 1].epoch) << "at " << t[k] << " s";
+    EXPECT_GT(s.calls[k].capacity_version, s.calls[k - 1].capacity_version) << "at " << t[k] << " s";
+  }
+}
+
 }  // namespace
 }  // namespace geopipe
 
