@@ -36,8 +36,10 @@ StepSeries::StepSeries(std::vector<double> times_s, std::vector<double> values, 
       }
     t_.resize(w);
     v_.resize(w);
-    // A wrapped series whose steps all merged is constant: no period is left to repeat.
-    if (w == 1) end_s_ = std::numeric_limits<double>::infinity();
+    // A wrapped series whose steps all merged is constant: no period is left to repeat. Held
+    // or `error`, it keeps its end: the engine refuses to simulate past an `error` series' end
+    // whether or not its value changes (a constant series of rows 0, 60, 120 ends at 180 s).
+    if (w == 1 && end_ == SeriesEnd::kWrap) end_s_ = std::numeric_limits<double>::infinity();
   }
   const std::size_t m = t_.size();
   prefix_.assign(m + 1, 0.0);

@@ -31,7 +31,9 @@ class StepSeries {
   /// first and says where). With `merge_equal_steps`, a step whose value equals the one before
   /// it is dropped after end_s is fixed (the value function is the same; next_change_after then
   /// reports only real changes, so a constant series adds no event; link capacities use it,
-  /// prices do not, so that a price series changes when the 24-hour profile would).
+  /// prices do not, so that a price series changes when the 24-hour profile would). The end
+  /// stays that of the rows given, also when all of them merge into one step (then a wrapped
+  /// series is constant for ever, end_s = +inf).
   StepSeries(std::vector<double> times_s, std::vector<double> values, SeriesEnd end, bool merge_equal_steps = false);
 
   /// Value in force at t_s (>= 0; a negative t reads as 0).

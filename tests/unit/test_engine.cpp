@@ -614,6 +614,10 @@ TEST(EngineSeries, PassingTheEndOfAnErrorSeriesFailsTheRun) {
   EXPECT_THROW(simulate(c.sc, {make_job(0, 0.0, 2, 4, 100000)}, s, 1), InputError);
   ScriptedScheduler s2({{0, 1}});
   EXPECT_NO_THROW(simulate(c.sc, {make_job(0, 0.0, 2, 4, 1)}, s2, 1));
+  // A constant series ends too: its equal steps merge into one, its end stays at 200 s.
+  c.link_series({0.0, 100.0}, {c.beta, c.beta}, SeriesEnd::kError);
+  ScriptedScheduler s3({{0, 1}});
+  EXPECT_THROW(simulate(c.sc, {make_job(0, 0.0, 2, 4, 100000)}, s3, 1), InputError);
 }
 
 // A carbon series integrates over its steps: 100 g/kWh for the first hour, 300 after; a job

@@ -71,6 +71,25 @@ TEST(StepSeries, MergedEqualStepsReportOnlyRealChanges) {
   EXPECT_EQ(c.next_change_after(0), kInf);  // a constant series adds no event
 }
 
+// Merging equal steps keeps the series' end: three equal hourly-spaced rows cover [0, 180 s)
+// and a series under sim.series_end = "error" ends there, constant or not (model version 4
+// dropped it with the merge, and a run went on to t = 83,143 s). Wrapped, a constant series
+// has no period left: constant for ever.
+TEST(StepSeries, MergingEqualStepsKeepsTheEnd) {
+  for (SeriesEnd end : {SeriesEnd::kError, SeriesEnd::kHold}) {
+    const StepSeries s({0, 60, 120}, {10, 10, 10}, end, /*merge_equal_steps=*/true);
+    EXPECT_EQ(s.size(), 1u);
+    EXPECT_EQ(s.end_s(), 180.0);
+    EXPECT_EQ(s.value_at(500.0), 10.0);
+    EXPECT_EQ(s.next_change_after(0.0), kInf);
+    EXPECT_EQ(s.integral(500.0), 5000.0);
+  }
+  const StepSeries partly({0, 60, 120}, {10, 10, 5}, SeriesEnd::kError, true);
+  EXPECT_EQ(partly.size(), 2u);
+  EXPECT_EQ(partly.end_s(), 180.0);
+  EXPECT_EQ(StepSeries({0, 60, 120}, {10, 10, 10}, SeriesEnd::kWrap, true).end_s(), kInf);
+}
+
 TEST(StepSeries, RefusesBrokenContracts) {
   EXPECT_THROW(StepSeries({}, {}, SeriesEnd::kHold), std::invalid_argument);
   EXPECT_THROW(StepSeries({1}, {1}, SeriesEnd::kHold), std::invalid_argument);         // not from 0
