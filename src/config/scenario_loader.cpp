@@ -38,6 +38,7 @@ namespace {
 
 using schema::kMaxGpusPerRegion;
 using schema::kMaxGbps;
+using schema::kMinGbps;
 using schema::kMaxPrice;
 
 std::string gb(double bytes) {
@@ -281,7 +282,9 @@ void Builder::build_cluster(Scenario& sc) {
       col.names = {"usd_per_kwh"};
       read(t, "price_series_column", col.names[0]);
       read(t, "price_series_scale", col.scale);
-      col.max_value = kMaxPrice / col.scale;
+      col.max_value = kMaxPrice / col.scale;  // price_usd_per_kwh's bounds, in the file's unit
+      col.zero_allowed = false;
+      col.constant_key = "price_usd_per_kwh";
       SeriesTable st = read_series_file(*pser, p + ".price_series", {col});
       r.price = PriceProfile::series(std::make_shared<const StepSeries>(std::move(st.times_s), std::move(st.values[0]), series_end_));
     } else if (flat) {
@@ -301,7 +304,8 @@ void Builder::build_cluster(Scenario& sc) {
       SeriesColumn col;
       col.names = {"carbon_g_per_kwh", "carbon_intensity_avg"};
       if (const toml::node* c = get(t, "carbon_series_column")) col.names = {c->as_string()->get()};
-      col.max_value = 1e6;
+      col.max_value = 1e6;  // carbon_g_per_kwh's bounds
+      col.constant_key = "carbon_g_per_kwh";
       SeriesTable st = read_series_file(*cser, p + ".carbon_series", {col});
       r.carbon_series = std::make_shared<const StepSeries>(std::move(st.times_s), std::move(st.values[0]), series_end_);
     } else if (const toml::node* c = get(t, "carbon_series_column")) {
@@ -369,7 +373,12 @@ void Builder::build_network(Scenario& sc) {
       fc.names = {"bandwidth_gbps"};
       rc.names = {"reverse_bandwidth_gbps"};
       rc.required = false;
-      fc.max_value = rc.max_value = kMaxGbps;
+      for (SeriesColumn* c : {&fc, &rc}) {  // bandwidth_gbps's bounds, and 0 for an outage
+        c->min_value = kMinGbps;
+        c->max_value = kMaxGbps;
+        c->zero_means = "an outage";
+        c->constant_key = c->names[0];
+      }
       SeriesTable st = read_series_file(*tr, p + ".bandwidth_trace", {fc, rc});
       const bool has_rev = !st.values[1].empty();
       for (int dir = 0; dir < 2; ++dir) {

@@ -40,7 +40,6 @@ using K = Kind;
 // Upper (and some lower) bounds of the float keys: every accepted value keeps every metric
 // finite (docs/limits.md, "Documented maxima"; tests/config/test_hostile_input.cpp runs each
 // key at both ends of its range).
-constexpr double kMinGbps = 1e-6;       ///< 1 kbit/s
 constexpr double kMaxLatencyMs = 1e6;   ///< 1000 s
 constexpr double kMaxSeconds = 1e6;
 constexpr double kMaxEgressUsdPerGb = 1e6;

@@ -25,8 +25,9 @@ inline constexpr int kMaxGpusPerRegion = 1'000'000;
 /// Most jobs of a scenario (workload.num_jobs, rows of a trace): what `geopipe run` simulates
 /// within its memory budget (docs/limits.md, "Documented maxima").
 inline constexpr int kMaxJobs = 4'000'000;
-/// Largest link capacity (Gbit/s) and electricity price (USD/kWh) a scenario may give, as a
-/// constant or in a time series.
+/// Smallest and largest link capacity (Gbit/s; a series may also hold 0, an outage) and the
+/// largest electricity price (USD/kWh) a scenario may give, as a constant or in a time series.
+inline constexpr double kMinGbps = 1e-6;  ///< 1 kbit/s
 inline constexpr double kMaxGbps = 1e6;
 inline constexpr double kMaxPrice = 1e6;
 

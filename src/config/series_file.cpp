@@ -19,6 +19,23 @@ std::string lower(std::string_view s) {
   return o;
 }
 
+/// "0 (an outage) or 1e-06 .. 1000000 Gbit/s, as bandwidth_gbps" and the like.
+std::string range_of(const SeriesColumn& col) {
+  const std::string max = util::format_number(col.max_value);
+  std::string r;
+  if (col.zero_allowed && col.min_value > 0)
+    r = "0" + (col.zero_means.empty() ? std::string() : " (" + col.zero_means + ")") + " or " +
+        util::format_number(col.min_value) + " .. " + max;
+  else if (col.zero_allowed)
+    r = "0 .. " + max;
+  else if (col.min_value > 0)
+    r = util::format_number(col.min_value) + " .. " + max;
+  else
+    r = "> 0 and at most " + max;
+  if (!col.constant_key.empty()) r += ", as " + col.constant_key;
+  return r;
+}
+
 }  // namespace
 
 SeriesTable read_series_csv(std::string_view text, const std::string& path, const std::vector<SeriesColumn>& columns,
@@ -40,11 +57,20 @@ SeriesTable read_series_csv(std::string_view text, const std::string& path, cons
     return h;
   };
   auto read_header = [&] {
+    // A column read, named again later in the header: which one holds the data is not clear.
+    auto refuse_repeat = [&](int first, auto same) {
+      for (std::size_t c = static_cast<std::size_t>(first) + 1; c < head.cells.size(); ++c)
+        if (same(head.cells[c].text))
+          throw InputError(path, head.cells[c].line, head.cells[c].column,
+                           "duplicate column '" + head.cells[c].text + "' (column " + std::to_string(c + 1) +
+                               ", already column " + std::to_string(first + 1) + "; expected each column once)");
+    };
     for (const char* want : {"time_s", "datetime", "datetime (utc)", "timestamp", "time"}) {
       for (std::size_t c = 0; c < head.cells.size() && time_col < 0; ++c)
         if (lower(head.cells[c].text) == want) {
           time_col = static_cast<int>(c);
           calendar = std::string_view(want) != "time_s";
+          refuse_repeat(time_col, [&](const std::string& x) { return lower(x) == want; });
         }
       if (time_col >= 0) break;
     }
@@ -60,9 +86,12 @@ SeriesTable read_series_csv(std::string_view text, const std::string& path, cons
                            "(expected sim.start_utc = \"YYYY-MM-DDT00:00:00Z\")");
     for (std::size_t k = 0; k < columns.size(); ++k) {
       for (const std::string& name : columns[k].names) {
-        for (std::size_t c = 0; c < head.cells.size(); ++c)
+        for (std::size_t c = 0; c < head.cells.size() && value_col[k] < 0; ++c)
           if (head.cells[c].text == name) value_col[k] = static_cast<int>(c);
-        if (value_col[k] >= 0) break;
+        if (value_col[k] >= 0) {
+          refuse_repeat(value_col[k], [&](const std::string& x) { return x == name; });
+          break;
+        }
       }
       if (value_col[k] < 0 && columns[k].required) {
         std::string names;
@@ -125,11 +154,17 @@ SeriesTable read_series_csv(std::string_view text, const std::string& path, cons
       if (!v)
         throw InputError(path, vc.line, vc.column,
                          name + ": '" + vc.text + "' is not a number (expected decimal digits, e.g. 12, 0.5 or 1e3)");
-      if (*v < 0 || *v > columns[k].max_value)
-        throw InputError(path, vc.line, vc.column,
-                         name + ": " + vc.text + " is out of range (expected 0 .. " + util::format_number(columns[k].max_value) +
-                             (*v < 0 ? "; negative values are not modelled: clip them in the file" : "") + ")");
-      row[k] = *v * columns[k].scale;
+      const SeriesColumn& col = columns[k];
+      const bool zero = *v == 0;
+      const bool in_range = zero ? col.zero_allowed
+                                 : *v > 0 && *v >= col.min_value && *v <= col.max_value && *v * col.scale > 0;
+      if (!in_range)
+        throw InputError(path, vc.line, vc.column, name + ": " + vc.text + " is out of range (expected " + range_of(col) +
+                                                       (*v < 0 ? "; negative values are not modelled: clip them in the file"
+                                                        : zero ? "; clip zeros to a small positive value in the file"
+                                                               : "") +
+                                                       ")");
+      row[k] = *v * col.scale;
     }
     if (calendar && t <= 0) {
       // Before (or at) simulation time 0: only the step in force at 0 is kept.

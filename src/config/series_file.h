@@ -21,11 +21,18 @@
 
 namespace geopipe::config {
 
-/// A value column asked for: its accepted names (the first present is read) and range.
+/// A value column asked for: its accepted names (the first present is read) and range, which
+/// is that of the constant key the series replaces (docs/scenario-format.md, "Time series").
 struct SeriesColumn {
   std::vector<std::string> names;  ///< e.g. {"carbon_g_per_kwh", "carbon_intensity_avg"}
   bool required = true;            ///< absent and not required: SeriesTable::values[k] empty
-  double max_value = 1e300;        ///< values must lie in [0, max_value]
+  /// A value v read must be 0 (if zero_allowed) or lie in [min_value, max_value], and v × scale
+  /// must be > 0 unless v is 0 (a scale cannot round a positive value to 0).
+  double min_value = 0;            ///< smallest nonzero value (in the file's unit); default: any > 0
+  double max_value = 1e300;        ///< largest value (in the file's unit)
+  bool zero_allowed = true;        ///< whether 0 is a value (a link's outage: yes; a price: no)
+  std::string zero_means;          ///< what a 0 is, for the range message (e.g. "an outage")
+  std::string constant_key;        ///< the key the series replaces, for the range message
   double scale = 1.0;              ///< each value read is multiplied by it (after the range check)
 };
 
