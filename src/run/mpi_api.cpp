@@ -2,6 +2,7 @@
 #include "run/mpi_api.h"
 
 #include <dlfcn.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <climits>
@@ -40,8 +41,15 @@ const MpiApi* load() {
   }
   std::string tried;
   for (const std::string& p : paths) {
-    if (::access(p.c_str(), F_OK) != 0) {
+    // Only a regular file is opened: dlopen of a FIFO or a character device blocks on it, of a
+    // directory says little (every other input of geopipe is refused the same way).
+    struct stat st {};
+    if (::stat(p.c_str(), &st) != 0) {
       tried += "; " + p + ": no such file";
+      continue;
+    }
+    if (!S_ISREG(st.st_mode)) {
+      tried += "; " + p + ": not a regular file";
       continue;
     }
     void* h = ::dlopen(p.c_str(), RTLD_NOW | RTLD_GLOBAL);

@@ -274,6 +274,12 @@ expect_rc 0 "a sweep without mpirun loads no MPI module" -- \
 says 2 "geopipe-mpi.so: geopipe's MPI module cannot be loaded, and a sweep under mpirun or srun needs it" \
   "a sweep under mpirun without its MPI module" -- \
   env OMPI_COMM_WORLD_SIZE=1 GEOPIPE_MPI_MODULE=/nonexistent/geopipe-mpi.so "$BIN" sweep "$SRC/sweeps/quick.toml" --dry-run
+# a module path naming a FIFO (dlopen would block on it for ever) or a directory is refused
+mkfifo "$tmp/mpi.fifo" && mkdir -p "$tmp/mpi.dir"
+for m in "$tmp/mpi.fifo" "$tmp/mpi.dir"; do
+  says 2 "$m: not a regular file" "GEOPIPE_MPI_MODULE names $(basename "$m")" -- \
+    timeout 20 env OMPI_COMM_WORLD_SIZE=1 GEOPIPE_MPI_MODULE="$m" "$BIN" sweep "$SRC/sweeps/quick.toml" --dry-run
+done
 # ... and, as GEOPIPE_FRONT_END_LINK says, no shared library at all (no program interpreter: the
 # kernel starts it without the dynamic loader) or none but libc's (no libstdc++, toml++ or fmt
 # symbols to resolve): docs/performance.md, "Process start, third step".
