@@ -1,6 +1,5 @@
 #include "results/output.h"
 
-#include <cstdio>
 #include <deque>
 #include <stdexcept>
 #include <string_view>
@@ -82,16 +81,16 @@ OpenedOutput open_hdf5(const OutputRequest& rq, const config::SweepSpec& spec, c
     out.retired_path = std::move(ext.retired_path);
     return out;
   }
-  if (util::path_exists(rq.path)) {
-    if (!rq.force)
-      throw InputError(rq.path, 0, 0,
-                       "output file exists (expected a new file; use --resume to continue it or --force to overwrite "
-                       "it)");
-    if (std::remove(rq.path.c_str()) != 0)
-      throw InputError(rq.path, 0, 0, "cannot remove the existing file for --force");
-  }
+  const bool exists = util::path_exists(rq.path);
+  if (exists && !rq.force)
+    throw InputError(rq.path, 0, 0,
+                     "output file exists (expected a new file; use --resume to continue it or --force to overwrite "
+                     "it)");
   // Written while the sweep starts computing (a failure to write it comes at the first flush).
-  out.sink = locked(ResultStore::create_in_background(rq.path, meta, spec, plan, rq.save_jobs));
+  // With --force the new file is written beside the old one and renamed over it once complete:
+  // the earlier result is never gone before its replacement exists.
+  out.sink = locked(ResultStore::create_in_background(
+      rq.path, meta, spec, plan, rq.save_jobs, exists ? ResultStore::Existing::kReplace : ResultStore::Existing::kRefuse));
   return out;
 }
 

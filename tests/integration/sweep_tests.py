@@ -706,11 +706,26 @@ def test_hostile_study(c):
             ja = np.sort(a["jobs"][:], order=["scenario_id", "job_id"])
             jb = np.sort(b["jobs"][:], order=["scenario_id", "job_id"])
             assert ja.tobytes() == jb.tobytes(), f"/jobs after a {blocks} KiB limit"
+    # --force over an earlier result under a limit the new file cannot be written in: the earlier
+    # result stays at its path, byte for byte (the new file is written beside it and renamed over
+    # it only once complete), and nothing else is left
+    out = c.path("force-lim.h5")
+    shutil.copyfile(ref, out)
+    before = open(out, "rb").read()
+    def limit8():
+        signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (8 * 1024, 8 * 1024))
+    p = subprocess.run(c.sweep_cmd(c.tiny, out, "--no-mpi", "--threads", "1", "--force"),
+                       capture_output=True, text=True, env=c.env(), preexec_fn=limit8, timeout=600)
+    assert p.returncode == 1 and "File too large" in p.stderr, (p.returncode, p.stderr)
+    assert open(out, "rb").read() == before, "--force lost the earlier result before the new one existed"
+    left = sorted(os.path.basename(x) for x in glob.glob(out + "*"))
+    assert left == [os.path.basename(out)], left
     print("  test-function values shown unscaled (no [h], no cost column); a constant metric reported as such "
           "in table, CSV and JSON, with no NaN; a /design cut short, a failed scenario and a shard refused by "
           "analyze and by the Python functions, with what is missing; a 2,500-column sweep refused at load, "
           "2,375 columns run; NUL text refused at load; a file-size limit mid-sweep: exit 1, no stray file, "
-          "--resume gives the results of an unlimited run")
+          "--resume gives the results of an unlimited run; --force under the limit keeps the earlier result")
 
 
 def test_jobs_rows(c):

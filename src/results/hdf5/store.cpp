@@ -317,8 +317,9 @@ ResultStore::~ResultStore() {
 namespace {
 
 /// What create() checks before it writes anything.
-void check_create(const std::string& path, const config::SweepSpec& spec, const Plan& plan) {
-  if (util::path_exists(path))
+void check_create(const std::string& path, const config::SweepSpec& spec, const Plan& plan,
+                  ResultStore::Existing existing) {
+  if (existing == ResultStore::Existing::kRefuse && util::path_exists(path))
     throw InputError(path, 0, 0, "output file exists (use --resume to continue it, or remove it)");
   if (plan.total() != spec.num_scenarios())
     throw std::invalid_argument("h5store: the plan does not match the sweep (" + std::to_string(plan.total()) +
@@ -326,10 +327,13 @@ void check_create(const std::string& path, const config::SweepSpec& spec, const 
 }
 
 /// Writes the new file of create() at its temporary path `tmp` (prepared) and renames it to
-/// `path`; returns it open, in SWMR mode. `m`: new_file_meta(); `sl`: scenario_layout(spec).
+/// `path` (over an existing file only if `existing` is kReplace); returns it open, in SWMR mode.
+/// `m`: new_file_meta(); `sl`: scenario_layout(spec).
 Writer write_new_file(const std::string& tmp, const std::string& path, StoreMeta m, const Layout& sl,
-                      const config::SweepSpec& spec, const Plan& plan, bool save_jobs) {
-  return produce_prepared(tmp, path, /*must_not_exist=*/true, /*keep_open=*/true, [&](const std::string& t) {
+                      const config::SweepSpec& spec, const Plan& plan, bool save_jobs,
+                      ResultStore::Existing existing) {
+  const bool must_not_exist = existing == ResultStore::Existing::kRefuse;
+  return produce_prepared(tmp, path, must_not_exist, /*keep_open=*/true, [&](const std::string& t) {
     Writer nw = open_new(t, path, sl, plan.shard_total(),
                          save_jobs ? std::optional<JobTextBytes>(spec.job_text) : std::nullopt);
     write_scenarios(nw, sl, spec, plan, path);
@@ -344,12 +348,14 @@ Writer write_new_file(const std::string& tmp, const std::string& path, StoreMeta
 }  // namespace
 
 std::unique_ptr<ResultStore> ResultStore::create(const std::string& path, const StoreMeta& meta,
-                                                 const config::SweepSpec& spec, const Plan& plan, bool save_jobs) {
+                                                 const config::SweepSpec& spec, const Plan& plan, bool save_jobs,
+                                                 Existing existing) {
   Lock lock;
-  check_create(path, spec, plan);
+  check_create(path, spec, plan, existing);
   const std::string tmp = path + ".create-tmp";
   prepare_tmp(tmp, path);
-  Writer w = write_new_file(tmp, path, new_file_meta(meta, spec, plan), scenario_layout(spec), spec, plan, save_jobs);
+  Writer w = write_new_file(tmp, path, new_file_meta(meta, spec, plan), scenario_layout(spec), spec, plan, save_jobs,
+                            existing);
   auto impl = Impl::make(path, std::move(w), 0);
   impl->as_rebuilt = true;
   return std::unique_ptr<ResultStore>(new ResultStore(std::move(impl)));
@@ -357,9 +363,9 @@ std::unique_ptr<ResultStore> ResultStore::create(const std::string& path, const 
 
 std::unique_ptr<ResultStore> ResultStore::create_in_background(const std::string& path, const StoreMeta& meta,
                                                                const config::SweepSpec& spec, const Plan& plan,
-                                                               bool save_jobs) {
+                                                               bool save_jobs, Existing existing) {
   Lock lock;
-  check_create(path, spec, plan);
+  check_create(path, spec, plan, existing);
   const std::string tmp = path + ".create-tmp";
   prepare_tmp(tmp, path);  // a directory that cannot take the file is refused now
   auto impl = std::make_unique<Impl>();
@@ -371,9 +377,9 @@ std::unique_ptr<ResultStore> ResultStore::create_in_background(const std::string
   impl->jbuf = Rows(impl->jlayout.size);
   try {
     impl->creating = std::async(std::launch::async, [tmp, path, m = new_file_meta(meta, spec, plan),
-                                                     sl = scenario_layout(spec), &spec, plan, save_jobs] {
+                                                     sl = scenario_layout(spec), &spec, plan, save_jobs, existing] {
       Lock in_thread;  // HDF5 is not thread-safe: every use of it holds the Lock
-      return write_new_file(tmp, path, m, sl, spec, plan, save_jobs);
+      return write_new_file(tmp, path, m, sl, spec, plan, save_jobs, existing);
     });
   } catch (...) {  // no thread: nothing was written but the placeholder
     ::unlink(tmp.c_str());

@@ -58,23 +58,30 @@ struct Extension {
 
 class ResultStore final : public ResultSink {
  public:
-  /// Creates `path` (must not exist: callers check and report). Writes the root attributes and
-  /// the /scenarios rows of every id of `plan` that is in its shard (ascending), generated and
-  /// written chunk by chunk (memory must not grow with the number of scenarios), creates the
-  /// empty tables, starts SWMR.
+  /// Whether create() may replace a file already at `path` (`sweep --force`).
+  enum class Existing { kRefuse, kReplace };
+
+  /// Creates `path`: it must not exist (an InputError otherwise) unless `existing` is kReplace,
+  /// when the new file is renamed over the old one once it is complete (the old one stays
+  /// untouched until then: a failure to write the new one, e.g. a full disk, keeps it). Writes
+  /// the root attributes and the /scenarios rows of every id of `plan` that is in its shard
+  /// (ascending), generated and written chunk by chunk (memory must not grow with the number of
+  /// scenarios), creates the empty tables, starts SWMR.
   static std::unique_ptr<ResultStore> create(const std::string& path, const StoreMeta& meta,
-                                             const config::SweepSpec& spec, const Plan& plan, bool save_jobs);
+                                             const config::SweepSpec& spec, const Plan& plan, bool save_jobs,
+                                             Existing existing = Existing::kRefuse);
 
   /// create() with the writing on another thread, so that a sweep computes while its file is
   /// written and synced: the checks of create() and the temporary file's placeholder (a
   /// directory that cannot take the file) happen now and throw here; the file is then written
-  /// and renamed to `path` in the background (until then `path` may not exist), while append()
+  /// and renamed to `path` in the background (until then `path` may not exist, or holds the file
+  /// it replaces), while append()
   /// buffers rows. The first call that writes (flush(), finalize(), an append() that fills a
   /// batch, the destructor) waits for it and throws its failure (e.g. a full disk), after which
   /// the store is closed. `spec` must outlive the store (`plan` is copied).
   static std::unique_ptr<ResultStore> create_in_background(const std::string& path, const StoreMeta& meta,
                                                            const config::SweepSpec& spec, const Plan& plan,
-                                                           bool save_jobs);
+                                                           bool save_jobs, Existing existing = Existing::kRefuse);
 
   /// Can one HDF5 file hold this sweep's tables and metadata? Builds what create() would (the
   /// tables, /design, /parameters, the root attributes; no /scenarios rows) in a file that lives
