@@ -98,6 +98,12 @@ class EventSource {
   /// Can a later event of this source change what a scheduler that failed now would see? (The
   /// run fails when nothing runs, nothing arrives and no source can: check_progress.)
   virtual bool may_unblock_later() const { return false; }
+  /// What its events are, and what input makes fewer of them: the event-budget error names
+  /// the source with the most event times ("the simulation needs more than N event times").
+  virtual std::string what() const = 0;
+  virtual std::string fewer() const = 0;
+
+  std::uint64_t events = 0;  ///< event times at which this source's next_s() was the least
 
  protected:
   Engine& e_;
@@ -166,16 +172,13 @@ class Engine {
   SimResult run() {
     const size_t n = jobs_.size();
     double last_t = 0;  // the last event time (for the timeline)
+    std::vector<double> next(sources_.size());
     while (true) {
       double t = kInf;
-      for (const auto& src : sources_) t = std::min(t, src->next_s());
+      for (size_t k = 0; k < sources_.size(); ++k) t = std::min(t, next[k] = sources_[k]->next_s());
       if (t == kInf) break;
-      if (++events_ > opt_.max_events)
-        throw InputError(sc_.source_path, 0, 0,
-                         "the simulation needs more than " + std::to_string(opt_.max_events) +
-                             " event times (simulated time " + format_seconds(t) +
-                             "; expected a scenario whose jobs finish in a bounded time: shorter or fewer "
-                             "jobs, faster links, or a flat price)");
+      for (size_t k = 0; k < sources_.size(); ++k) sources_[k]->events += next[k] == t;
+      if (++events_ > opt_.max_events) event_budget_exhausted(t);
       if (t > series_limit_s_) series_ended(t);
       acc_.event();
       for (const auto& src : sources_) src->before(t);
@@ -516,6 +519,22 @@ class Engine {
     view_.epoch = epoch_;
   }
 
+  // The run needs more than opt_.max_events event times: an InputError that names the source
+  // of most of them (ties: the first in list order) and what makes it produce fewer.
+  [[noreturn]] void event_budget_exhausted(double t) const {
+    const EventSource* most = sources_.front().get();
+    for (const auto& src : sources_)
+      if (src->events > most->events) most = src.get();
+    const double share = 100.0 * static_cast<double>(most->events) / static_cast<double>(events_);
+    char pct[32];
+    std::snprintf(pct, sizeof pct, "%.0f", share);
+    throw InputError(sc_.source_path, 0, 0,
+                     "the simulation needs more than " + std::to_string(opt_.max_events) +
+                         " event times (simulated time " + format_seconds(t) + "; " + pct + " % of them " +
+                         most->what() + "; expected a scenario whose jobs finish in a bounded time: " +
+                         most->fewer() + ")");
+  }
+
   // Called when nothing runs, nothing will arrive and jobs wait, after this event's scheduler
   // call: throws SimulationFailure if no later measurement can change the view the scheduler
   // failed on, or if it failed on opt_.max_idle_measurements measurements of the idle network.
@@ -622,6 +641,8 @@ class CompletionSource final : public EventSource {
     }
     return {released, released};
   }
+  std::string what() const override { return "were job completions"; }
+  std::string fewer() const override { return "fewer jobs"; }
 };
 
 // Arrivals in job id order (the trace is sorted by arrival).
@@ -640,6 +661,8 @@ class ArrivalSource final : public EventSource {
     }
     return {arrived, false};
   }
+  std::string what() const override { return "were job arrivals"; }
+  std::string fewer() const override { return "fewer jobs"; }
 };
 
 // Boundaries of non-flat price profiles (hours, or a series' steps): events only while jobs
@@ -655,6 +678,12 @@ class PriceSource final : public EventSource {
     if (t < next_) return {};
     next_ = e_.next_price_change(t);
     return {true, false};
+  }
+  std::string what() const override {
+    return "were price steps (hour boundaries of a price profile, or a price series' steps) while jobs waited";
+  }
+  std::string fewer() const override {
+    return "a flat price or a coarser price series, or jobs that wait less (shorter or fewer jobs, more GPUs)";
   }
 
  private:
@@ -708,6 +737,11 @@ class LinkCapacitySource final : public EventSource {
     return f;
   }
   bool may_unblock_later() const override { return !due_.empty(); }
+  std::string what() const override { return "were steps of link capacity series (bandwidth_trace)"; }
+  std::string fewer() const override {
+    return "a coarser bandwidth series (fewer steps), or jobs that finish sooner (shorter or fewer jobs, faster "
+           "links)";
+  }
 
  private:
   struct Due {
@@ -723,17 +757,37 @@ class LinkCapacitySource final : public EventSource {
 // The scheduler's bandwidth monitor (sim/bandwidth_monitor.h): its ticks are events only while
 // jobs wait (otherwise no decision needs them, and before() takes the latest one lazily); it
 // observes the links after they were re-shared.
+//
+// A stale monitor without noise whose view equals the truth skips its ticks until the link
+// state changes (SimOptions::skip_quiet_monitor_ticks): each would measure the same truth and
+// change nothing, and the next event's before() takes the latest of them lazily.
 class MonitorSource final : public EventSource {
  public:
   using EventSource::EventSource;
   Phase phase() const override { return Phase::kObserve; }
-  double next_s() override { return e_.queue_.empty() ? kInf : e_.monitor_.next_tick_s(); }
+  double next_s() override {
+    if (e_.queue_.empty()) return kInf;
+    if (e_.opt_.skip_quiet_monitor_ticks && !e_.monitor_.may_change(e_.net_.residuals())) return kInf;
+    return e_.monitor_.next_tick_s();
+  }
   void before(double t) override {
     if (e_.monitor_.catch_up(t, e_.net_.residuals())) ++e_.epoch_;
   }
   Fired fire(double t) override {
     const BandwidthMonitor::Tick tick = e_.monitor_.tick(t, e_.net_.residuals());
     return {tick.call, tick.view_changed};
+  }
+  std::string what() const override {
+    const SchedulerParams& p = e_.sc_.scheduler;
+    const bool stale = p.view_staleness_s > 0;
+    return std::string("were ticks of the scheduler's bandwidth monitor while jobs waited (every ") +
+           format_seconds(stale ? p.view_staleness_s : p.view_refresh_s) + ", scheduler." +
+           (stale ? "view_staleness_s" : "view_refresh_s") + ")";
+  }
+  std::string fewer() const override {
+    return std::string("a longer scheduler.") +
+           (e_.sc_.scheduler.view_staleness_s > 0 ? "view_staleness_s" : "view_refresh_s") +
+           ", or jobs that wait less (shorter or fewer jobs, more GPUs)";
   }
 };
 

@@ -36,6 +36,12 @@ struct SimOptions {
   /// exists. Either way no decision or result changes.
   bool record_timeline = false;
   bool price_events = true;       ///< call the scheduler at price changes (non-flat profiles only)
+  /// A stale monitor without noise (sim/bandwidth_monitor.h) takes no tick as an event while its
+  /// view equals the truth: until the link state changes every tick would measure the same
+  /// truth and change nothing. Off: every tick while jobs wait is an event time. Either way no
+  /// decision and no metric but `events` (and the timeline's samples) changes; a test compares
+  /// the two.
+  bool skip_quiet_monitor_ticks = true;
   /// Most event times one run may process (docs/limits.md, "Documented maxima"): beyond it the
   /// run stops with InputError. Ordinary scenarios need about 2 per job plus one per simulated
   /// hour with waiting jobs under an hourly price profile (34,000 simulated years of them); the

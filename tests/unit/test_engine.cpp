@@ -328,11 +328,57 @@ TEST(Engine, EventBudgetStopsAnAstronomicallyLongRun) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("more than " + std::to_string(tight.max_events) + " event times"), std::string::npos)
         << e.what();
+    // ... naming what produced them: the hour boundaries while job 1 waited
+    EXPECT_NE(std::string(e.what()).find("% of them were price steps"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("a flat price or a coarser price series"), std::string::npos) << e.what();
   }
   SimOptions exact;
   exact.max_events = static_cast<std::uint64_t>(full.metrics.events);
   ScriptedScheduler s3(std::vector<std::vector<int>>{{0}, {0}});
   EXPECT_EQ(simulate(sc, jobs, s3, 1, exact).metrics.jobs_completed, 2);
+}
+
+// A job that waits 3.5 days behind another under a stale monitor of the shortest period
+// (kMinMonitorPeriodS, 1 ms): 3·10^8 ticks. Without noise each tick after the first measures
+// the unchanged truth, so none is an event (SimOptions::skip_quiet_monitor_ticks) and the run
+// takes a handful of event times; with every tick an event the budget is exhausted, and the
+// error names the monitor and its period; so it does with noise, where every tick redraws.
+TEST(Engine, QuietMonitorTicksAreNoEventsAndTheBudgetErrorNamesTheMonitor) {
+  Scenario sc = base(1, 1, 0.1, 1.0);
+  sc.scheduler.view_staleness_s = kMinMonitorPeriodS;
+  Job first = make_job(0, 0.0, 1, 1, 1);
+  const double T = 3 * make_profile(first, sc.llms[0], sc.compute).fwd_flops[0] / 50e12;
+  first.iterations = static_cast<long>(std::llround(3.5 * 86400.0 / T));  // 3.5 days on the only GPU
+  const std::vector<Job> jobs = {first, make_job(1, 1.0, 1, 1, 10)};        // waits all that time
+  ScriptedScheduler s1(std::vector<std::vector<int>>{{0}, {0}});
+  const SimResult quiet = simulate(sc, jobs, s1, 1);
+  EXPECT_EQ(quiet.metrics.jobs_completed, 2);
+  EXPECT_LE(quiet.metrics.events, 6);  // arrivals, completions, the ticks right after them
+  EXPECT_GT(quiet.jobs[1].start_s, 3.4 * 86400.0);
+  const auto budget_error = [&](double sigma, bool skip) -> std::string {
+    Scenario s = sc;
+    s.scheduler.view_noise_sigma = sigma;
+    SimOptions opt;
+    opt.max_events = 100'000;
+    opt.skip_quiet_monitor_ticks = skip;
+    ScriptedScheduler sched(std::vector<std::vector<int>>{{0}, {0}});
+    try {
+      (void)simulate(s, jobs, sched, 1, opt);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  for (const auto& [sigma, skip] : {std::pair{0.0, false}, std::pair{0.1, true}}) {
+    SCOPED_TRACE("sigma " + std::to_string(sigma));
+    const std::string what = budget_error(sigma, skip);
+    EXPECT_NE(what.find("more than 100000 event times"), std::string::npos) << what;
+    EXPECT_NE(what.find("100 % of them were ticks of the scheduler's bandwidth monitor while jobs waited (every "
+                        "0.001 s, scheduler.view_staleness_s)"),
+              std::string::npos)
+        << what;
+    EXPECT_NE(what.find("a longer scheduler.view_staleness_s"), std::string::npos) << what;
+  }
 }
 
 // The timeline recorder (sim/timeline.h) on a hand-built run: regions 0 and 1 joined by a link

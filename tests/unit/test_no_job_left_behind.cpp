@@ -386,6 +386,7 @@ TEST(NoJobLeftBehind, AStrandingSchedulerIsAFailedRunNamingIt) {
 // the default budget of 3·10⁸ event times, after minutes: these cases need fewer than 10⁵, so
 // a budget of 10⁶ turns a stranded job into a quick failure.
 long max_events_seen = 0;  // over the cases run so far, for the summary line
+long quiet_ticks_skipped = 0;  // event times a stale monitor without noise did not need, summed
 
 int expect_every_preset_finishes(const testutil::RandomCase& c, int k) {
   const Scenario& sc = c.scenario;
@@ -406,6 +407,16 @@ int expect_every_preset_finishes(const testutil::RandomCase& c, int k) {
       const SimResult again = run_preset(name, sc, c.jobs, 1000 + static_cast<std::uint64_t>(k));
       expect_same_metrics(r.metrics, again.metrics);
       expect_same_jobs(r.jobs, again.jobs);
+    }
+    if (sc.scheduler.view_staleness_s > 0 && sc.scheduler.view_noise_sigma == 0) {
+      // Its quiet ticks (the view equals the truth) are no events: the same run, fewer events.
+      SimOptions every_tick = opt;
+      every_tick.skip_quiet_monitor_ticks = false;
+      const SimResult all = run_preset(name, sc, c.jobs, 1000 + static_cast<std::uint64_t>(k), every_tick);
+      expect_same_metrics(r.metrics, all.metrics, "events");
+      expect_same_jobs(r.jobs, all.jobs);
+      EXPECT_LE(r.metrics.events, all.metrics.events);
+      quiet_ticks_skipped += all.metrics.events - r.metrics.events;
     }
   }
   return jobs_total;
@@ -431,8 +442,10 @@ TEST(NoJobLeftBehind, EveryPresetFinishesEveryJobOfRandomScenarios) {
   EXPECT_GT(noisy, kCases / 3);
   EXPECT_GT(stale, kCases / 3);
   EXPECT_GT(missing_links, kCases);
+  EXPECT_GT(quiet_ticks_skipped, 0);  // the comparison with every tick an event compared something
   std::cout << "[ property ] " << kCases << " scenarios x 8 presets, " << jobs_total << " jobs completed (" << noisy
-            << " noisy, " << stale << " stale views; " << missing_links << " missing links)\n";
+            << " noisy, " << stale << " stale views; " << missing_links << " missing links; " << quiet_ticks_skipped
+            << " quiet monitor ticks skipped, same runs)\n";
 }
 
 // The same property where link capacities change in time (random_series_case): drops below
