@@ -78,6 +78,10 @@ ReplicationRule parse_replication_rule(const SweepFile& file_, const toml::table
       if (d.deterministic && d.source == MetricSource::kSimulation) names.emplace_back(d.name);
     if (!m->is_string()) file_.fail(*m, w + ".metric: expected a metric name (a string), got " + type_of(*m));
     r.metric = m->as_string()->get();
+    if (const MetricDef* d = find_metric(r.metric); d && !d->deterministic)
+      file_.fail(*m, w + ".metric: '" + r.metric + "' is a wall-clock measurement, not a result of the scenario (it "
+                     "differs from run to run, so it cannot decide how many seeds a point needs; expected one of " +
+                     util::quoted_list(names, 40) + ")");
     if (std::find(names.begin(), names.end(), r.metric) == names.end())
       file_.fail(*m, w + ".metric: unknown metric '" + r.metric + "'" + util::suggestion_suffix(r.metric, names) +
                    " (expected one of " + util::quoted_list(names, 40) + ")");

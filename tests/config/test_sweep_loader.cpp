@@ -634,7 +634,7 @@ TEST(SweepSeedsRule, BadInputIsLocated) {
       {"{ max = 9, rel_ci = 0 }", ":5:29: sweep.seeds.rel_ci must be > 0 (got 0.0)"},
       {"{ max = 9, rel_ci = 0.1, confidence = 1.5 }", ":5:47: sweep.seeds.confidence must be in (0, 1) (got 1.5)"},
       {"{ max = 9, rel_ci = 0.1, metric = \"avg_jct\" }", ":5:43: sweep.seeds.metric: unknown metric 'avg_jct' (did you mean 'avg_jct_s'?)"},
-      {"{ max = 9, rel_ci = 0.1, metric = \"wall_s\" }", ":5:43: sweep.seeds.metric: unknown metric 'wall_s'"},
+      {"{ max = 9, rel_ci = 0.1, metric = \"wall_s\" }", ":5:43: sweep.seeds.metric: 'wall_s' is a wall-clock measurement, not a result of the scenario"},
       {"{ max = 9, rel_ci = 0.1, paired_vs = \"delay_first\" }",
        ":5:46: sweep.seeds.paired_vs: 'delay_first' is not a scheduler of this sweep (did you mean 'delay-first'?)"},
       {"{ max = 9, rel_ci = 0.1, rel = 0.2 }", ":5:34: unknown key 'rel' in sweep.seeds"},
