@@ -989,6 +989,20 @@ def test_merge_studies(c):
     with h5py.File(third, "r") as f:
         n3 = len(f["scenarios"])
     assert f"{14 + n3} scenarios, 0 found" in p.stderr, p.stderr
+    # a collection merged with one of its own inputs names each sweep once, and a collection of
+    # collections is the collection of their sweeps (the same sweep_hash as merging them at once)
+    aba, abc_flat = c.path("aba.h5"), c.path("abc-flat.h5")
+    c.run([c.bin, "merge", ab, ha, "-o", aba])
+    c.run([c.bin, "merge", ha, hb, third, "-o", abc_flat])
+    def attr(path, name):
+        with h5py.File(path, "r") as f:
+            v = f.attrs[name]
+            return v.decode() if isinstance(v, bytes) else v
+    for name in ("sweep_name", "sweep_toml", "base_toml", "sweep_hash"):
+        assert attr(aba, name) == attr(ab, name), f"{name} of a collection merged with its own input"
+    assert attr(ab, "sweep_toml").count("# ==== sweep 'ext'") == 2, attr(ab, "sweep_toml")[:300]
+    assert attr(abc, "sweep_hash") == attr(abc_flat, "sweep_hash")
+    assert attr(abc, "sweep_toml").count("# ==== sweep ") == 3
     # every row's resolved parameters: the snippet of hdf5-format.md, /parameters; num_jobs (12
     # in a and b, 13 in the third sweep) became a column of the collection
     with h5py.File(ab, "r") as f:

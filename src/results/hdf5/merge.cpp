@@ -114,9 +114,78 @@ CollectionParams collection_params(const std::vector<Input>& ins) {
   return out;
 }
 
+/// One sweep of a collection: its name and hash, the comment line that names it in the
+/// collection's texts, and its sweep and base texts.
+struct SweepPart {
+  std::string name, hash, head, sweep_toml, base_toml;
+};
+
+constexpr std::string_view kHeadOpen = "# ==== sweep '";
+constexpr std::string_view kHeadHash = "' (sweep_hash ";
+
+/// FNV-1a 64 of "geopipe collection" and the sorted distinct hashes, each after a NUL byte.
+std::string collection_hash(std::vector<std::string> hashes) {
+  std::sort(hashes.begin(), hashes.end());
+  hashes.erase(std::unique(hashes.begin(), hashes.end()), hashes.end());
+  std::uint64_t h = util::fnv1a64("geopipe collection");
+  for (const auto& x : hashes) h = util::fnv1a64(x, util::fnv1a64(std::string_view("\0", 1), h));
+  return util::hex16(h);
+}
+
+/// `text` split at its head lines (kHeadOpen ... ") ====\n"): (head, body) in order; nullopt
+/// if it does not start with one.
+std::optional<std::vector<std::pair<std::string, std::string>>> split_at_heads(const std::string& text) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const bool head = std::string_view(text).substr(at).starts_with(kHeadOpen);
+    const std::size_t eol = text.find('\n', at);
+    const std::size_t next = eol == std::string::npos ? text.size() : eol + 1;
+    const std::string_view line(text.data() + at, next - at);
+    if (head && line.ends_with(") ====\n")) {
+      out.emplace_back(std::string(line), std::string());
+    } else {
+      if (out.empty()) return std::nullopt;
+      out.back().second.append(line);
+    }
+    at = next;
+  }
+  return out;
+}
+
+/// The sweeps of input `in`: itself, or, for a collection whose texts split into sweeps whose
+/// hashes give its own sweep_hash, those sweeps (so that merging a collection with one of its
+/// own inputs names each sweep once). A collection whose texts do not split so (a sweep text
+/// that holds a line like a head) stays one part, as it was merged.
+std::vector<SweepPart> sweep_parts(const Input& in) {
+  const StoreMeta& m = in.meta;
+  std::vector<SweepPart> whole{{m.sweep_name, m.sweep_hash,
+                                "# ==== sweep '" + m.sweep_name + "' (sweep_hash " + m.sweep_hash + ", from " +
+                                    in.path + ") ====\n",
+                                m.sweep_toml, m.base_toml}};
+  if (!m.collection) return whole;
+  const auto sw = split_at_heads(m.sweep_toml), base = split_at_heads(m.base_toml);
+  if (!sw || !base || sw->size() != base->size() || sw->empty()) return whole;
+  std::vector<SweepPart> parts;
+  std::vector<std::string> hashes;
+  for (std::size_t k = 0; k < sw->size(); ++k) {
+    const std::string& head = (*sw)[k].first;
+    if (head != (*base)[k].first) return whole;
+    const std::size_t h = head.rfind(kHeadHash);
+    if (h == std::string::npos || h < kHeadOpen.size()) return whole;
+    const std::string hash = head.substr(h + kHeadHash.size(), 16);
+    if (hash.size() != 16 || head.compare(h + kHeadHash.size() + 16, 2, ", ") != 0) return whole;
+    parts.push_back({head.substr(kHeadOpen.size(), h - kHeadOpen.size()), hash, head, (*sw)[k].second,
+                     (*base)[k].second});
+    hashes.push_back(hash);
+  }
+  if (collection_hash(hashes) != m.sweep_hash) return whole;
+  return parts;
+}
+
 /// The collection's metadata: the first input's, with the union of schedulers and axes, the
 /// sweep files and bases of every distinct sweep (in order, each under a comment line naming
-/// it) and a sweep_hash of the set of sweeps.
+/// it; an input collection's sweeps one by one) and a sweep_hash of the set of sweeps.
 StoreMeta collection_meta(const std::vector<Input>& ins, const Layout& l) {
   StoreMeta m = ins.front().meta;
   m.format_version = static_cast<int>(kFormatVersion);
@@ -134,20 +203,17 @@ StoreMeta collection_meta(const std::vector<Input>& ins, const Layout& l) {
   for (const Input& in : ins) {
     for (const auto& s : in.meta.schedulers)
       if (std::find(m.schedulers.begin(), m.schedulers.end(), s) == m.schedulers.end()) m.schedulers.push_back(s);
-    if (std::find(hashes.begin(), hashes.end(), in.meta.sweep_hash) != hashes.end()) continue;
-    hashes.push_back(in.meta.sweep_hash);
-    if (std::find(names.begin(), names.end(), in.meta.sweep_name) == names.end()) names.push_back(in.meta.sweep_name);
-    const std::string head = "# ==== sweep '" + in.meta.sweep_name + "' (sweep_hash " + in.meta.sweep_hash +
-                             ", from " + in.path + ") ====\n";
-    m.sweep_toml += head + in.meta.sweep_toml + (in.meta.sweep_toml.ends_with('\n') ? "" : "\n");
-    m.base_toml += head + in.meta.base_toml + (in.meta.base_toml.ends_with('\n') ? "" : "\n");
+    for (const SweepPart& p : sweep_parts(in)) {
+      if (std::find(hashes.begin(), hashes.end(), p.hash) != hashes.end()) continue;
+      hashes.push_back(p.hash);
+      if (std::find(names.begin(), names.end(), p.name) == names.end()) names.push_back(p.name);
+      m.sweep_toml += p.head + p.sweep_toml + (p.sweep_toml.ends_with('\n') ? "" : "\n");
+      m.base_toml += p.head + p.base_toml + (p.base_toml.ends_with('\n') ? "" : "\n");
+    }
   }
   m.sweep_name.clear();
   for (const auto& n : names) m.sweep_name += (m.sweep_name.empty() ? "" : " + ") + n;
-  std::sort(hashes.begin(), hashes.end());
-  std::uint64_t h = util::fnv1a64("geopipe collection");
-  for (const auto& x : hashes) h = util::fnv1a64(x, util::fnv1a64(std::string_view("\0", 1), h));
-  m.sweep_hash = util::hex16(h);
+  m.sweep_hash = collection_hash(std::move(hashes));
   return m;
 }
 
