@@ -75,6 +75,13 @@ std::vector<Job> parse_trace_csv(const std::string& text, const std::string& fil
         const util::CsvCell& f = fields[static_cast<size_t>(pos[k])];
         throw InputError(file, lineno, f.column, std::string(kCols[k]) + ": '" + f.text + "' is not an integer");
       }
+      if (!util::is_integer_text(fields[static_cast<size_t>(pos[k])].text)) {
+        const util::CsvCell& f = fields[static_cast<size_t>(pos[k])];
+        throw InputError(file, lineno, f.column,
+                         std::string(kCols[k]) + ": '" + f.text + "' is not written as an integer (expected decimal "
+                         "digits without a point or an exponent, e.g. " + std::to_string(static_cast<long long>(v)) +
+                         ", as an integer key of TOML)");
+      }
       return static_cast<long long>(v);
     };
     Job j;

@@ -148,6 +148,11 @@ std::vector<ShapeRule> parse_shape_table(std::string_view text, const std::strin
       }
       if (*v != static_cast<double>(static_cast<std::int64_t>(*v)))
         throw InputError(path, f.line, f.column, std::string(names[k]) + ": '" + f.text + "' is not a whole number");
+      if (!util::is_integer_text(f.text))
+        throw InputError(path, f.line, f.column,
+                         std::string(names[k]) + ": '" + f.text + "' is not written as an integer (expected decimal "
+                         "digits without a point or an exponent, e.g. " + std::to_string(static_cast<std::int64_t>(*v)) +
+                         ", as an integer key of TOML)");
       return static_cast<std::int64_t>(*v);
     };
     r.min_gpus = integer(kMinGpus, 1, static_cast<double>(kMaxTableGpus));

@@ -182,4 +182,9 @@ std::optional<double> parse_decimal(std::string_view s) {
   return v;
 }
 
+bool is_integer_text(std::string_view s) {
+  if (!s.empty() && (s[0] == '+' || s[0] == '-')) s.remove_prefix(1);
+  return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
 }  // namespace geopipe::util

@@ -49,4 +49,9 @@ void for_each_csv_record(std::string_view text, const std::string& path, const s
 /// range of a double are nullopt too.
 std::optional<double> parse_decimal(std::string_view s);
 
+/// Is `s` an integer as TOML writes one: an optional sign and decimal digits, no point and no
+/// exponent ("12", "-3", "+7"; not "12.0" or "1e3"). The integer columns of geopipe's own
+/// files (traces, shape tables) take only these, as their TOML keys do.
+bool is_integer_text(std::string_view s);
+
 }  // namespace geopipe::util

@@ -35,6 +35,25 @@ TEST(Trace, ParsesAndReportsErrorsWithLocation) {
   } catch (const InputError& e) {
     EXPECT_STREQ(e.what(), "t.csv:2:12: micro_batch_size: 'x' is not a number (expected decimal digits, e.g. 12, 0.5 or 1e3)");
   }
+  // an integer column takes what a TOML integer key takes: 1e3 and 4.0 are refused, +4 is not
+  for (const auto& [cells, want] : {std::pair<std::string, std::string>{"0,tiny,2,1,1,4,1e3",
+                                                                         "t.csv:2:16: iterations: '1e3' is not written as an "
+                                                                         "integer (expected decimal digits without a point or an "
+                                                                         "exponent, e.g. 1000, as an integer key of TOML)"},
+                                    {"0,tiny,2,1,1,4.0,5", "t.csv:2:14: micro_batches: '4.0' is not written as an integer "
+                                                           "(expected decimal digits without a point or an exponent, e.g. "
+                                                           "4, as an integer key of TOML)"}}) {
+    try {
+      parse_trace_csv("arrival_s,model,stages,gpus_per_stage,micro_batch_size,micro_batches,iterations\n" + cells + "\n",
+                      "t.csv", llms, topo, ComputeOptions{});
+      ADD_FAILURE() << "expected InputError for " << cells;
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()), want);
+    }
+  }
+  EXPECT_EQ(parse_trace_csv("arrival_s,model,stages,gpus_per_stage,micro_batch_size,micro_batches,iterations\n1e1,tiny,2,1,1,+4,5\n",
+                            "t.csv", llms, topo, ComputeOptions{})[0].micro_batches,
+            4);
   EXPECT_THROW(parse_trace_csv("arrival_s,model\n", "t.csv", llms, topo, ComputeOptions{}), InputError);
   EXPECT_THROW(parse_trace_csv("", "t.csv", llms, topo, ComputeOptions{}), InputError);
   try {

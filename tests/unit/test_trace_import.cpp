@@ -413,6 +413,13 @@ TEST(TraceImportShapes, GapsOverlapsAndBadCellsAreLocated) {
             "s.csv:2:17: stages: 'auto' is not a number (expected decimal digits, e.g. 16, or N/g)");
   EXPECT_EQ(err("1,2,llama2-7b,1,33,1,16\n"), "s.csv:2:17: stages = 33 is out of range (expected 0 .. 32, or N/g)");
   EXPECT_EQ(err("1,2,llama2-7b,1.5,N/g,1,16\n"), "s.csv:2:15: gpus_per_stage: '1.5' is not a whole number");
+  // an integer column is written as TOML writes integers: not 16.0 or 1.6e1
+  EXPECT_EQ(err("1,2,llama2-7b,1,N/g,1,1.6e1\n"),
+            "s.csv:2:23: micro_batches: '1.6e1' is not written as an integer (expected decimal digits without a point "
+            "or an exponent, e.g. 16, as an integer key of TOML)");
+  EXPECT_EQ(err("1,2.0,llama2-7b,1,N/g,1,16\n"),
+            "s.csv:2:3: max_gpus: '2.0' is not written as an integer (expected decimal digits without a point or an "
+            "exponent, e.g. 2, as an integer key of TOML)");
   EXPECT_EQ(err(""), "s.csv: the shape table has no rows (expected at least one, e.g. 1,inf,llama2-7b,1,0,1,16)");
   EXPECT_EQ(error_of([&] { parse_shape_table("min_gpus,max_gpus,model\n", "s.csv"); }), "s.csv:1:1: missing column 'gpus_per_stage'");
   // what depends on the reference GPU: checked at import
