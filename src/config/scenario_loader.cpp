@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <exception>
@@ -151,8 +152,15 @@ class Builder {
   void read_named_file(const toml::node& n, const std::string& key_path, const char* what, std::string& shown,
                        std::string& text) const;
 
+  /// The path a string key names: relative paths against the scenario's directory.
+  std::string resolved_path(const toml::node& n) const;
+
   SeriesEnd series_end_ = SeriesEnd::kError;   ///< sim.series_end
   std::optional<double> start_epoch_s_;        ///< sim.start_utc
+  /// Series already built, by what was read (the resolved path, and the column and scale for
+  /// prices and carbon): a file named by several keys is read once and held once.
+  std::map<std::string, std::pair<std::shared_ptr<const StepSeries>, std::shared_ptr<const StepSeries>>> link_series_;
+  std::map<std::string, std::shared_ptr<const StepSeries>> region_series_;
 
   std::string unfit_details(const JobProfile& p, const Topology& topo) const;
 };
@@ -285,8 +293,13 @@ void Builder::build_cluster(Scenario& sc) {
       col.max_value = kMaxPrice / col.scale;  // price_usd_per_kwh's bounds, in the file's unit
       col.zero_allowed = false;
       col.constant_key = "price_usd_per_kwh";
-      SeriesTable st = read_series_file(*pser, p + ".price_series", {col});
-      r.price = PriceProfile::series(std::make_shared<const StepSeries>(std::move(st.times_s), std::move(st.values[0]), series_end_));
+      auto& cached = region_series_[std::string("price") + '\0' + resolved_path(*pser) + '\0' + col.names[0] + '\0' +
+                                    std::to_string(std::bit_cast<std::uint64_t>(col.scale))];
+      if (!cached) {
+        SeriesTable st = read_series_file(*pser, p + ".price_series", {col});
+        cached = std::make_shared<const StepSeries>(std::move(st.times_s), std::move(st.values[0]), series_end_);
+      }
+      r.price = PriceProfile::series(cached);
     } else if (flat) {
       r.price = PriceProfile::flat(number_of(*flat));
     } else {
@@ -306,8 +319,14 @@ void Builder::build_cluster(Scenario& sc) {
       if (const toml::node* c = get(t, "carbon_series_column")) col.names = {c->as_string()->get()};
       col.max_value = 1e6;  // carbon_g_per_kwh's bounds
       col.constant_key = "carbon_g_per_kwh";
-      SeriesTable st = read_series_file(*cser, p + ".carbon_series", {col});
-      r.carbon_series = std::make_shared<const StepSeries>(std::move(st.times_s), std::move(st.values[0]), series_end_);
+      std::string key = std::string("carbon") + '\0' + resolved_path(*cser);
+      for (const std::string& name : col.names) key += '\0' + name;
+      auto& cached = region_series_[key];
+      if (!cached) {
+        SeriesTable st = read_series_file(*cser, p + ".carbon_series", {col});
+        cached = std::make_shared<const StepSeries>(std::move(st.times_s), std::move(st.values[0]), series_end_);
+      }
+      r.carbon_series = cached;
     } else if (const toml::node* c = get(t, "carbon_series_column")) {
       fail(*c, p + ".carbon_series_column is given without carbon_series");
     }
@@ -379,22 +398,38 @@ void Builder::build_network(Scenario& sc) {
         c->zero_means = "an outage";
         c->constant_key = c->names[0];
       }
-      SeriesTable st = read_series_file(*tr, p + ".bandwidth_trace", {fc, rc});
-      const bool has_rev = !st.values[1].empty();
-      for (int dir = 0; dir < 2; ++dir) {
-        std::vector<double> v = st.values[dir == 1 && has_rev ? 1 : 0];
-        for (double& x : v) x = units::gbps_to_bytes_per_s(x) * sc.bandwidth_scale * sc.link_efficiency;  // as a constant capacity is
-        auto series = std::make_shared<const StepSeries>(st.times_s, std::move(v), series_end_, /*merge_equal_steps=*/true);
-        const char* col = dir == 1 && has_rev ? "reverse_bandwidth_gbps" : "bandwidth_gbps";
-        if (series->max_value() <= 0)
-          fail(*tr, p + ".bandwidth_trace: column " + col + " is 0 in every row (a link that is never up: leave the link out)");
-        if (series->values().back() <= 0 && series_end_ == SeriesEnd::kHold)
-          fail(*tr, p + ".bandwidth_trace: column " + col + " ends in an outage and sim.series_end = \"hold\" keeps it "
-                    "down for ever (jobs placed over it would never finish; end the series with the link up, or wrap it)");
-        Link& l = dir == 0 ? ab : ba;
-        l.capacity_bytes_per_s = series->max_value();
-        l.capacity_series = std::move(series);
+      // The table's vectors become the series' (moved, converted in place; no integral: a
+      // capacity is never integrated), a file without a reverse column gives both directions
+      // one series, and a file named by several links is read once: 16 bytes per step of each
+      // file (docs/limits.md, "Input files").
+      auto& cached = link_series_[tr->is_string() && !tr->as_string()->get().empty() ? resolved_path(*tr) : std::string()];
+      if (!cached.first) {
+        SeriesTable st = read_series_file(*tr, p + ".bandwidth_trace", {fc, rc});
+        auto make = [&](std::vector<double> times, std::vector<double> v, const char* col) {
+          for (double& x : v) x = units::gbps_to_bytes_per_s(x) * sc.bandwidth_scale * sc.link_efficiency;  // as a constant capacity is
+          auto series = std::make_shared<const StepSeries>(std::move(times), std::move(v), series_end_,
+                                                           /*merge_equal_steps=*/true, StepSeries::Integral::kNone);
+          if (series->max_value() <= 0)
+            fail(*tr, p + ".bandwidth_trace: column " + col + " is 0 in every row (a link that is never up: leave the link out)");
+          if (series->values().back() <= 0 && series_end_ == SeriesEnd::kHold)
+            fail(*tr, p + ".bandwidth_trace: column " + col + " ends in an outage and sim.series_end = \"hold\" keeps it "
+                      "down for ever (jobs placed over it would never finish; end the series with the link up, or wrap it)");
+          return series;
+        };
+        std::shared_ptr<const StepSeries> fwd, rev;
+        if (!st.values[1].empty()) {
+          fwd = make(st.times_s, std::move(st.values[0]), "bandwidth_gbps");
+          rev = make(std::move(st.times_s), std::move(st.values[1]), "reverse_bandwidth_gbps");
+        } else {
+          fwd = make(std::move(st.times_s), std::move(st.values[0]), "bandwidth_gbps");
+          rev = fwd;
+        }
+        cached = {std::move(fwd), std::move(rev)};
       }
+      ab.capacity_bytes_per_s = cached.first->max_value();
+      ab.capacity_series = cached.first;
+      ba.capacity_bytes_per_s = cached.second->max_value();
+      ba.capacity_series = cached.second;
     } else {
       const toml::node* fn = get(lt, "bandwidth_gbps");
       if (!fn)
@@ -717,15 +752,20 @@ void Builder::read_series_options(const toml::table& sim) {
   }
 }
 
+std::string Builder::resolved_path(const toml::node& n) const {
+  namespace fs = std::filesystem;
+  const fs::path given(n.as_string()->get());
+  return ((given.is_absolute() || base_dir_.empty() || base_dir_ == ".") ? given
+                                                                         : (fs::path(base_dir_) / given).lexically_normal())
+      .string();
+}
+
 void Builder::read_named_file(const toml::node& n, const std::string& key_path, const char* what, std::string& shown,
                               std::string& text) const {
   const std::string given_text = n.as_string()->get();
   if (given_text.empty()) fail(n, key_path + " must not be empty (expected a CSV file path)");
-  namespace fs = std::filesystem;
-  const fs::path given(given_text);
-  const fs::path resolved =
-      (given.is_absolute() || base_dir_.empty() || base_dir_ == ".") ? given : (fs::path(base_dir_) / given).lexically_normal();
-  shown = resolved.string();
+  const std::filesystem::path given(given_text);
+  shown = resolved_path(n);
   if (auto why = read_input_file(shown, kMaxTraceBytes, text))
     fail(n, key_path + ": cannot open " + what + " file '" + shown + "': " + *why +
                 (given.is_absolute() || *why != "no such file" ? ""

@@ -106,6 +106,15 @@ SeriesTable read_series_csv(std::string_view text, const std::string& path, cons
       head = std::move(rec);
       have_head = true;
       read_header();
+      // The steps are at most the lines after the header: each vector is allocated once, at
+      // its final size or a little above (blank and comment lines), never grown by doubling
+      // (which held up to twice the steps, and a copy while growing: docs/limits.md).
+      const auto lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+      const auto after_head = static_cast<std::size_t>(head.line);
+      const std::size_t rows = lines > after_head ? lines - after_head : 1;
+      out.times_s.reserve(rows);
+      for (std::size_t k = 0; k < columns.size(); ++k)
+        if (value_col[k] >= 0) out.values[k].reserve(rows);
       return;
     }
     auto cell = [&](int c) -> const util::CsvCell& {
@@ -169,7 +178,8 @@ SeriesTable read_series_csv(std::string_view text, const std::string& path, cons
     if (calendar && t <= 0) {
       // Before (or at) simulation time 0: only the step in force at 0 is kept.
       out.times_s.assign(1, 0.0);
-      for (std::size_t k = 0; k < columns.size(); ++k) out.values[k].assign(1, row[k]);
+      for (std::size_t k = 0; k < columns.size(); ++k)
+        if (value_col[k] >= 0) out.values[k].assign(1, row[k]);
       return;
     }
     if (out.times_s.empty()) {
@@ -181,12 +191,11 @@ SeriesTable read_series_csv(std::string_view text, const std::string& path, cons
         throw InputError(path, tc.line, tc.column, "the series starts at time_s = " + tc.text + " (expected its first row at 0)");
     }
     out.times_s.push_back(t);
-    for (std::size_t k = 0; k < columns.size(); ++k) out.values[k].push_back(row[k]);
+    for (std::size_t k = 0; k < columns.size(); ++k)
+      if (value_col[k] >= 0) out.values[k].push_back(row[k]);
   });
   if (!have_head) throw InputError(path, 1, 1, "empty time series (expected a header, then one row per step)");
   if (out.times_s.empty()) throw InputError(path, head.line, 1, "the time series has no rows (expected one row per step after the header)");
-  for (std::size_t k = 0; k < columns.size(); ++k)
-    if (value_col[k] < 0) out.values[k].clear();
   return out;
 }
 

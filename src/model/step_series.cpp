@@ -15,7 +15,8 @@ const char* series_end_name(SeriesEnd e) {
   return "?";
 }
 
-StepSeries::StepSeries(std::vector<double> times_s, std::vector<double> values, SeriesEnd end, bool merge_equal_steps)
+StepSeries::StepSeries(std::vector<double> times_s, std::vector<double> values, SeriesEnd end, bool merge_equal_steps,
+                       Integral integral)
     : t_(std::move(times_s)), v_(std::move(values)), end_(end) {
   const std::size_t n = t_.size();
   if (n == 0 || n != v_.size()) throw std::invalid_argument("StepSeries: need as many times as values, at least one");
@@ -34,18 +35,24 @@ StepSeries::StepSeries(std::vector<double> times_s, std::vector<double> values, 
         v_[w] = v_[k];
         ++w;
       }
-    t_.resize(w);
-    v_.resize(w);
+    if (w < n) {  // give the merged steps' memory back (a copy of the kept ones, briefly)
+      t_.resize(w);
+      v_.resize(w);
+      t_.shrink_to_fit();
+      v_.shrink_to_fit();
+    }
     // A wrapped series whose steps all merged is constant: no period is left to repeat. Held
     // or `error`, it keeps its end: the engine refuses to simulate past an `error` series' end
     // whether or not its value changes (a constant series of rows 0, 60, 120 ends at 180 s).
     if (w == 1 && end_ == SeriesEnd::kWrap) end_s_ = std::numeric_limits<double>::infinity();
   }
   const std::size_t m = t_.size();
-  prefix_.assign(m + 1, 0.0);
-  for (std::size_t k = 0; k < m; ++k) {
-    const double next = k + 1 < m ? t_[k + 1] : end_s_;
-    prefix_[k + 1] = std::isfinite(next) ? prefix_[k] + v_[k] * (next - t_[k]) : prefix_[k];
+  if (integral == Integral::kKept) {
+    prefix_.assign(m + 1, 0.0);
+    for (std::size_t k = 0; k < m; ++k) {
+      const double next = k + 1 < m ? t_[k + 1] : end_s_;
+      prefix_[k + 1] = std::isfinite(next) ? prefix_[k] + v_[k] * (next - t_[k]) : prefix_[k];
+    }
   }
   max_ = *std::max_element(v_.begin(), v_.end());
 }
@@ -71,6 +78,7 @@ double StepSeries::value_at(double t_s) const {
 }
 
 double StepSeries::integral(double t_s) const {
+  if (prefix_.empty()) throw std::logic_error("StepSeries::integral: the series was built without its integral");
   if (t_.size() == 1) return v_[0] * (t_s > 0 ? t_s : 0.0);
   double periods, rem;
   std::size_t k;

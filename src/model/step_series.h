@@ -34,11 +34,18 @@ class StepSeries {
   /// prices do not, so that a price series changes when the 24-hour profile would). The end
   /// stays that of the rows given, also when all of them merge into one step (then a wrapped
   /// series is constant for ever, end_s = +inf).
-  StepSeries(std::vector<double> times_s, std::vector<double> values, SeriesEnd end, bool merge_equal_steps = false);
+  ///
+  /// Memory: the times and values given are moved in and kept (16 bytes per step), plus the
+  /// prefix integrals (8 bytes per step) unless `integral` is kNone: a link capacity is never
+  /// integrated, a price or carbon series is.
+  enum class Integral { kKept, kNone };
+  StepSeries(std::vector<double> times_s, std::vector<double> values, SeriesEnd end, bool merge_equal_steps = false,
+             Integral integral = Integral::kKept);
 
   /// Value in force at t_s (>= 0; a negative t reads as 0).
   double value_at(double t_s) const;
-  /// ∫_0^t value(τ) dτ (value × seconds), exact for the steps.
+  /// ∫_0^t value(τ) dτ (value × seconds), exact for the steps. Throws std::logic_error for a
+  /// series built with Integral::kNone.
   double integral(double t_s) const;
   /// Earliest time > t_s at which the value may change (+inf if it never does).
   double next_change_after(double t_s) const;
@@ -75,7 +82,7 @@ class StepSeries {
   void locate(double t_s, double& periods, double& rem, std::size_t& k) const;
 
   std::vector<double> t_, v_;
-  std::vector<double> prefix_;  ///< prefix_[k] = ∫_0^{t_k}; size n + 1 (prefix_[n] = ∫ over the span)
+  std::vector<double> prefix_;  ///< prefix_[k] = ∫_0^{t_k}; size n + 1 (prefix_[n] = ∫ over the span); empty: kNone
   double end_s_ = std::numeric_limits<double>::infinity();
   double max_ = 0;
   SeriesEnd end_ = SeriesEnd::kHold;

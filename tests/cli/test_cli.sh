@@ -217,6 +217,36 @@ open(sys.argv[1], "w").write(f'[sweep]\nname = "l"\nbase = "{sys.argv[2]}"\nsche
 PY
 expect_rc 0 "30k-value axis loads" -- timeout 120 "$BIN" sweep "$h/long.toml" --dry-run --no-mpi
 
+# Series memory (docs/limits.md, "Input files"): a link series of 2.4 M steps (23 MB, no reverse
+# column) named by two links and as a region's price series is held as 16 bytes per step once
+# for the links' four directions (and once for the price, plus 8 for its integral): `validate`
+# takes 129 MB of RSS and fits in a 250 MB address space (the build before took 377 MB and
+# failed with bad_alloc under this limit). The sanitizers reserve terabytes of address space:
+# not under them.
+if ! ldd "$BIN" 2>&1 | grep -Eq 'lib[at]san'; then
+  python3 - "$h/big.csv" "$h/big.toml" "$SRC/tests/config/good/series.toml" <<'PY'
+import re, sys
+csv, toml, good = sys.argv[1:]
+with open(csv, "w") as f:
+    f.write("time_s,bandwidth_gbps,usd_per_kwh\n")
+    for k in range(0, 2_400_000, 100_000):
+        f.write("".join(f"{i},{1 + (i & 1)},{0.1 + 0.1 * (i & 1)}\n" for i in range(k, k + 100_000)))
+text = open(good).read()
+text = text.replace('bandwidth_trace = "series_bw.csv"', 'bandwidth_trace = "big.csv"')
+text = re.sub(r'price_series = "series_price.csv"\nprice_series_column = .*\nprice_series_scale = .*\n',
+              'price_series = "big.csv"\n', text)
+text = text.replace('carbon_series = "series_carbon.csv"', 'carbon_g_per_kwh = 300').replace('start_utc = "2024-03-01T00:00:00Z"', '')
+text = text.replace('[[cluster.region]]\nname = "eu-west"',
+                    '[[cluster.region]]\nname = "ap-south"\ngpu = "A100-80GB"\ngpus = 8\nprice_usd_per_kwh = 0.1\n\n'
+                    '[[cluster.region]]\nname = "eu-west"', 1)
+text = text.replace('[cluster]', '[[network.link]]\nregions = ["ap-south", "us-east"]\nbandwidth_trace = "big.csv"\n'
+                    'latency_ms = 40\n\n[cluster]', 1)
+open(toml, "w").write(text)
+PY
+  expect_rc 0 "2.4 M-step series named three times, in 250 MB" -- bash -c "ulimit -v 250000 && exec \"\$0\" validate \"\$1\"" "$BIN" "$h/big.toml"
+  rm -f "$h/big.csv"
+fi
+
 # A forgiving CLI: misspelt commands, options and presets get a did-you-mean and the choices;
 # `list` alone lists its topics; `validate` checks a sweep file too; logs get timestamps.
 says() {  # says CODE TEXT DESCRIPTION -- command...: exit CODE and TEXT on stderr or stdout

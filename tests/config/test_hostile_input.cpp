@@ -24,11 +24,13 @@
 #include "config/overrides.h"
 #include "config/scenario_loader.h"
 #include "config/schema.h"
+#include "config/series_file.h"
 #include "sweepfile/loader.h"
 #include "config/toml_error.h"
 #include "config/toml_limits.h"
 #include "../fuzz/toml_image.h"
 #include "model/job.h"
+#include "model/units.h"
 #include "sched/registry.h"
 #include "sim/engine.h"
 #include "sim/metrics.h"
@@ -613,6 +615,73 @@ TEST(HostileRanges, OutOfRangeValuesAreRejected) {
 // 6. Load time: a 20,000-value axis on one line (each value used to be re-parsed after as many
 // spaces as its column) and a 200,000-value range (the distinct check was quadratic).
 // ============================================================================================
+
+// Series memory (docs/limits.md, "Input files"): a series file is read once per scenario however
+// many keys name it; a link file without a reverse column gives both directions one series; a
+// capacity keeps no integral (a price does); the table of a file holds no column it lacks.
+// Before, each key and each direction held its own copy (a 250 MB file took 1.6 GB).
+TEST(HostileSize, ASeriesFileIsHeldOnceHoweverManyKeysNameIt) {
+  TempDir d;
+  d.write("s.csv", "time_s,bandwidth_gbps,usd_per_kwh\n0,10,0.1\n60,5,0.2\n# a comment\n\n120,10,0.1\n");
+  const std::string path = d.write("sc.toml", R"([scenario]
+name = "shared"
+[sim]
+series_end = "wrap"
+[[network.link]]
+regions = ["a", "b"]
+bandwidth_trace = "s.csv"
+latency_ms = 10
+[[network.link]]
+regions = ["c", "a"]
+bandwidth_trace = "s.csv"
+latency_ms = 10
+[[network.link]]
+regions = ["b", "c"]
+bandwidth_gbps = 3
+latency_ms = 10
+[[cluster.region]]
+name = "a"
+gpu = "A100-80GB"
+gpus = 8
+price_series = "s.csv"
+[[cluster.region]]
+name = "b"
+gpu = "A100-80GB"
+gpus = 8
+price_series = "./s.csv"
+[[cluster.region]]
+name = "c"
+gpu = "A100-80GB"
+gpus = 8
+price_usd_per_kwh = 0.1
+[workload]
+num_jobs = 2
+[[workload.mix]]
+model = "gpt3-1.3b"
+)");
+  const Scenario sc = load_scenario_file(path);
+  const Topology& t = sc.topology;
+  const StepSeries* s = t.link(0, 1).capacity_series.get();
+  ASSERT_NE(s, nullptr);
+  for (const auto& [a, b] : {std::pair{1, 0}, {2, 0}, {0, 2}}) EXPECT_EQ(t.link(a, b).capacity_series.get(), s) << a << b;
+  EXPECT_EQ(s->values().size(), 3u);
+  EXPECT_EQ(s->value_at(70), units::gbps_to_bytes_per_s(5) * kDefaultLinkEfficiency);
+  EXPECT_THROW((void)s->integral(10), std::logic_error);  // no integral kept for a capacity
+  const StepSeries* p = t.regions[0].price.step_series();
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(t.regions[1].price.step_series(), p);  // "./s.csv" resolves to the same file
+  EXPECT_DOUBLE_EQ(p->integral(180), 0.1 * 60 + 0.2 * 60 + 0.1 * 60);
+  // The table: steps reserved once (at most the lines after the header), no absent column.
+  SeriesColumn bw, rev;
+  bw.names = {"bandwidth_gbps"};
+  rev.names = {"reverse_bandwidth_gbps"};
+  rev.required = false;
+  const SeriesTable st = read_series_csv("time_s,bandwidth_gbps\n0,1\n10,2\n20,3\n", "t.csv", {bw, rev}, std::nullopt);
+  EXPECT_EQ(st.times_s.size(), 3u);
+  EXPECT_LE(st.times_s.capacity(), 4u);
+  EXPECT_TRUE(st.values[1].empty());
+  EXPECT_EQ(st.values[1].capacity(), 0u);
+}
 
 TEST(HostileSize, LongAxesLoadInLinearTime) {
   TempDir tmp;
