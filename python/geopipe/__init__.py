@@ -6,8 +6,11 @@
     geopipe.plot(df, x="network.bandwidth_scale", metric="avg_jct_s", out="jct.png")
     ds = geopipe.to_xarray("quick.h5")                  # dims: the swept axes, scheduler, seed
 
-Importable from the repository with ``PYTHONPATH=python``, or after ``cmake --install build``
-(into ``<prefix>/lib/python3.X/dist-packages``). Needs numpy and pandas; h5py to read files,
+Importable from the repository with ``PYTHONPATH=python``, after ``pip install ./python`` (into
+a virtual environment made with ``python3 -m venv --system-site-packages``), ``cmake --install
+build`` (into ``<prefix>/lib/python3.X/dist-packages``), ``module load geopipe`` or the Debian
+package (README, "Install"). ``find_executable()`` finds the ``geopipe`` executable
+(``$GEOPIPE_EXECUTABLE``, else ``PATH``). Needs numpy and pandas; h5py to read files,
 scipy for the Student-t quantiles and the sensitivity analyses, xarray for ``to_xarray``,
 matplotlib for ``plot``: each is imported when first needed, and importing the package has no
 side effects. ``python3 -m geopipe plot ...`` is the command line (``geopipe.cli``).
@@ -22,7 +25,9 @@ confidence intervals are 95 % Student-t half widths with ``scipy.stats.t.ppf`` q
 ``geopipe summarize``.
 """
 
+from ._version import __version__
 from .dataset import is_grid, to_xarray
+from .executable import ExecutableNotFound, executable_version, find_executable
 from .metrics import (METRICS, Metric, display_scale, display_unit, leaves_out_unfinished_jobs, metric_label, metric_names,
                       metric_unit)
 from .plotting import geometric, is_log_axis, plot
@@ -43,4 +48,6 @@ __all__ = [
     "to_xarray", "is_grid", "plot", "is_log_axis", "geometric",
     # sensitivity analysis
     "design", "design_values", "sobol_indices", "morris_indices", "oat_effects",
+    # the executable
+    "find_executable", "executable_version", "ExecutableNotFound", "__version__",
 ]

@@ -2,6 +2,7 @@
 
     python3 -m geopipe plot OUT.h5 --x AXIS [--metric M] [--by AXIS ...] [--paired-vs P]
                                   [--schedulers a,b] -o FIG.png|FIG.svg
+    python3 -m geopipe --version      the package's version and the executable it finds
 
 Exit codes as the geopipe binary's: 0 done, 2 bad input (one line ``geopipe plot: error:
 ...`` on stderr: an unknown axis, metric or scheduler with the valid names, an output that is
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2
@@ -33,6 +35,8 @@ class _Parser(argparse.ArgumentParser):
 
 def _parser() -> argparse.ArgumentParser:
     top = _Parser(prog="geopipe", description="geopipe's Python tools (the geopipe package).")
+    top.add_argument("--version", action="store_true",
+                     help="print the package's version and the geopipe executable it finds (exit 1 if none)")
     sub = top.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     p = sub.add_parser(
         "plot", prog="geopipe plot", help="plot a metric against a swept parameter",
@@ -89,6 +93,23 @@ def _plot(args) -> int:
     return EXIT_OK
 
 
+def _version() -> int:
+    from ._version import __version__
+    from .executable import ExecutableNotFound, executable_version, find_executable
+
+    print(f"geopipe (Python package) {__version__}")
+    try:
+        exe = find_executable()
+        print(f"executable: {exe} ({executable_version(exe)})")
+    except ExecutableNotFound as e:
+        print(f"geopipe: error: {_one_line(e)}", file=sys.stderr)
+        return EXIT_INTERNAL
+    except (OSError, subprocess.SubprocessError) as e:
+        print(f"geopipe: error: the executable does not run: {_one_line(e)}", file=sys.stderr)
+        return EXIT_INTERNAL
+    return EXIT_OK
+
+
 def main(argv=None) -> int:
     """Run the command line; returns the exit code."""
     try:
@@ -96,6 +117,8 @@ def main(argv=None) -> int:
         if extra:
             prog = "geopipe plot" if args.command == "plot" else "geopipe"
             raise InputError(prog, f"unrecognized arguments: {' '.join(extra)} (see '{prog} --help')")
+        if args.version:
+            return _version()
         if args.command == "plot":
             return _plot(args)
         raise InputError("geopipe", "a command is required: plot (see 'python3 -m geopipe --help')")
