@@ -77,7 +77,8 @@ std::string friendlier(const CLI::App& app, const CLI::ParseError& e, int argc, 
 
 }  // namespace
 
-std::string version_text() { return std::string("geopipe ") + GEOPIPE_VERSION; }
+// "geopipe 0.1.0 (16d071e)": the release (the Python package's too) and the commit.
+std::string version_text() { return std::string("geopipe ") + GEOPIPE_RELEASE + " (" + GEOPIPE_VERSION + ")"; }
 
 void add_common_commands(CLI::App& app, int& rc, const char* only) {
   app.name("geopipe");

@@ -30,7 +30,7 @@ PY
 # the executable: named by $GEOPIPE_EXECUTABLE, found on PATH, or a clear one-line error, exit 1
 out=$(GEOPIPE_EXECUTABLE="$bin" "$tmp/venv/bin/python" -m geopipe --version) || fail "python -m geopipe --version"
 grep -q "^geopipe (Python package) $version$" <<<"$out" || fail "no package version line: $out"
-grep -q "^executable: $(readlink -f "$bin") (geopipe " <<<"$out" || fail "the executable is not named: $out"
+grep -q "^executable: $(readlink -f "$bin") (geopipe $version (" <<<"$out" || fail "the executable is not named, or of another version: $out"
 out=$(env PATH="$(dirname "$bin"):/usr/bin:/bin" "$tmp/venv/bin/python" -m geopipe --version) || fail "found on PATH"
 grep -q "^executable: .*/geopipe (geopipe " <<<"$out" || fail "not found on PATH: $out"
 set +e
