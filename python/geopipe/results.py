@@ -90,8 +90,9 @@ def _read(path, jobs: bool = False):
     met = _format5_columns(met, "total_cost_usd")
     attrs["evaluator"] = _h5.evaluator(attrs)
     met = _format6_columns(met, attrs["evaluator"])
+    met = _format7_columns(met)
     if job is not None:
-        job = _format5_columns(job, "cost_usd")
+        job = _format7_columns(_format5_columns(job, "cost_usd"))
     err_ids = sorted({int(i) for i in np.asarray(err["id"]) if int(i) >= 0})
     return scen, met, err_ids, attrs, job
 
@@ -154,6 +155,23 @@ def _format6_columns(df: pd.DataFrame, evaluator: str) -> pd.DataFrame:
     return df
 
 
+def _format7_columns(df: pd.DataFrame) -> pd.DataFrame:
+    """A table of a file before format 7 with the columns data parallelism added, filled with
+    what they are for results of jobs that were one pipeline each (docs/hdf5-format.md, "Format
+    versions"): /metrics sync_bytes = sync_fraction = 0 (after cross_region_bytes and
+    stall_fraction), /jobs data_parallel = 1 (after gpus_per_stage) and sync_bytes = 0 (after
+    cross_region_bytes)."""
+    if "sync_bytes" in df.columns or "cross_region_bytes" not in df.columns:
+        return df
+    df = df.copy()
+    df.insert(df.columns.get_loc("cross_region_bytes") + 1, "sync_bytes", 0.0)
+    if "stall_fraction" in df.columns:
+        df.insert(df.columns.get_loc("stall_fraction") + 1, "sync_fraction", 0.0)
+    if "gpus_per_stage" in df.columns and "data_parallel" not in df.columns:
+        df.insert(df.columns.get_loc("gpus_per_stage") + 1, "data_parallel", np.int32(1))
+    return df
+
+
 def load(path, allow_unfinished: bool = False) -> pd.DataFrame:
     """Load a geopipe result file: one row per finished scenario, sorted by id.
 
@@ -198,9 +216,10 @@ def load_jobs(path) -> pd.DataFrame:
 
     Columns: scenario_id, then its scenario's point, seed (int64), scheduler (str) and
     parameter columns, then the file's job columns (job_id, model, stages, gpus_per_stage,
-    regions, layers, arrival_s, start_s, finish_s, iterations, mean_iteration_s, first_iteration_s,
-    energy_j, cost_usd, electricity_cost_usd, egress_cost_usd, carbon_g, cross_region_bytes; text
-    decoded to str; files of format 3-4 get the columns of format 5 filled), then the dot-free
+    data_parallel, regions, layers, arrival_s, start_s, finish_s, iterations, mean_iteration_s,
+    first_iteration_s, energy_j, cost_usd, electricity_cost_usd, egress_cost_usd, carbon_g,
+    cross_region_bytes, sync_bytes; text decoded to str; files of format 3-6 get the columns of
+    the formats after theirs filled), then the dot-free
     aliases of the parameter columns (as ``load``). Only jobs of scenarios that have a valid
     ``/metrics`` row are kept (an interrupted file may hold others), so each scenario has
     ``jobs_total`` rows. ``df.attrs`` as ``load``'s. ValueError for a file without ``/jobs``.

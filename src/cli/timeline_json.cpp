@@ -128,7 +128,7 @@ void write_run(const Scenario& sc, const RunOutcome& run, int pid, EventSink& ev
               {"model", model},
               {"stages", rec.stages},
               {"gpus_per_stage", rec.gpus_per_stage},
-              {"regions", regions_text(sc, rec.stage_region)},
+              {"regions", regions_text(sc, rec.stage_region, rec.stages)},
               {"stages_here", s.stages},
               {"gpus_here", s.stages * rec.gpus_per_stage},
               {"gpus_per_region", std::move(per_region)},

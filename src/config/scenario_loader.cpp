@@ -534,6 +534,7 @@ void Builder::build_mix(Scenario& sc, const toml::table& t) {
     read(mt, "micro_batch_size", e.micro_batch_size);
     read(mt, "micro_batches", e.micro_batches);
     read(mt, "stage_multiplier", e.stage_multiplier);
+    read(mt, "data_parallel", e.data_parallel);
     w.mix.push_back(e);
   }
   double total_w = 0;
@@ -588,7 +589,7 @@ std::string Builder::unfit_details(const JobProfile& p, const Topology& topo) co
     }
   double max_stage = 0;
   for (double m : p.memory_bytes) max_stage = std::max(max_stage, m);
-  const int need = p.stages * p.gpus_per_stage;
+  const int need = p.data_parallel * p.stages * p.gpus_per_stage;
   std::string s = std::to_string(topo.total_gpus()) + " GPUs in total, at most " + std::to_string(max_region) +
                   " in one region ('" + max_name + "'); its largest stage needs " + gb(max_stage) + " on " +
                   std::to_string(p.gpus_per_stage) + (p.gpus_per_stage == 1 ? " GPU" : " GPUs");
@@ -613,6 +614,7 @@ void Builder::check_mix_fits(const Scenario& sc) {
     j.gpus_per_stage = e.gpus_per_stage;
     j.micro_batch_size = e.micro_batch_size;
     j.micro_batches = e.micro_batches;
+    j.data_parallel = e.data_parallel;
     j.stages = generated_stages(e, llm, sc.topology, sc.compute);
     if (j.stages <= 0) {
       j.stages = llm.layers;
@@ -625,15 +627,18 @@ void Builder::check_mix_fits(const Scenario& sc) {
                          (e.gpus_per_stage == 1 ? " GPU" : " GPUs") + ", the largest GPU has " + gb(max_mem) +
                          "; expected fewer micro_batches, a smaller micro_batch_size or more gpus_per_stage)");
     }
-    if (static_cast<std::int64_t>(j.stages) * j.micro_batches > kMaxPipelineCells)
-      fail(*list[i], p + ": a job of model '" + llm.name + "' has " + std::to_string(j.stages) + " stages x " +
-                         std::to_string(j.micro_batches) + " micro-batches = " +
-                         std::to_string(static_cast<std::int64_t>(j.stages) * j.micro_batches) +
+    if (std::int64_t{j.data_parallel} * j.stages * j.micro_batches > kMaxPipelineCells)
+      fail(*list[i], p + ": a job of model '" + llm.name + "' has " +
+                         (j.data_parallel > 1 ? std::to_string(j.data_parallel) + " replicas x " : std::string()) +
+                         std::to_string(j.stages) + " stages x " + std::to_string(j.micro_batches) + " micro-batches = " +
+                         std::to_string(std::int64_t{j.data_parallel} * j.stages * j.micro_batches) +
                          " pipeline cells per iteration (expected at most " + std::to_string(kMaxPipelineCells) +
                          ", whose exact timing takes about 25 ms: fewer micro_batches or a smaller stage_multiplier)");
     const JobProfile prof = make_profile(j, llm, sc.compute);
-    if (!fits_empty_cluster(prof, sc.topology)) {
-      fail(*list[i], p + ": job of model '" + llm.name + "' needs " + std::to_string(j.stages) + " stages x " +
+    if (!fits_empty_cluster(prof, sc.topology, sc.compute.allreduce)) {
+      fail(*list[i], p + ": job of model '" + llm.name + "' needs " +
+                         (j.data_parallel > 1 ? std::to_string(j.data_parallel) + " replicas x " : std::string()) +
+                         std::to_string(j.stages) + " stages x " +
                          std::to_string(j.gpus_per_stage) + " GPUs = " + std::to_string(j.total_gpus()) +
                          " GPUs but fits no placement in the cluster (" + unfit_details(prof, sc.topology) + ")");
     }
@@ -682,7 +687,8 @@ int find_trace_line(const std::string& text, const Job& job, const std::vector<L
       const Job& j = jobs[0];
       if (j.arrival_s == job.arrival_s && j.model == job.model && j.stages == job.stages &&
           j.gpus_per_stage == job.gpus_per_stage && j.micro_batch_size == job.micro_batch_size &&
-          j.micro_batches == job.micro_batches && j.iterations == job.iterations)
+          j.micro_batches == job.micro_batches && j.iterations == job.iterations &&
+          j.data_parallel == job.data_parallel)
         return lineno;
     } catch (const InputError&) {
     }
@@ -708,18 +714,20 @@ void Builder::load_trace(Scenario& sc) {
   if (sc.trace_jobs.empty()) fail(*tn, "workload.trace: '" + shown + "' contains no jobs (expected one job per line after the header)");
 
   // Traces repeat a few job shapes many times: check each shape once.
-  std::map<std::array<int, 5>, bool> shape_fits;
+  std::map<std::array<int, 6>, bool> shape_fits;
   for (const Job& j : sc.trace_jobs) {
-    const std::array<int, 5> shape = {j.model, j.stages, j.gpus_per_stage, j.micro_batch_size, j.micro_batches};
+    const std::array<int, 6> shape = {j.model, j.stages, j.gpus_per_stage, j.micro_batch_size, j.micro_batches,
+                                      j.data_parallel};
     if (auto it = shape_fits.find(shape); it != shape_fits.end() && it->second) continue;
     const LlmSpec& llm = sc.llms[static_cast<std::size_t>(j.model)];
     const JobProfile prof = make_profile(j, llm, sc.compute);
-    const bool fits = fits_empty_cluster(prof, sc.topology);
+    const bool fits = fits_empty_cluster(prof, sc.topology, sc.compute.allreduce);
     shape_fits[shape] = fits;
     if (fits) continue;
     const int line = find_trace_line(text, j, sc.llms, sc.topology, sc.compute);
     fail(*tn, "workload.trace: " + shown + (line > 0 ? ":" + std::to_string(line) : std::string()) +
                   ": job (arrival " + util::format_number(j.arrival_s) + " s, model '" + llm.name + "') needs " +
+                  (j.data_parallel > 1 ? std::to_string(j.data_parallel) + " replicas x " : std::string()) +
                   std::to_string(j.stages) + " stages x " + std::to_string(j.gpus_per_stage) + " GPUs = " +
                   std::to_string(j.total_gpus()) + " GPUs but fits no placement in the cluster (" +
                   unfit_details(prof, sc.topology) + ")");
@@ -819,6 +827,13 @@ Scenario Builder::build() {
     read_choice<LayerPartition>(*sim, "layer_partition", "sim.layer_partition", "layer partition",
                                 {{"even", LayerPartition::kEven}, {"balanced", LayerPartition::kBalanced}},
                                 sc.compute.layer_partition);
+    read_choice<DpSync>(*sim, "dp_sync", "sim.dp_sync", "synchronisation",
+                        {{"allreduce", DpSync::kAllReduce}, {"diloco", DpSync::kDiLoCo}}, sc.compute.dp_sync);
+    read_choice<AllReduceKind>(*sim, "allreduce", "sim.allreduce", "all-reduce",
+                               {{"ring", AllReduceKind::kRing}, {"hierarchical", AllReduceKind::kHierarchical}},
+                               sc.compute.allreduce);
+    read(*sim, "sync_bytes_per_param", sc.compute.sync_bytes_per_param);
+    read(*sim, "diloco_interval", sc.compute.diloco_interval);
     read_series_options(*sim);
   }
   build_gpus(sc);

@@ -69,6 +69,14 @@ const TableSpec& sim_spec() {
           .says("order of each stage's forwards and backwards: \"gpipe\" or \"1f1b\" (docs/model.md)"),
       F("layer_partition", K::kString).def("\"even\"").added_later()
           .says("layers per stage: \"even\" or \"balanced\" (least bottleneck stage time per placement; docs/model.md)"),
+      F("dp_sync", K::kString).def("\"allreduce\"").added_later()
+          .says("synchronisation of data-parallel replicas: \"allreduce\" (every iteration) or \"diloco\" (every diloco_interval steps; docs/model.md)"),
+      F("allreduce", K::kString).def("\"ring\"").added_later()
+          .says("the collective: \"ring\" (one ring over the replicas) or \"hierarchical\" (inside regions, then across)"),
+      F("sync_bytes_per_param", K::kFloat).gt(0).le(16).def(ComputeOptions{}.sync_bytes_per_param).in("bytes").added_later()
+          .says("bytes synchronised per parameter (2 = bf16 gradients, 1 = int8 pseudo-gradients)"),
+      F("diloco_interval", K::kInt).ge(1).le(1'000'000'000).def(ComputeOptions{}.diloco_interval).added_later()
+          .says("inner steps H between two DiLoCo synchronisations"),
       F("series_end", K::kString).def("\"error\"").added_later()
           .says("time series beyond their last step: \"error\" (the run fails), \"hold\" (last value) or \"wrap\" (repeat)"),
       F("start_utc", K::kString).def("none").added_later()
@@ -184,6 +192,8 @@ const TableSpec& mix_spec() {
       F("micro_batches", K::kInt).ge(1).le(1 << 20).def(d.micro_batches).says("micro-batches per iteration m"),
       F("stage_multiplier", K::kFloat).ge(1).le(1024).def(d.stage_multiplier)
           .says("S = ceil(minimum feasible S * multiplier), at most L"),
+      F("data_parallel", K::kInt).ge(1).le(kMaxDataParallel).def(d.data_parallel).added_later()
+          .says("data-parallel replicas D of each job's pipeline (D x S x gpus_per_stage GPUs; docs/model.md)"),
   }};
   return t;
 }

@@ -83,6 +83,7 @@ double gpipe_iteration_time(const PipelineInput& in, PipelineScratch& sc) {
   assert(in.hop_fwd_bytes_per_s.size() + 1 == S && in.hop_bwd_bytes_per_s.size() + 1 == S &&
          in.hop_latency_s.size() + 1 == S);
   assert(in.hop_bwd_latency_s.empty() || in.hop_bwd_latency_s.size() + 1 == S);
+  assert(in.stage_end_s.empty() || in.stage_end_s.size() == S);
   const std::span<const double> bwd_lat = in.hop_bwd_latency_s.empty() ? in.hop_latency_s : in.hop_bwd_latency_s;
   const double A = in.activation_bytes;
   sc.last_fwd.resize(S);
@@ -133,6 +134,8 @@ double gpipe_iteration_time(const PipelineInput& in, PipelineScratch& sc) {
     }
     run_stages(a, m, st, n);
     finish = st[n - 1].end_s;
+    if (!in.stage_end_s.empty())
+      for (size_t k = 0; k < n; ++k) in.stage_end_s[S - 1 - (done + k)] = st[k].end_s;
     done += n;
   }
   return finish + in.optimizer_step_s;

@@ -61,6 +61,7 @@ JobProfile make_profile(const Job& job, const LlmSpec& llm, const ComputeOptions
   p.stages = S;
   p.micro_batches = job.micro_batches;
   p.gpus_per_stage = job.gpus_per_stage;
+  p.data_parallel = job.data_parallel;
   p.iterations = static_cast<double>(job.iterations);
   const double b = job.micro_batch_size, s = llm.seq_len, h = llm.hidden, V = llm.vocab;
   const double bytes = llm.bytes_per_elem;
@@ -186,11 +187,12 @@ double ideal_iteration_time(const JobProfile& p, const GpuType& gpu, const Compu
 }
 
 std::vector<int> job_shapes(const std::vector<Job>& jobs, int& count) {
-  std::map<std::array<int, 5>, int> index;
+  std::map<std::array<int, 6>, int> index;
   std::vector<int> shape;
   shape.reserve(jobs.size());
   for (const Job& j : jobs) {
-    const std::array<int, 5> key{j.model, j.stages, j.micro_batch_size, j.micro_batches, j.gpus_per_stage};
+    const std::array<int, 6> key{j.model, j.stages, j.micro_batch_size, j.micro_batches, j.gpus_per_stage,
+                                 j.data_parallel};
     shape.push_back(index.try_emplace(key, static_cast<int>(index.size())).first->second);
   }
   count = static_cast<int>(index.size());

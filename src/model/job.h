@@ -36,6 +36,19 @@ enum class Recompute : std::uint8_t {
 inline constexpr double kStashedElementsFull = 1.0;
 inline constexpr double kStashedElementsNone = 17.0;
 
+/// How the D data-parallel replicas of a job synchronise (`sim.dp_sync`, docs/model.md,
+/// "Data parallelism").
+enum class DpSync : std::uint8_t {
+  kAllReduce,  ///< "allreduce" (the default): every iteration, each stage's gradients among its replicas
+  kDiLoCo,     ///< "diloco": every diloco_interval inner steps, the whole model's pseudo-gradient (blocking)
+};
+
+/// The collective of a synchronisation (`sim.allreduce`, docs/model.md, "Data parallelism").
+enum class AllReduceKind : std::uint8_t {
+  kRing,          ///< "ring" (the default): one ring over the replicas, grouped by region
+  kHierarchical,  ///< "hierarchical": reduce inside each region, ring across regions, broadcast inside
+};
+
 /// How fast the hardware runs the model (scenario keys under [sim]).
 struct ComputeOptions {
   /// Fraction of peak at which every GPU type executes every job's FLOPs (`sim.mfu`), in
@@ -51,6 +64,15 @@ struct ComputeOptions {
   PipelineScheduleKind pipeline_schedule = PipelineScheduleKind::kGPipe;
   /// Layer split of every job (`sim.layer_partition`).
   LayerPartition layer_partition = LayerPartition::kEven;
+  /// Data parallelism (docs/model.md, "Data parallelism"); no effect on a job of one replica.
+  DpSync dp_sync = DpSync::kAllReduce;             ///< `sim.dp_sync`
+  AllReduceKind allreduce = AllReduceKind::kRing;  ///< `sim.allreduce`
+  /// Bytes synchronised per parameter (`sim.sync_bytes_per_param`, > 0): 2 for bf16/fp16
+  /// gradients (the default), 1 for int8 pseudo-gradients (INTELLECT-1), 4 for fp32.
+  double sync_bytes_per_param = 2.0;
+  /// H, inner steps between two DiLoCo synchronisations (`sim.diloco_interval`, >= 1; the
+  /// default 100 is INTELLECT-1's).
+  std::int64_t diloco_interval = 100;
 
   const PipelineSchedule& schedule() const { return geopipe::pipeline_schedule(pipeline_schedule); }
 };
@@ -58,9 +80,11 @@ struct ComputeOptions {
 /// Most iterations a job may have (a trace's `iterations`, the generator's longest job): keeps a
 /// job's work, energy and cost finite and I exact in its integer (docs/limits.md).
 inline constexpr double kMaxJobIterations = 1e15;
+/// Most data-parallel replicas of one job (a trace's `data_parallel`, a mix entry's).
+inline constexpr int kMaxDataParallel = 4096;
 /// Latest arrival of a job (a trace's `arrival_s`; the span of generated arrivals), s.
 inline constexpr double kMaxArrivalSpanS = 1e12;
-/// Most pipeline cells S·m of one job (stages × micro-batches): the exact iteration time
+/// Most pipeline cells D·S·m of one job (replicas × stages × micro-batches): the exact iteration time
 /// (model/pipeline_schedule.h) costs about 6 ns per cell and is evaluated at every start and every change
 /// of the job's bandwidth, so a job beyond this would make a run take minutes per event
 /// (docs/limits.md). The config loader refuses larger jobs.
@@ -76,14 +100,18 @@ struct Job {
   int micro_batches = 8;        ///< m, micro-batches per iteration
   std::int64_t iterations = 1;  ///< I, training iterations to run
   int gpus_per_stage = 1;       ///< g, tensor-parallel width of a stage (inside one region)
+  /// D, data-parallel replicas of the pipeline, each S stages of g GPUs (docs/model.md,
+  /// "Data parallelism"): an iteration trains D·m·b sequences. 1 = one pipeline (models 1-4).
+  int data_parallel = 1;
 
-  int total_gpus() const { return stages * gpus_per_stage; }
+  int total_gpus() const { return data_parallel * stages * gpus_per_stage; }
 };
 
 /// Placement-independent quantities of a job. Per-stage compute *times* depend on the GPU
 /// type of the region a stage lands in: f_i(r) = fwd_flops[i] / stage_speed(gpu_r).
 struct JobProfile {
-  int stages = 0;
+  int stages = 0;                    ///< S of one replica
+  int data_parallel = 1;             ///< D (Job::data_parallel): the placement has D·S stages
   int micro_batches = 0;
   int gpus_per_stage = 1;
   double iterations = 0;
@@ -117,7 +145,7 @@ struct JobProfile {
 };
 
 /// Shape index of every job: jobs of equal (model, stages, micro_batch_size, micro_batches,
-/// gpus_per_stage) share one index (0, 1, ... in order of first appearance), and their profiles
+/// gpus_per_stage, data_parallel) share one index (0, 1, ... in order of first appearance), and their profiles
 /// differ only in `iterations`. Writes the number of shapes to `count`.
 std::vector<int> job_shapes(const std::vector<Job>& jobs, int& count);
 

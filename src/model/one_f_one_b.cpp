@@ -105,6 +105,9 @@ double one_f_one_b_iteration_time(const PipelineInput& in, PipelineScratch& sc) 
   }
   assert(ops_left == 0);  // 1F1B cannot deadlock
   (void)ops_left;
+  // every stage's last operation is a backward (1F1B ends with its cool-down backwards)
+  if (!in.stage_end_s.empty())
+    for (size_t i = 0; i < Su; ++i) in.stage_end_s[i] = sc.stage_free[i];
   return sc.stage_free[0] + in.optimizer_step_s;
 }
 

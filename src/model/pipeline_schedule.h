@@ -41,6 +41,11 @@ struct PipelineInput {
   std::span<const double> hop_bwd_latency_s;  ///< size S−1, latency i+1 -> i; empty = same as forward
   double activation_bytes = 0;              ///< A, bytes per micro-batch per hop
   double optimizer_step_s = 0;              ///< constant added at the end of the iteration
+  /// Output, optional: when not empty (size S), iteration_time() writes into it when each
+  /// stage's last backward ends (from t = 0, without the optimizer step): where a
+  /// data-parallel job's all-reduce of that stage's gradients starts (model/data_parallel.h).
+  /// Empty (the default): nothing is written.
+  std::span<double> stage_end_s;
 };
 
 /// Reusable buffers so hot callers do not allocate (one per thread; any schedule may use it).

@@ -26,10 +26,13 @@ std::string shown(double v) {
 std::vector<Job> parse_trace_csv(const std::string& text, const std::string& file,
                                  const std::vector<LlmSpec>& llms, const Topology& topo,
                                  const ComputeOptions& compute) {
-  static const std::array<const char*, 7> kCols = {"arrival_s", "model", "stages", "gpus_per_stage",
-                                                   "micro_batch_size", "micro_batches", "iterations"};
-  std::array<int, 7> pos{};
+  // The first 7 are required; data_parallel (D, default 1) is optional.
+  static const std::array<const char*, 8> kCols = {"arrival_s", "model", "stages", "gpus_per_stage",
+                                                   "micro_batch_size", "micro_batches", "iterations", "data_parallel"};
+  constexpr size_t kRequired = 7;
+  std::array<int, 8> pos{};
   pos.fill(-1);
+  size_t columns = 0;
   bool have_header = false;
   std::vector<Job> jobs;
   for (const util::CsvRecord& rec : util::read_csv(text, file)) {  // the one CSV syntax (util/csv_read.h)
@@ -41,21 +44,23 @@ std::vector<Job> parse_trace_csv(const std::string& text, const std::string& fil
         if (it == kCols.end())
           throw InputError(file, lineno, fields[c].column,
                            "unknown column '" + fields[c].text +
-                               "' (expected arrival_s, model, stages, gpus_per_stage, micro_batch_size, micro_batches, iterations)");
+                               "' (expected arrival_s, model, stages, gpus_per_stage, micro_batch_size, micro_batches, iterations"
+                               " and optionally data_parallel)");
         const auto k = static_cast<size_t>(it - kCols.begin());
         if (pos[k] >= 0)
           throw InputError(file, lineno, fields[c].column,
                            "duplicate column '" + fields[c].text + "' (column " + std::to_string(c + 1) +
                                ", already column " + std::to_string(pos[k] + 1) + "; expected each column once)");
         pos[k] = static_cast<int>(c);
+        ++columns;
       }
-      for (size_t k = 0; k < kCols.size(); ++k)
+      for (size_t k = 0; k < kRequired; ++k)
         if (pos[k] < 0) throw InputError(file, lineno, 1, std::string("missing column '") + kCols[k] + "'");
       have_header = true;
       continue;
     }
-    if (fields.size() != kCols.size())
-      throw InputError(file, lineno, 1, "expected " + std::to_string(kCols.size()) + " fields, found " +
+    if (fields.size() != columns)
+      throw InputError(file, lineno, 1, "expected " + std::to_string(columns) + " fields, found " +
                                            std::to_string(fields.size()));
     auto num = [&](size_t k, double lo, double hi) {
       const util::CsvCell& f = fields[static_cast<size_t>(pos[k])];
@@ -95,6 +100,7 @@ std::vector<Job> parse_trace_csv(const std::string& text, const std::string& fil
     j.micro_batch_size = static_cast<int>(integer(4, 1, 1 << 20));
     j.micro_batches = static_cast<int>(integer(5, 1, 1 << 20));
     j.iterations = integer(6, 1, kMaxJobIterations);
+    if (pos[7] >= 0) j.data_parallel = static_cast<int>(integer(7, 1, kMaxDataParallel));
     if (stages == 0) {
       ModelMixEntry e;
       e.gpus_per_stage = j.gpus_per_stage;
@@ -107,10 +113,12 @@ std::vector<Job> parse_trace_csv(const std::string& text, const std::string& fil
     } else {
       j.stages = static_cast<int>(stages);
     }
-    if (static_cast<std::int64_t>(j.stages) * j.micro_batches > kMaxPipelineCells)
+    const std::int64_t cells = std::int64_t{j.data_parallel} * j.stages * j.micro_batches;
+    if (cells > kMaxPipelineCells)
       throw InputError(file, lineno, fields[static_cast<size_t>(pos[5])].column,
-                       "micro_batches: " + std::to_string(j.stages) + " stages x " + std::to_string(j.micro_batches) +
-                           " micro-batches = " + std::to_string(static_cast<std::int64_t>(j.stages) * j.micro_batches) +
+                       "micro_batches: " + (j.data_parallel > 1 ? std::to_string(j.data_parallel) + " replicas x " : std::string()) +
+                           std::to_string(j.stages) + " stages x " + std::to_string(j.micro_batches) +
+                           " micro-batches = " + std::to_string(cells) +
                            " pipeline cells per iteration (expected at most " + std::to_string(kMaxPipelineCells) + ")");
     jobs.push_back(j);
   }

@@ -66,6 +66,7 @@ std::vector<Job> generate_workload(const WorkloadOptions& opt, const std::vector
     j.micro_batch_size = e.micro_batch_size;
     j.micro_batches = e.micro_batches;
     j.gpus_per_stage = e.gpus_per_stage;
+    j.data_parallel = e.data_parallel;
     EntryShape& es = shapes[k];
     if (!es.known) {
       es.stages = generated_stages(e, llm, topo, compute);

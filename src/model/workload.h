@@ -20,6 +20,7 @@ struct ModelMixEntry {
   int micro_batch_size = 1;      ///< b
   int micro_batches = 16;        ///< m
   double stage_multiplier = 1.0; ///< S = ceil(min_feasible_S · multiplier), capped at L
+  int data_parallel = 1;         ///< D, replicas of each job's pipeline (Job::data_parallel)
 };
 
 struct WorkloadOptions {

@@ -1,11 +1,34 @@
 #include "sched/feasibility.h"
 
+#include "model/data_parallel.h"
 #include "sched/pathfinder.h"
 #include "sim/view.h"
 
 namespace geopipe {
 
-bool fits_empty_cluster(const JobProfile& profile, const Topology& topo) {
+Placement replicas_first_found(const JobProfile& profile, const ClusterView& view, AllReduceKind kind) {
+  ClusterView v = view;
+  SearchSpec s;
+  s.objective = SearchSpec::Objective::kMinTime;
+  s.max_blocks = view.topo->num_regions();
+  s.stall_free = false;
+  s.bandwidth = BandwidthModel::kBlind;
+  s.stop_at_first = true;
+  Pathfinder pf;
+  Placement all;
+  for (int k = 0; k < profile.data_parallel; ++k) {
+    const SearchResult r = pf.search(profile, v, s);
+    if (!r.found) return {};
+    v.commit(profile, r.placement);
+    all.stage_region.insert(all.stage_region.end(), r.placement.stage_region.begin(), r.placement.stage_region.end());
+  }
+  if (!sync_rings_connected(all.stage_region, profile.stages, *view.topo, kind)) return {};
+  return all;
+}
+
+bool fits_empty_cluster(const JobProfile& profile, const Topology& topo, AllReduceKind kind) {
+  static const ComputeOptions kDefault{};
+  if (profile.data_parallel > 1) return !replicas_first_found(profile, idle_view(topo, kDefault), kind).empty();
   // Sufficient first: one region with GPUs for every stage, whose GPU type holds every stage,
   // is a placement of one block, which the search below would find too
   // (Feasibility.OneRegionShortcutAgreesWithTheSearch). It spares the search's tables, most

@@ -1,5 +1,8 @@
 #include "sched/scheduler.h"
 
+#include "model/data_parallel.h"
+#include "sched/feasibility.h"
+
 namespace geopipe {
 
 ComposedScheduler::ComposedScheduler(std::string name, std::unique_ptr<OrderingPolicy> ordering,
@@ -40,7 +43,7 @@ void ComposedScheduler::schedule(const SchedContext& ctx, const WaitingQueue& qu
     // true, across calls the epoch tells.
     const bool known_to_fail = cache_failures_ && shape_failed_epoch_[static_cast<size_t>(s)] == epoch;
     Placement pl;
-    if (!known_to_fail) pl = placement_->place(ctx, j, view);
+    if (!known_to_fail) pl = ctx.job(j).data_parallel > 1 ? place_replicas(ctx, j, view) : placement_->place(ctx, j, view);
     if (pl.empty()) {
       if (cache_failures_) shape_failed_epoch_[static_cast<size_t>(s)] = epoch;
       if (strict) break;
@@ -51,13 +54,38 @@ void ComposedScheduler::schedule(const SchedContext& ctx, const WaitingQueue& qu
       continue;
     }
     // The view books the flows the job will have: β from the layer split it runs with there.
-    if (view.compute->layer_partition == LayerPartition::kEven)
+    if (view.compute->layer_partition == LayerPartition::kEven || ctx.job(j).data_parallel > 1)
       view.commit(ctx.profile(j), pl);
     else
       view.commit(placed_profile(ctx.profile(j), pl.stage_region, *view.topo, *view.compute), pl);
     out.push_back({j, std::move(pl)});
     ordering_->started(j);
   }
+}
+
+Placement ComposedScheduler::place_replicas(const SchedContext& ctx, int j, const ClusterView& view) {
+  const JobProfile& p = ctx.profile(j);
+  const int D = p.data_parallel;
+  // Replica by replica on a copy of the view that books each placed replica (its GPUs and
+  // hops), so that the next one sees what is left; all D or none (gang).
+  trial_ = view;
+  Placement all;
+  all.stage_region.reserve(static_cast<size_t>(D * p.stages));
+  bool placed = true;
+  for (int k = 0; k < D && placed; ++k) {
+    Placement one = placement_->place(ctx, j, trial_);
+    placed = !one.empty();
+    if (!placed) break;
+    trial_.commit(p, one);
+    all.stage_region.insert(all.stage_region.end(), one.stage_region.begin(), one.stage_region.end());
+  }
+  if (placed && sync_rings_connected(all.stage_region, p.stages, *view.topo, view.compute->allreduce)) return all;
+  // The rule's replicas do not make a gang (one found no room, or a stage's replicas landed in
+  // regions no link joins). On the idle cluster: the placement the config loader's check found
+  // (sched/feasibility.h), so that no accepted job waits for ever.
+  if (view.total_free < view.topo->total_gpus()) return {};
+  static const ComputeOptions kDefault{};
+  return replicas_first_found(p, idle_view(*view.topo, kDefault), view.compute->allreduce);
 }
 
 }  // namespace geopipe

@@ -12,6 +12,7 @@
 #include <string>
 #include <utility>
 
+#include "model/data_parallel.h"
 #include "model/rng.h"
 #include "sim/bandwidth_monitor.h"
 #include "sim/energy.h"
@@ -32,6 +33,8 @@ std::string format_seconds(double t) {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+// A running job. Its D replicas' stages are replica-major: replica k's stage i at k·S + i, its
+// hop i (stage i -> i+1) at k·(S−1) + i; D = 1 is one pipeline.
 struct Running {
   long version = 0;
   std::vector<int> regions;        // per stage
@@ -42,22 +45,46 @@ struct Running {
   std::vector<double> bw_f, bw_b;  // per hop: current bandwidth (scratch for the recurrence)
   std::vector<int> power_region;   // distinct regions of the job
   std::vector<double> power_w;     // facility power drawn in each of those regions
-  double T = 0, T_nocomm = 0;
-  double remaining = 0;            // iterations left at last_t
+  double T = 0, T_nocomm = 0;      // with DiLoCo: T per iteration averaged over a cycle
+  double remaining = 0;            // iterations left at last_t (DiLoCo: unused, see u)
   double last_t = 0;
   double busy_gpu_s_per_iter = 0;
   double bytes_per_iter = 0;
   double egress_usd_per_iter = 0;
   int gpus = 0;
 
+  // Data parallelism (D > 1; docs/model.md, "Data parallelism"): per stage i its replicas'
+  // synchronisation ring; its hops flat, stage by stage from sync_offset[i].
+  int replicas = 1;
+  std::vector<SyncRing> rings;          // per stage
+  std::vector<double> sync_bytes;       // per stage: params_i × sync_bytes_per_param
+  std::vector<int> sync_offset;         // per stage, into the flat hop arrays (size S + 1)
+  std::vector<int> sync_flow;           // per ring hop: flow id, -1 inside a region
+  std::vector<double> sync_lat, sync_bw;  // per ring hop: one-way latency, current bandwidth
+  std::vector<double> stage_end;        // per stage (D·S): end of its last backward (scratch)
+  double sync_egress_usd = 0;           // egress of one synchronisation of every stage
+  double sync_cross_bytes = 0;          // cross-region bytes of one synchronisation
+  double sync_s = 0;                    // seconds of one synchronisation (SyncRates::sync_s_per_sync)
+  // DiLoCo: the cycle clock, the position u of U and the inner iteration and sync times.
+  bool diloco = false;
+  DilocoClock clock;
+  double u = 0, U = 0, T_inner = 0, Y = 0;
+
   /// The state of a slot about to hold a newly started job: every field as default-constructed,
   /// the vectors emptied but keeping their storage (a slot is reused by job after job).
   void reset() {
     version = 0;
-    for (auto* v : {&regions, &flow_f, &flow_b, &power_region}) v->clear();
-    for (auto* v : {&fwd, &bwd, &hop_lat, &hop_lat_b, &bw_f, &bw_b, &power_w}) v->clear();
+    for (auto* v : {&regions, &flow_f, &flow_b, &power_region, &sync_offset, &sync_flow}) v->clear();
+    for (auto* v : {&fwd, &bwd, &hop_lat, &hop_lat_b, &bw_f, &bw_b, &power_w, &sync_bytes, &sync_lat, &sync_bw,
+                    &stage_end})
+      v->clear();
+    rings.clear();
     T = T_nocomm = remaining = last_t = busy_gpu_s_per_iter = bytes_per_iter = egress_usd_per_iter = 0;
     gpus = 0;
+    replicas = 1;
+    sync_egress_usd = sync_cross_bytes = sync_s = 0;
+    diloco = false;
+    u = U = T_inner = Y = 0;
   }
 };
 
@@ -144,6 +171,7 @@ class Engine {
         rec_[i].model = jobs[i].model;
         rec_[i].stages = jobs[i].stages;
         rec_[i].gpus_per_stage = jobs[i].gpus_per_stage;
+        rec_[i].data_parallel = jobs[i].data_parallel;
         rec_[i].arrival_s = jobs[i].arrival_s;
         rec_[i].iterations = static_cast<double>(jobs[i].iterations);
       }
@@ -304,17 +332,34 @@ class Engine {
     Running& r = running(j);
     const double dt = t - r.last_t;
     if (dt <= 0) return;
-    const double iters = dt / r.T;
-    r.remaining -= iters;
-    const JobRates rates{r.T, r.T_nocomm, r.gpus, r.busy_gpu_s_per_iter, r.bytes_per_iter, r.egress_usd_per_iter,
-                         r.power_region, r.power_w};
-    on_record(j, [&](auto& rec) { acc_.job_ran(rec, rates, r.last_t, t, iters); });
+    double iters, syncs;
+    if (r.diloco) {
+      // A stalled job (a link down: T = +inf) does not move.
+      const double u = std::isinf(r.T) ? r.u : r.clock.advance(r.u, dt, r.T_inner, r.Y);
+      iters = r.clock.iterations_at(u) - r.clock.iterations_at(r.u);
+      syncs = r.clock.syncs_at(u) - r.clock.syncs_at(r.u);
+      r.u = u;
+    } else {
+      iters = dt / r.T;
+      syncs = iters;
+      r.remaining -= iters;
+    }
+    JobRates rates{r.T, r.T_nocomm, r.gpus, r.busy_gpu_s_per_iter, r.bytes_per_iter, r.egress_usd_per_iter,
+                   r.power_region, r.power_w};
+    // DiLoCo: the interval's own mean iteration time, so that its stall (dt − iterations ·
+    // T_nocomm) is exact in a part of a cycle too; +inf for an interval without an iteration.
+    if (r.diloco) rates.iteration_s = iters > 0 ? dt / iters : kInf;
+    on_record(j, [&](auto& rec) {
+      acc_.job_ran(rec, rates, r.last_t, t, iters);
+      if (r.replicas > 1) acc_.job_synced(rec, SyncRates{r.sync_egress_usd, r.sync_cross_bytes, r.sync_s}, syncs);
+    });
     r.last_t = t;
   }
 
   // Recompute T_iter and power of job j from its current hop allocations; reschedule its end.
   void update_timing(int j, double t) {
     Running& r = running(j);
+    if (r.replicas > 1) return update_timing_dp(j, t);
     const JobProfile& p = profile(j);
     const size_t H = r.hop_lat.size();
     for (size_t h = 0; h < H; ++h) {
@@ -355,17 +400,150 @@ class Engine {
     if (!down) heap_.push({t + r.remaining * r.T, j, r.version});
   }
 
+  /// T_iter and power of a running job of D > 1 replicas (docs/model.md, "Data parallelism"):
+  /// each replica's pipeline exactly, then each stage's synchronisation over its ring at the
+  /// rates its hops get now.
+  ///  * allreduce: stage i's all-reduce starts when the last of its replicas' last backwards
+  ///    ends; T = max over stages of (that end + its all-reduce) + the optimizer step.
+  ///  * diloco: the replicas' inner iterations take T_inner = the slowest replica's iteration;
+  ///    every H of them a blocking synchronisation of Y = the slowest stage's all-reduce (all
+  ///    stages' rings at once); T (for power and the stall fraction) is the cycle's average
+  ///    per iteration, (H·T_inner + Y)/H, and progress follows the cycle (DilocoClock).
+  /// A hop or ring hop whose link is down stalls the job (T = +inf).
+  void update_timing_dp(int j, double t) {
+    Running& r = running(j);
+    const JobProfile& p = profile(j);
+    const size_t S = static_cast<size_t>(p.stages), D = static_cast<size_t>(r.replicas);
+    const size_t H = S - 1;
+    bool down = false;
+    for (size_t h = 0; h < r.hop_lat.size(); ++h) {
+      if (r.flow_f[h] < 0) {
+        r.bw_f[h] = r.bw_b[h] = topo_.intra_bandwidth_bytes_per_s;
+      } else {
+        r.bw_f[h] = net_.rate(r.flow_f[h]);
+        r.bw_b[h] = net_.rate(r.flow_b[h]);
+      }
+      down |= r.bw_f[h] <= 0 || r.bw_b[h] <= 0;
+    }
+    for (size_t q = 0; q < r.sync_flow.size(); ++q) {
+      r.sync_bw[q] = r.sync_flow[q] < 0 ? topo_.intra_bandwidth_bytes_per_s : net_.rate(r.sync_flow[q]);
+      down |= r.sync_bw[q] <= 0;
+    }
+    double T = kInf;
+    if (!down) {
+      PipelineInput in;
+      in.micro_batches = p.micro_batches;
+      in.activation_bytes = p.activation_bytes;
+      in.optimizer_step_s = sc_.compute.optimizer_step_s;
+      double T_inner = 0;
+      for (size_t k = 0; k < D; ++k) {
+        in.fwd_s = std::span<const double>(r.fwd).subspan(k * S, S);
+        in.bwd_s = std::span<const double>(r.bwd).subspan(k * S, S);
+        in.hop_fwd_bytes_per_s = std::span<const double>(r.bw_f).subspan(k * H, H);
+        in.hop_bwd_bytes_per_s = std::span<const double>(r.bw_b).subspan(k * H, H);
+        in.hop_latency_s = std::span<const double>(r.hop_lat).subspan(k * H, H);
+        in.hop_bwd_latency_s = std::span<const double>(r.hop_lat_b).subspan(k * H, H);
+        in.stage_end_s = std::span<double>(r.stage_end).subspan(k * S, S);
+        T_inner = std::max(T_inner, schedule_.iteration_time(in, scratch_));
+      }
+      double end = 0, sync = 0;
+      for (size_t i = 0; i < S; ++i) {
+        const auto from = static_cast<size_t>(r.sync_offset[i]);
+        const auto n = static_cast<size_t>(r.sync_offset[i + 1]) - from;
+        const double ar = sync_time_s(r.rings[i], r.sync_bytes[i], std::span<const double>(r.sync_bw).subspan(from, n),
+                                      std::span<const double>(r.sync_lat).subspan(from, n),
+                                      topo_.intra_bandwidth_bytes_per_s, topo_.intra_latency_s);
+        double last = 0;
+        for (size_t k = 0; k < D; ++k) last = std::max(last, r.stage_end[k * S + i]);
+        end = std::max(end, last + ar);
+        sync = std::max(sync, ar);
+      }
+      if (r.diloco) {
+        r.T_inner = T_inner;
+        r.Y = sync;
+        const double Hs = static_cast<double>(r.clock.interval);
+        T = (Hs * T_inner + sync) / Hs;
+        r.sync_s = sync;
+      } else {
+        T = end + sc_.compute.optimizer_step_s;
+        double last = 0;  // the iteration with every all-reduce instantaneous ends here
+        for (size_t x = 0; x < D * S; ++x) last = std::max(last, r.stage_end[x]);
+        r.sync_s = end - last;
+      }
+    }
+    r.T = T;
+    std::fill(r.power_w.begin(), r.power_w.end(), 0.0);
+    for (size_t x = 0; x < D * S; ++x) {
+      const int reg = r.regions[x];
+      const size_t i = x % S;
+      const double busy = down ? 0.0 : stage_busy_per_iteration_s(p.micro_batches, r.fwd[x], p.bwd_per_fwd[i]);
+      const double w = stage_power_w(p.gpus_per_stage, topo_.regions[static_cast<size_t>(reg)].pue, topo_.gpu_of(reg),
+                                     busy, down ? 1.0 : r.T);
+      const auto k = static_cast<size_t>(std::find(r.power_region.begin(), r.power_region.end(), reg) - r.power_region.begin());
+      r.power_w[k] += w;
+    }
+    ++r.version;
+    if (down) return;
+    if (r.diloco) {
+      const double left_s = r.clock.time_to(r.U, r.T_inner, r.Y) - r.clock.time_to(r.u, r.T_inner, r.Y);
+      heap_.push({t + std::max(0.0, left_s), j, r.version});
+    } else {
+      r.remaining = std::max(0.0, r.remaining);
+      heap_.push({t + r.remaining * r.T, j, r.version});
+    }
+  }
+
+  /// The synchronisation rings of a job of D > 1 replicas just placed (start()): one per stage
+  /// over its replicas' regions (sync_ring), a flow of unbounded demand for each ring hop
+  /// between two regions (a bulk transfer takes its max-min share), and the egress of one
+  /// synchronisation: each cross-region ring hop sends ring_hop_bytes of the stage's bytes.
+  void start_sync(Running& r, const JobProfile& p, int j) {
+    const int S = p.stages, D = p.data_parallel, R = topo_.num_regions();
+    r.diloco = sc_.compute.dp_sync == DpSync::kDiLoCo;
+    r.clock.interval = sc_.compute.diloco_interval;
+    r.stage_end.assign(static_cast<size_t>(D * S), 0.0);
+    r.sync_offset.push_back(0);
+    std::vector<int> replica_region(static_cast<size_t>(D));
+    for (int i = 0; i < S; ++i) {
+      for (int k = 0; k < D; ++k) replica_region[static_cast<size_t>(k)] = r.regions[static_cast<size_t>(k * S + i)];
+      r.rings.push_back(sync_ring(replica_region, sc_.compute.allreduce));
+      const SyncRing& ring = r.rings.back();
+      const double bytes = p.params[static_cast<size_t>(i)] * sc_.compute.sync_bytes_per_param;
+      r.sync_bytes.push_back(bytes);
+      const double hop_bytes = ring_hop_bytes(ring.members, bytes);
+      for (const RingHop& h : ring.hops) {
+        if (h.from == h.to) {
+          r.sync_flow.push_back(-1);
+          r.sync_lat.push_back(topo_.intra_latency_s);
+        } else {
+          if (!topo_.connected(h.from, h.to))
+            throw std::logic_error("scheduler " + std::string(sched_.name()) + ": replicas of a stage in unconnected regions");
+          r.sync_flow.push_back(net_.add_flow(h.from, h.to, kInf, j));
+          ++flow_count_[static_cast<size_t>(h.from * R + h.to)];
+          r.sync_lat.push_back(topo_.link(h.from, h.to).latency_s);
+          r.sync_egress_usd += hop_bytes * topo_.link(h.from, h.to).egress_usd_per_byte;
+          r.sync_cross_bytes += hop_bytes;
+        }
+        r.sync_bw.push_back(0.0);
+      }
+      r.sync_offset.push_back(static_cast<int>(r.sync_flow.size()));
+    }
+  }
+
   /// Starts job j on `pl` at t; the placement moves into the job's record (with SimOptions::record_jobs).
   void start(int j, Placement&& pl, double t) {
     const JobProfile& even = profile(j);
     const int S = even.stages;
-    if (static_cast<int>(pl.stage_region.size()) != S)
-      throw std::logic_error("scheduler " + std::string(sched_.name()) + ": placement size != stages");
+    const int D = even.data_parallel;
+    if (static_cast<int>(pl.stage_region.size()) != D * S)
+      throw std::logic_error("scheduler " + std::string(sched_.name()) + ": placement size != replicas × stages");
     for (int reg : pl.stage_region)
       if (reg < 0 || reg >= topo_.num_regions()) throw std::logic_error("scheduler: bad region index");
-    // The layer split the job runs with on this placement (sim.layer_partition).
+    // The layer split the job runs with on this placement (sim.layer_partition); replicas share
+    // the even one (their stages all-reduce the same layers).
     std::optional<JobProfile> placed;
-    if (sc_.compute.layer_partition != LayerPartition::kEven) placed = placed_profile(even, pl.stage_region, topo_, sc_.compute);
+    if (sc_.compute.layer_partition != LayerPartition::kEven && D == 1)
+      placed = placed_profile(even, pl.stage_region, topo_, sc_.compute);
     const JobProfile& p = placed ? *placed : even;
     if (is_running(j) || on_record(j, [](const auto& rec) { return rec.start_s >= 0; }))
       throw std::logic_error("scheduler " + std::string(sched_.name()) + ": job started twice");
@@ -378,32 +556,36 @@ class Engine {
     Running& r = running(j);
     r.reset();
     r.regions = pl.stage_region;
-    r.fwd.resize(static_cast<size_t>(S));
-    r.bwd.resize(static_cast<size_t>(S));
-    const size_t H = static_cast<size_t>(S - 1);
+    r.replicas = D;
+    r.fwd.resize(static_cast<size_t>(D * S));
+    r.bwd.resize(static_cast<size_t>(D * S));
+    const size_t H = static_cast<size_t>(D * (S - 1));
     r.hop_lat.resize(H);
     r.hop_lat_b.resize(H);
     r.flow_f.assign(H, -1);
     r.flow_b.assign(H, -1);
     r.bw_f.resize(H);
     r.bw_b.resize(H);
-    for (int i = 0; i < S; ++i) {
-      const int reg = pl.stage_region[static_cast<size_t>(i)];
+    for (int x = 0; x < D * S; ++x) {
+      const int i = x % S;  // the stage of replica x / S
+      const int reg = pl.stage_region[static_cast<size_t>(x)];
       if (reg < 0 || reg >= topo_.num_regions()) throw std::logic_error("scheduler: bad region index");
       if (!p.stage_fits(i, topo_.gpu_of(reg))) throw std::logic_error("scheduler: stage does not fit GPU memory");
       auto& fr = free_[static_cast<size_t>(reg)];
       fr -= p.gpus_per_stage;
       if (fr < 0) throw std::logic_error("scheduler " + std::string(sched_.name()) + ": over-allocated GPUs");
-      r.fwd[static_cast<size_t>(i)] = forward_time(p, i, topo_.gpu_of(reg), sc_.compute);
-      r.bwd[static_cast<size_t>(i)] = backward_time(r.fwd[static_cast<size_t>(i)], p.bwd_per_fwd[static_cast<size_t>(i)]);
-      r.busy_gpu_s_per_iter += gpu_busy_s_per_iteration(p.gpus_per_stage, p.micro_batches, r.fwd[static_cast<size_t>(i)],
+      r.fwd[static_cast<size_t>(x)] = forward_time(p, i, topo_.gpu_of(reg), sc_.compute);
+      r.bwd[static_cast<size_t>(x)] = backward_time(r.fwd[static_cast<size_t>(x)], p.bwd_per_fwd[static_cast<size_t>(i)]);
+      r.busy_gpu_s_per_iter += gpu_busy_s_per_iteration(p.gpus_per_stage, p.micro_batches, r.fwd[static_cast<size_t>(x)],
                                                         p.bwd_per_fwd[static_cast<size_t>(i)]);
       if (std::find(r.power_region.begin(), r.power_region.end(), reg) == r.power_region.end()) r.power_region.push_back(reg);
     }
     r.power_w.assign(r.power_region.size(), 0.0);
     const int R = topo_.num_regions();
     for (size_t h = 0; h < H; ++h) {
-      const int a = pl.stage_region[h], b = pl.stage_region[h + 1];
+      // hop i of replica k joins its stages k·S + i and k·S + i + 1
+      const size_t x = h / static_cast<size_t>(S - 1) * static_cast<size_t>(S) + h % static_cast<size_t>(S - 1);
+      const int a = pl.stage_region[x], b = pl.stage_region[x + 1];
       if (a == b) {
         r.hop_lat[h] = r.hop_lat_b[h] = topo_.intra_latency_s;
         continue;
@@ -411,7 +593,7 @@ class Engine {
       if (!topo_.connected(a, b)) throw std::logic_error("scheduler: hop between unconnected regions");
       r.hop_lat[h] = topo_.link(a, b).latency_s;
       r.hop_lat_b[h] = topo_.link(b, a).latency_s;
-      const double beta = stall_free_demand_bytes_per_s(p.activation_bytes, r.fwd[h], r.fwd[h + 1]);
+      const double beta = stall_free_demand_bytes_per_s(p.activation_bytes, r.fwd[x], r.fwd[x + 1]);
       r.flow_f[h] = net_.add_flow(a, b, beta, j);
       r.flow_b[h] = net_.add_flow(b, a, beta, j);
       ++flow_count_[static_cast<size_t>(a * R + b)];
@@ -434,10 +616,24 @@ class Engine {
       in.hop_latency_s = zero;
       in.activation_bytes = p.activation_bytes;
       in.optimizer_step_s = sc_.compute.optimizer_step_s;
-      r.T_nocomm = schedule_.iteration_time(in, scratch_);
+      if (D == 1) {
+        r.T_nocomm = schedule_.iteration_time(in, scratch_);
+      } else {
+        // the slowest replica without communication; a free synchronisation takes no time
+        r.T_nocomm = 0;
+        for (int k = 0; k < D; ++k) {
+          in.fwd_s = std::span<const double>(r.fwd).subspan(static_cast<size_t>(k * S), static_cast<size_t>(S));
+          in.bwd_s = std::span<const double>(r.bwd).subspan(static_cast<size_t>(k * S), static_cast<size_t>(S));
+          in.hop_fwd_bytes_per_s = in.hop_bwd_bytes_per_s = std::span<const double>(inf).first(static_cast<size_t>(S - 1));
+          in.hop_latency_s = std::span<const double>(zero).first(static_cast<size_t>(S - 1));
+          r.T_nocomm = std::max(r.T_nocomm, schedule_.iteration_time(in, scratch_));
+        }
+      }
     }
-    r.gpus = p.stages * p.gpus_per_stage;
+    if (D > 1) start_sync(r, p, j);
+    r.gpus = D * p.stages * p.gpus_per_stage;
     r.remaining = p.iterations;
+    if (r.diloco) r.U = r.clock.total_units(p.iterations);
     r.last_t = t;
     ++running_;
     on_record(j, [&](auto& rec) { rec.start_s = t; });
@@ -458,14 +654,24 @@ class Engine {
     const JobProfile& p = profile(j);
     const int R = topo_.num_regions();
     for (int reg : r.regions) free_[static_cast<size_t>(reg)] += p.gpus_per_stage;
+    const size_t S = static_cast<size_t>(p.stages);
     for (size_t h = 0; h < r.flow_f.size(); ++h) {
       if (r.flow_f[h] < 0) continue;
       net_.remove_flow(r.flow_f[h]);
       net_.remove_flow(r.flow_b[h]);
-      const int a = r.regions[h], b = r.regions[h + 1];
+      const size_t x = h / (S - 1) * S + h % (S - 1);
+      const int a = r.regions[x], b = r.regions[x + 1];
       --flow_count_[static_cast<size_t>(a * R + b)];
       --flow_count_[static_cast<size_t>(b * R + a)];
     }
+    for (size_t s = 0; s < r.rings.size(); ++s)
+      for (int q = r.sync_offset[s]; q < r.sync_offset[s + 1]; ++q) {
+        const int f = r.sync_flow[static_cast<size_t>(q)];
+        if (f < 0) continue;
+        net_.remove_flow(f);
+        const RingHop& hop = r.rings[s].hops[static_cast<size_t>(q - r.sync_offset[s])];
+        --flow_count_[static_cast<size_t>(hop.from * R + hop.to)];
+      }
     // The slot goes back to the pool (start() resets it; its vectors keep their storage for the
     // next job: at most one slot per GPU, so memory follows the running jobs).
     free_slots_.push_back(slot_of_[static_cast<size_t>(j)]);

@@ -12,6 +12,7 @@ struct JobRecord {
   int model = 0;                   ///< index into the scenario's LLM catalogue
   int stages = 0;
   int gpus_per_stage = 0;
+  int data_parallel = 1;           ///< D, replicas (stage_region lists D·S regions, replica by replica)
   std::vector<int> stage_region;   ///< placement (empty if never started)
   std::vector<int> layers;         ///< layers of each stage it ran with (empty if never started)
   double arrival_s = 0;
@@ -26,7 +27,8 @@ struct JobRecord {
   /// Electricity + egress (equal, bit for bit, to the electricity cost when egress is free).
   double cost_usd() const { return electricity_cost_usd + egress_cost_usd; }
   double carbon_g = 0;
-  double cross_region_bytes = 0;
+  double cross_region_bytes = 0;  ///< activations and gradients of its pipelines' hops
+  double sync_bytes = 0;           ///< data-parallel synchronisation between regions (D > 1)
   bool finished() const { return finish_s >= 0; }
 };
 

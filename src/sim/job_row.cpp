@@ -15,28 +15,35 @@ JobTextBytes job_text_bytes(const Scenario& sc) {
   for (const LlmSpec& m : sc.llms) b.model = std::max(b.model, m.name.size());
   std::size_t name = 0;
   for (const Region& r : sc.topology.regions) name = std::max(name, r.name.size());
-  std::size_t stages = 0;
-  for (const Job& j : sc.trace_jobs) stages = std::max(stages, static_cast<std::size_t>(std::max(j.stages, 0)));
+  std::size_t stages = 0, placed = 0;  // S_max and N_max = the most D·S
+  auto take = [&](int s, int d) {
+    stages = std::max(stages, static_cast<std::size_t>(std::max(s, 0)));
+    placed = std::max(placed, static_cast<std::size_t>(std::max(s, 0)) * static_cast<std::size_t>(std::max(d, 1)));
+  };
+  for (const Job& j : sc.trace_jobs) take(j.stages, j.data_parallel);
   if (sc.trace_jobs.empty())
     for (const ModelMixEntry& e : sc.workload.mix) {
       if (e.model < 0 || static_cast<std::size_t>(e.model) >= sc.llms.size()) continue;
-      const int s = generated_stages(e, sc.llms[static_cast<std::size_t>(e.model)], sc.topology, sc.compute);
-      stages = std::max(stages, static_cast<std::size_t>(std::max(s, 0)));
+      take(generated_stages(e, sc.llms[static_cast<std::size_t>(e.model)], sc.topology, sc.compute), e.data_parallel);
     }
-  if (stages > 0) b.regions = std::max(b.regions, stages * (name + 1) - 1);
+  if (placed > 0) b.regions = std::max(b.regions, placed * (name + 1) - 1);
   std::size_t digits = 1;
   for (const LlmSpec& m : sc.llms) digits = std::max(digits, std::to_string(std::max(m.layers, 0)).size());
   if (stages > 0) b.layers = std::max(b.layers, stages * (digits + 1) - 1);
   return b;
 }
 
-std::string regions_text(const Scenario& sc, const std::vector<int>& stage_region) {
+std::string regions_text(const Scenario& sc, const std::vector<int>& stage_region, int stages) {
+  const std::size_t S = stages > 0 ? static_cast<std::size_t>(stages) : stage_region.size();
   std::string s;
-  for (std::size_t i = 0; i < stage_region.size(); ++i)
-    if (i == 0 || stage_region[i] != stage_region[i - 1]) {
-      if (!s.empty()) s += ';';
+  for (std::size_t i = 0; i < stage_region.size(); ++i) {
+    const bool first_of_replica = i % S == 0;
+    if (first_of_replica && i > 0) s += '|';
+    if (first_of_replica || stage_region[i] != stage_region[i - 1]) {
+      if (!first_of_replica) s += ';';
       s += sc.topology.regions[static_cast<std::size_t>(stage_region[i])].name;
     }
+  }
   return s;
 }
 
@@ -55,7 +62,8 @@ JobRow job_row(const Scenario& sc, const JobRecord& rec) {
   row.model = sc.llms[static_cast<std::size_t>(rec.model)].name;
   row.stages = rec.stages;
   row.gpus_per_stage = rec.gpus_per_stage;
-  row.regions = regions_text(sc, rec.stage_region);
+  row.data_parallel = rec.data_parallel;
+  row.regions = regions_text(sc, rec.stage_region, rec.stages);
   row.layers = layers_text(rec.layers);
   row.arrival_s = rec.arrival_s;
   row.start_s = rec.start_s;
@@ -69,6 +77,7 @@ JobRow job_row(const Scenario& sc, const JobRecord& rec) {
   row.egress_cost_usd = rec.egress_cost_usd;
   row.carbon_g = rec.carbon_g;
   row.cross_region_bytes = rec.cross_region_bytes;
+  row.sync_bytes = rec.sync_bytes;
   return row;
 }
 

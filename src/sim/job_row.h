@@ -19,6 +19,7 @@ namespace geopipe {
   X(std::string, model, "", "LLM name")                                                          \
   X(std::int32_t, stages, "", "pipeline stages S")                                               \
   X(std::int32_t, gpus_per_stage, "", "tensor-parallel GPUs per stage g")                        \
+  X(std::int32_t, data_parallel, "", "data-parallel replicas D of the pipeline")                 \
   X(std::string, regions, "", "regions of the blocks in pipeline order, ';'-separated")          \
   X(std::string, layers, "", "layers of each stage in pipeline order, ';'-separated")            \
   X(double, arrival_s, "s", "submission time")                                                   \
@@ -32,7 +33,8 @@ namespace geopipe {
   X(double, electricity_cost_usd, "USD", "electricity cost")                                     \
   X(double, egress_cost_usd, "USD", "inter-region traffic cost")                                 \
   X(double, carbon_g, "g", "CO2 (regions with a known intensity)")                               \
-  X(double, cross_region_bytes, "bytes", "bytes sent between regions")
+  X(double, cross_region_bytes, "bytes", "bytes its pipelines' hops sent between regions")      \
+  X(double, sync_bytes, "bytes", "bytes its synchronisation sent between regions")
 
 struct JobRow {
 #define GEOPIPE_JOB_MEMBER(type, name, unit, doc) type name{};
@@ -50,16 +52,19 @@ void for_each_job_column(R& row, F&& f) {
 }
 
 /// Names of the regions a job's blocks run in, in pipeline order, joined by ';' ("" if the
-/// placement is empty).
-std::string regions_text(const Scenario& sc, const std::vector<int>& stage_region);
+/// placement is empty). A placement of D > 1 replicas of `stages` stages each (size D·S,
+/// replica by replica: docs/model.md, "Data parallelism") gives each replica's text, joined by
+/// '|' ("a;b|c;d"); `stages` = 0 or the placement's size: one pipeline.
+std::string regions_text(const Scenario& sc, const std::vector<int>& stage_region, int stages = 0);
 /// Layer counts joined by ';' ("9;9;7"; "" if empty).
 std::string layers_text(const std::vector<int>& layers);
 
 /// The most bytes each text column of a JobRow can take in any run of a scenario (HDF5 /jobs
 /// sizes its text columns with it, so no text is ever cut): `model`, the longest LLM name of
-/// the catalogue; `regions`, S_max names of the longest region name plus S_max - 1 separators,
-/// S_max the most stages any job of the scenario has (the trace's, or each mix entry's
-/// generated_stages; stage counts do not depend on the seed); `layers`, S_max counts of the
+/// the catalogue; `regions`, N_max names of the longest region name plus N_max - 1 separators,
+/// N_max the most stages D·S any job of the scenario places (the trace's, or each mix entry's
+/// generated_stages times its replicas; stage counts do not depend on the seed); `layers`,
+/// S_max counts of the
 /// digits of the most layers of any model plus S_max - 1 separators. At least 1 each. A new
 /// text column of GEOPIPE_JOB_COLUMNS needs its bound here.
 struct JobTextBytes {

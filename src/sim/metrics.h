@@ -54,7 +54,9 @@ const char* metric_source_name(MetricSource s);
   X(double, gpu_hours, "h", kPlain, true, kSimulation, "allocated GPU-hours")                                          \
   X(double, gpu_utilization, "", kPlain, true, kSimulation, "busy / allocated GPU-seconds")                            \
   X(double, cross_region_bytes, "bytes", kTb, true, kSimulation, "bytes sent between regions")                         \
+  X(double, sync_bytes, "bytes", kTb, true, kSimulation, "bytes of data-parallel synchronisation between regions")   \
   X(double, stall_fraction, "", kPlain, true, kSimulation, "run-time-weighted share of iterations lost to comm.")      \
+  X(double, sync_fraction, "", kPlain, true, kSimulation, "run-time-weighted share of iterations spent synchronising") \
   X(long, sched_calls, "", kPlain, true, kSimulation, "scheduler invocations")                                         \
   X(long, sched_searches, "", kPlain, true, kSimulation, "placement searches run")                                     \
   X(long, sched_search_nodes, "", kPlain, true, kSimulation, "search nodes expanded in them")                          \

@@ -61,6 +61,7 @@ ScenarioMetrics MetricsAccumulator::finish(const std::vector<Record>& records, c
     m.total_cost_usd += r.cost_usd();
     m.total_carbon_g += r.carbon_g;
     m.cross_region_bytes += r.cross_region_bytes;
+    m.sync_bytes += r.sync_bytes;
   }
   m.jobs_completed = static_cast<int>(jct.size());
   m.jobs_unfinished = m.jobs_total - m.jobs_completed;
@@ -75,6 +76,7 @@ ScenarioMetrics MetricsAccumulator::finish(const std::vector<Record>& records, c
   m.gpu_hours = alloc_gpu_s_ / units::kSecondsPerHour;
   m.gpu_utilization = alloc_gpu_s_ > 0 ? busy_gpu_s_ / alloc_gpu_s_ : 0.0;
   m.stall_fraction = run_s_ > 0 ? stall_s_ / run_s_ : 0.0;
+  m.sync_fraction = run_s_ > 0 ? sync_s_ / run_s_ : 0.0;
   m.sched_searches = effort.searches;
   m.sched_search_nodes = effort.nodes;
   m.sched_truncated_searches = effort.truncated;

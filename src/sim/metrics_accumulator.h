@@ -25,6 +25,16 @@ constexpr double hop_bytes_per_iteration(int micro_batches, double activation_by
   return 2.0 * micro_batches * activation_bytes;
 }
 
+/// What the synchronisation of a running job of D > 1 replicas does; fixed between two
+/// re-timings.
+struct SyncRates {
+  double egress_usd_per_sync = 0;          ///< egress of one synchronisation of every stage
+  double cross_region_bytes_per_sync = 0;  ///< bytes its cross-region ring hops send
+  /// Seconds the job spends on one synchronisation: T − T without it under all-reduce (one
+  /// per iteration), Y under DiLoCo.
+  double sync_s_per_sync = 0;
+};
+
 /// What a running job draws and does per unit of time; fixed between two re-timings.
 struct JobRates {
   double iteration_s = 0;                 ///< T_iter under the current bandwidth shares
@@ -38,8 +48,9 @@ struct JobRates {
 };
 
 /// What the metrics need of one job: the fields of its JobRecord (same names, same meaning) that
-/// they read or that job_ran() accrues. The engine keeps this, 64 bytes, instead of a JobRecord
-/// (152 bytes and two vectors) for every job of a run whose records are not returned.
+/// they read or that job_ran() and job_synced() accrue. The engine keeps this, 72 bytes, instead
+/// of a JobRecord (176 bytes and two vectors) for every job of a run whose records are not
+/// returned.
 struct JobTally {
   double arrival_s = 0;
   double start_s = -1;              ///< -1: never started
@@ -49,6 +60,7 @@ struct JobTally {
   double egress_cost_usd = 0;
   double carbon_g = 0;
   double cross_region_bytes = 0;
+  double sync_bytes = 0;
   /// As JobRecord::cost_usd().
   double cost_usd() const { return electricity_cost_usd + egress_cost_usd; }
   bool finished() const { return finish_s >= 0; }
@@ -64,6 +76,15 @@ class MetricsAccumulator {
   /// run and stall time to the scenario. The same arithmetic for either type.
   template <class Record>
   void job_ran(Record& rec, const JobRates& rates, double t0_s, double t1_s, double iterations);
+  /// Job `rec` of D > 1 replicas completed `syncs` synchronisations (a fraction for one under
+  /// way) since the last report, at `rates` (docs/model.md, "Data parallelism"): adds their
+  /// egress cost and cross-region bytes to `rec` and their time to the scenario's.
+  template <class Record>
+  void job_synced(Record& rec, const SyncRates& rates, double syncs) {
+    rec.egress_cost_usd += syncs * rates.egress_usd_per_sync;
+    rec.sync_bytes += syncs * rates.cross_region_bytes_per_sync;
+    sync_s_ += syncs * rates.sync_s_per_sync;
+  }
   /// One event time processed.
   void event() { ++m_.events; }
   /// One scheduler call that took `wall_s` (a measurement).
@@ -78,7 +99,7 @@ class MetricsAccumulator {
  private:
   const Topology& topo_;
   ScenarioMetrics m_;
-  double busy_gpu_s_ = 0, alloc_gpu_s_ = 0, run_s_ = 0, stall_s_ = 0;
+  double busy_gpu_s_ = 0, alloc_gpu_s_ = 0, run_s_ = 0, stall_s_ = 0, sync_s_ = 0;
 };
 
 }  // namespace geopipe

@@ -1,5 +1,7 @@
 #include "sim/view.h"
 
+#include "model/data_parallel.h"
+
 #include <algorithm>
 #include <limits>
 
@@ -13,20 +15,37 @@ double ClusterView::expected_share(int a, int b, double demand) const {
 
 void ClusterView::commit(const JobProfile& p, const Placement& pl) {
   const int R = regions();
-  for (int i = 0; i < p.stages; ++i) {
-    const int r = pl.stage_region[static_cast<size_t>(i)];
-    free_gpus[static_cast<size_t>(r)] -= p.gpus_per_stage;
-    total_free -= p.gpus_per_stage;
-    if (i + 1 < p.stages) {
-      const int s = pl.stage_region[static_cast<size_t>(i + 1)];
-      if (s != r) {
-        const double beta = hop_demand_bytes_per_s(p, i, r, s, *topo, *compute);
-        for (auto [x, y] : {std::pair{r, s}, std::pair{s, r}}) {
-          auto& res = residual[static_cast<size_t>(x * R + y)];
-          res = std::max(0.0, res - beta);
-          ++flows[static_cast<size_t>(x * R + y)];
+  // one replica (a gang's replica being placed: sched/scheduler.h) or all D of them
+  const int S = p.stages, D = static_cast<int>(pl.stage_region.size()) / S;
+  for (int k = 0; k < D; ++k) {
+    const int* replica = pl.stage_region.data() + static_cast<size_t>(k * S);
+    for (int i = 0; i < S; ++i) {
+      const int r = replica[i];
+      free_gpus[static_cast<size_t>(r)] -= p.gpus_per_stage;
+      total_free -= p.gpus_per_stage;
+      if (i + 1 < S) {
+        const int s = replica[i + 1];
+        if (s != r) {
+          const double beta = hop_demand_bytes_per_s(p, i, r, s, *topo, *compute);
+          for (auto [x, y] : {std::pair{r, s}, std::pair{s, r}}) {
+            auto& res = residual[static_cast<size_t>(x * R + y)];
+            res = std::max(0.0, res - beta);
+            ++flows[static_cast<size_t>(x * R + y)];
+          }
         }
       }
+    }
+  }
+  if (D == 1) return;
+  // Each stage's synchronisation ring: a flow of unbounded demand on every cross-region hop
+  // takes what is left of the residual (docs/model.md, "Data parallelism").
+  std::vector<int> replica_region(static_cast<size_t>(D));
+  for (int i = 0; i < S; ++i) {
+    for (int k = 0; k < D; ++k) replica_region[static_cast<size_t>(k)] = pl.stage_region[static_cast<size_t>(k * S + i)];
+    for (const RingHop& h : sync_ring(replica_region, compute->allreduce).hops) {
+      if (h.from == h.to) continue;
+      residual[static_cast<size_t>(h.from * R + h.to)] = 0.0;
+      ++flows[static_cast<size_t>(h.from * R + h.to)];
     }
   }
 }

@@ -44,7 +44,10 @@ struct ClusterView {
     return capacity.empty() ? topo->link(a, b).capacity_bytes_per_s : capacity[static_cast<size_t>(a * regions() + b)];
   }
 
-  /// Takes the placement's GPUs and subtracts its hops' demands from the residuals.
+  /// Takes the placement's GPUs and subtracts its hops' demands from the residuals. The
+  /// placement holds one replica's S stages, or D replicas' stages replica by replica (D·S):
+  /// then each stage's synchronisation ring also books a flow of unbounded demand on each of
+  /// its cross-region hops, which leaves that direction no residual (model/data_parallel.h).
   void commit(const JobProfile& p, const Placement& pl);
 };
 

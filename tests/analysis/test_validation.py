@@ -4,7 +4,9 @@ geopipe binary reproduces sweeps/validation/predictions.csv bit for bit, so a ch
 the model's error against the measured runs is seen (and must rewrite that file with
 --write-predictions, the docs/validation.md tables and a line of docs/model.md, "Model versions").
 Also: a prediction one ulp off fails the check (exit 1, naming the case); a malformed cases file
-is refused with one line (exit 2); --markdown writes every case and the summary.
+is refused with one line (exit 2); --markdown writes every case and the summary; a
+synchronisation case (sync_cases.csv) predicts the ring all-reduce 2(n-1)/n * bytes / B + 2(n-1) *
+alpha of docs/model.md, "Data parallelism", by hand.
 
 usage: test_validation.py GEOPIPE_BINARY SOURCE_DIR
 """
@@ -32,8 +34,15 @@ def main():
         # 1. the committed predictions, bit for bit
         p = run([script, "--geopipe", binary, "--check", committed, "--quiet"], 0)
         assert "predictions equal" in p.stdout, p.stdout
-        n_cases = sum(1 for ln in open(os.path.join(vdir, "cases.csv")) if ln.strip() and not ln.startswith("#")) - 1
-        assert f"all {n_cases} predictions equal" in p.stdout, p.stdout
+        def count(name):
+            return sum(1 for ln in open(os.path.join(vdir, name)) if ln.strip() and not ln.startswith("#")) - 1
+        n_cases, n_sync = count("cases.csv"), count("sync_cases.csv")
+        assert f"all {n_cases + n_sync} predictions equal" in p.stdout, p.stdout
+        # 1b. a synchronisation case by hand: 4 machines, 256 MiB, every link 10 ms and 1 Gbit/s
+        # at the default link efficiency 0.92: 2(n-1)/n * bytes / B + 2(n-1) * alpha
+        want = 2 * 3 / 4 * 2**28 / (1e9 / 8 * 0.92) + 2 * 3 * 0.010
+        got = float(next(ln.split(",")[1] for ln in open(committed) if ln.startswith("nccl-ar-256m-n4-10ms-1gbps,")))
+        assert abs(got / want - 1) < 1e-12, (got, want)
         # 2. one prediction one ulp off: the check fails and names it
         lines = open(committed).read().splitlines()
         k = next(i for i, ln in enumerate(lines) if ln.startswith("zb-6.2b-m32,"))
@@ -60,9 +69,10 @@ def main():
         md = os.path.join(tmp, "table.md")
         run([script, "--geopipe", binary, "--markdown", md, "--quiet"], 0)
         text = open(md).read()
-        assert text.count("\n| `") == n_cases, text[:200]
-        assert "| held-out |" in text and "| all |" in text, text[-400:]
-    print(f"validation: {n_cases} predictions reproduced bit for bit; a one-ulp change and a bad role are caught")
+        assert text.count("\n| `") == n_cases + n_sync, text[:200]
+        assert "| held-out |" in text and "| all |" in text and "| sync all |" in text, text[-400:]
+    print(f"validation: {n_cases} + {n_sync} predictions reproduced bit for bit; a one-ulp change and a bad role are "
+          "caught; a synchronisation case equals the ring formula")
 
 
 if __name__ == "__main__":

@@ -72,7 +72,7 @@ PY
 # --- per-job CSV
 expect_rc 0 "jobs csv" -- "$BIN" run "$BASE" --scheduler bace-pipe,cost-first --jobs-csv "$tmp/jobs.csv"
 [ "$(wc -l <"$tmp/jobs.csv")" -eq 401 ] && ok || bad "jobs csv rows: $(wc -l <"$tmp/jobs.csv")"
-head -1 "$tmp/jobs.csv" | grep -q "^scheduler,job_id,model,stages,gpus_per_stage,regions,layers,arrival_s,start_s,finish_s" && ok || bad "csv header"
+head -1 "$tmp/jobs.csv" | grep -q "^scheduler,job_id,model,stages,gpus_per_stage,data_parallel,regions,layers,arrival_s,start_s,finish_s" && ok || bad "csv header"
 
 # --- --set overrides change the result; bad ones exit 2
 "$BIN" run "$BASE" --scheduler bace-pipe --json --set network.bandwidth_scale=0.25 >"$tmp/bw.json"
@@ -109,7 +109,7 @@ for f in "$SRC"/sweeps/validation/*.toml; do expect_rc 0 "validate $(basename "$
 # list params: every parameter path with its type and default (from the schema)
 grep -Eq '^network\.bandwidth_scale +number +1 ' <("$BIN" list params) && ok || bad "list params lacks network.bandwidth_scale with default 1"
 grep -Eq '^workload\.mix\.<model>\.micro_batches +integer +16 ' <("$BIN" list params) && ok || bad "list params lacks workload.mix.<model>.micro_batches with default 16"
-[ "$("$BIN" list params | wc -l)" -eq 73 ] && ok || bad "list params: expected a header and 72 parameters"
+[ "$("$BIN" list params | wc -l)" -eq 78 ] && ok || bad "list params: expected a header and 77 parameters"
 expect_rc 2 "list unknown" -- "$BIN" list nonsense
 for sub in "" run validate list; do expect_rc 0 "help $sub" -- "$BIN" $sub --help; done
 

@@ -250,6 +250,75 @@ TEST(GoodScenario, Defaults) {
   EXPECT_EQ(sc.topology.gpu_types.size(), builtin_gpus().size());
 }
 
+// Data parallelism (docs/model.md, "Data parallelism"): the [sim] keys and the mix key, their
+// defaults, and what the loader refuses.
+TEST(GoodScenario, DataParallelKeys) {
+  const Scenario d = load_scenario_string(kMinimal, "minimal.toml");
+  EXPECT_EQ(d.compute.dp_sync, DpSync::kAllReduce);
+  EXPECT_EQ(d.compute.allreduce, AllReduceKind::kRing);
+  EXPECT_EQ(d.compute.sync_bytes_per_param, 2.0);
+  EXPECT_EQ(d.compute.diloco_interval, 100);
+  EXPECT_EQ(d.workload.mix[0].data_parallel, 1);
+  for (const Job& j : d.jobs_for_seed(1)) ASSERT_EQ(j.data_parallel, 1);
+
+  const std::string text = R"(
+[scenario]
+name = "dp"
+[sim]
+dp_sync = "diloco"
+allreduce = "hierarchical"
+sync_bytes_per_param = 1
+diloco_interval = 500
+[[cluster.region]]
+name = "r"
+gpu = "A100-80GB"
+gpus = 8
+price_usd_per_kwh = 0.1
+[workload]
+num_jobs = 5
+[[workload.mix]]
+model = "gpt3-1.3b"
+data_parallel = 4
+)";
+  const Scenario sc = load_scenario_string(text, "dp.toml");
+  EXPECT_EQ(sc.compute.dp_sync, DpSync::kDiLoCo);
+  EXPECT_EQ(sc.compute.allreduce, AllReduceKind::kHierarchical);
+  EXPECT_EQ(sc.compute.sync_bytes_per_param, 1.0);
+  EXPECT_EQ(sc.compute.diloco_interval, 500);
+  const std::vector<Job> jobs = sc.jobs_for_seed(1);
+  ASSERT_EQ(jobs.size(), 5u);
+  for (const Job& j : jobs) {
+    EXPECT_EQ(j.data_parallel, 4);
+    EXPECT_EQ(j.total_gpus(), 4 * j.stages * j.gpus_per_stage);
+  }
+  // The same jobs as one replica but for D: the generator's draws do not see D.
+  std::string one = text;
+  one.replace(one.find("data_parallel = 4"), 17, "data_parallel = 1");
+  const std::vector<Job> ones = load_scenario_string(one, "dp1.toml").jobs_for_seed(1);
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    EXPECT_EQ(jobs[i].arrival_s, ones[i].arrival_s);
+    EXPECT_EQ(jobs[i].iterations, ones[i].iterations);
+    EXPECT_EQ(jobs[i].stages, ones[i].stages);
+  }
+
+  auto error_with = [&](const std::string& from, const std::string& to) {
+    std::string t = text;
+    t.replace(t.find(from), from.size(), to);
+    return input_error_of([&] { load_scenario_string(t, "dp.toml"); });
+  };
+  EXPECT_NE(error_with("dp_sync = \"diloco\"", "dp_sync = \"dilocco\"")
+                .find("dp.toml:5:11: sim.dp_sync: unknown synchronisation 'dilocco' (did you mean 'diloco'?)"),
+            std::string::npos);
+  EXPECT_NE(error_with("allreduce = \"hierarchical\"", "allreduce = \"tree\"").find("sim.allreduce: unknown all-reduce 'tree'"),
+            std::string::npos);
+  EXPECT_NE(error_with("diloco_interval = 500", "diloco_interval = 0").find("dp.toml:8:19: sim.diloco_interval must be >= 1 (got 0)"), std::string::npos);
+  EXPECT_NE(error_with("sync_bytes_per_param = 1", "sync_bytes_per_param = 0").find("dp.toml:7:24: sim.sync_bytes_per_param must be > 0 (got 0)"), std::string::npos);
+  EXPECT_NE(error_with("data_parallel = 4", "data_parallel = 0").find("dp.toml:18:17: workload.mix[0].data_parallel must be >= 1 (got 0)"), std::string::npos);
+  // 9 replicas of a 1-stage job need 9 GPUs of a cluster of 8: no placement, named as such.
+  const std::string big = error_with("data_parallel = 4", "data_parallel = 9");
+  EXPECT_NE(big.find("needs 9 replicas x 1 stages x 1 GPUs = 9 GPUs but fits no placement"), std::string::npos) << big;
+}
+
 /// Every optional key and table omitted, custom GPU / model / link entries with required keys only.
 const char* kOnlyRequired = R"(
 [scenario]
@@ -622,9 +691,9 @@ TEST(Paths, ScenarioPathsCoverTheSchema) {
                         "network.link.<a>/<b>.bandwidth_gbps", "network.link.<a>/<b>.egress_usd_per_gb", "cluster.capacity_scale", "cluster.region.<name>.gpus",
                         "cluster.region.<name>.price_profile_usd_per_kwh", "gpu.<name>.idle_power_w",
                         "model.<name>.bytes_per_elem", "workload.load_scale", "workload.trace",
-                        "workload.mix.<model>.weight", "scheduler.epsilon", "scheduler.view_noise_sigma"})
+                        "workload.mix.<model>.weight", "workload.mix.<model>.data_parallel", "sim.dp_sync", "sim.diloco_interval", "scheduler.epsilon", "scheduler.view_noise_sigma"})
     EXPECT_NE(std::find(paths.begin(), paths.end(), p), paths.end()) << p;
-  EXPECT_EQ(paths.size(), 72u);
+  EXPECT_EQ(paths.size(), 77u);
 }
 
 // What `geopipe list params` prints: the same paths, with each field's type and range.

@@ -781,7 +781,7 @@ def test_long_texts(c):
     out = c.path("long.h5")
     c.run(c.sweep_cmd(sweep, out, "--save-jobs", "--threads", "1", "--no-mpi"))
     with h5py.File(out, "r") as f:
-        assert int(f.attrs["format_version"]) == 6
+        assert int(f.attrs["format_version"]) == 7
         jobs = f["jobs"][:]
         widths = {n: jobs.dtype[n].itemsize for n in ("model", "regions")}
     longest = 0
@@ -1048,7 +1048,7 @@ def test_merge_studies(c):
     if same_model:  # its results are this model's: --resume upgrades the file and reuses them
         p = c.run([c.bin, "sweep", os.path.join(data, "format3.toml"), "-o", v3, "--resume", "--no-mpi"])
         with h5py.File(v3, "r") as f:
-            assert int(f.attrs["format_version"]) == 6 and "point_key" in f["scenarios"].dtype.names
+            assert int(f.attrs["format_version"]) == 7 and "point_key" in f["scenarios"].dtype.names
         assert accounting(p.stderr) == (4, 0, 0), p.stderr
         assert keyed(v3) == before
         c.run([c.bin, "merge", v3, ha, "-o", c.path("v3m.h5")])
@@ -1436,7 +1436,7 @@ def test_value_upgrade(c):
     p = c.run([c.bin, "sweep", toml, "-o", v5, "--resume", "--no-mpi"])
     assert accounting(p.stderr) == (40, 0, 0), p.stderr
     with h5py.File(v5, "r") as f:
-        assert int(f.attrs["format_version"]) == 6 and f.attrs["evaluator"] == "test_function"
+        assert int(f.attrs["format_version"]) == 7 and f.attrs["evaluator"] == "test_function"
         up = f["metrics"][:]
     up, old = up[np.argsort(up["id"])], old[np.argsort(old["id"])]
     assert (up["value"] == old["avg_jct_s"]).all() and (up["avg_jct_s"] == 0).all()
@@ -1547,7 +1547,7 @@ def test_format_upgrade(c):
     p = c.run([c.bin, "sweep", os.path.join(data, "format4.toml"), "-o", v4, "--resume", "--no-mpi"])
     assert accounting(p.stderr) == (4, 0, 0), p.stderr
     with h5py.File(v4, "r") as f:
-        assert int(f.attrs["format_version"]) == 6 and f.attrs["evaluator"] == "simulation"
+        assert int(f.attrs["format_version"]) == 7 and f.attrs["evaluator"] == "simulation"
         m, j = f["metrics"][:], f["jobs"][:]
     for n in old_m.dtype.names:
         if n not in TIMING:
@@ -1574,9 +1574,58 @@ def test_format_upgrade(c):
     merged = c.path("v45.h5")
     c.run([c.bin, "merge", v4b, fresh, "-o", merged])
     with h5py.File(merged, "r") as f:
-        assert int(f.attrs["format_version"]) == 6 and len(f["metrics"]) == 4
+        assert int(f.attrs["format_version"]) == 7 and len(f["metrics"]) == 4
     print("  format 4: read as results without egress; --resume upgraded it to format 6, 4 results reused, "
           "old columns identical, new ones filled; a fresh run agrees")
+
+
+def test_format6_upgrade(c):
+    """A file of format 6 (tests/sweep/data/format6.h5, written by geopipe 3779462) is read as
+    results of jobs of one pipeline each: summarize, geopipe.load and load_jobs see
+    sync_bytes = sync_fraction = 0 and data_parallel = 1; --resume rewrites it in format 7 with
+    every result reused, every old column unchanged bit for bit and the new ones filled; the
+    same sweep run afresh by this build agrees with it bit for bit, the new columns included."""
+    sys.path.insert(0, os.path.join(c.src, "python"))
+    import geopipe
+    data = os.path.join(c.src, "tests/sweep/data")
+    v6 = c.path("v6.h5")
+    shutil.copy(os.path.join(data, "format6.h5"), v6)
+    with h5py.File(v6, "r") as f:
+        assert int(f.attrs["format_version"]) == 6 and "sync_bytes" not in f["metrics"].dtype.names
+        assert "data_parallel" not in f["jobs"].dtype.names
+        old_m, old_j = f["metrics"][:], f["jobs"][:]
+    p = c.run([c.bin, "summarize", v6, "--metric", "sync_fraction", "--format", "csv"])
+    rows = list(csv.DictReader(io.StringIO(p.stdout)))
+    assert rows and all(float(r["mean"]) == 0.0 for r in rows), p.stdout
+    df = geopipe.load(v6)
+    assert (df["sync_bytes"] == 0).all() and (df["sync_fraction"] == 0).all()
+    jobs = geopipe.load_jobs(v6)
+    assert (jobs["data_parallel"] == 1).all() and (jobs["sync_bytes"] == 0).all()
+    cols = list(jobs.columns)
+    assert cols.index("data_parallel") == cols.index("gpus_per_stage") + 1, cols
+    p = c.run([c.bin, "sweep", os.path.join(data, "format6.toml"), "-o", v6, "--resume", "--no-mpi"])
+    assert accounting(p.stderr) == (4, 0, 0), p.stderr
+    with h5py.File(v6, "r") as f:
+        assert int(f.attrs["format_version"]) == 7
+        m, j = f["metrics"][:], f["jobs"][:]
+    for n in old_m.dtype.names:
+        if n not in TIMING:
+            assert (old_m[n] == m[n]).all(), n
+    for n in old_j.dtype.names:
+        assert (old_j[n] == j[n]).all(), n
+    assert (m["sync_bytes"] == 0).all() and (m["sync_fraction"] == 0).all()
+    assert (j["data_parallel"] == 1).all() and (j["sync_bytes"] == 0).all()
+    fresh = c.path("v7.h5")
+    c.run([c.bin, "sweep", os.path.join(data, "format6.toml"), "-o", fresh, "--save-jobs", "--no-mpi"])
+    with h5py.File(fresh, "r") as f:
+        m7, j7 = f["metrics"][:], f["jobs"][:]
+    for n in m.dtype.names:
+        if n not in TIMING:
+            assert (m7[n] == m[n]).all(), n
+    for n in j.dtype.names:
+        assert (j7[n] == j[n]).all(), n
+    print("  format 6: read as results of one-pipeline jobs; --resume upgraded it to format 7, 4 results reused, "
+          "old columns identical, new ones filled; a fresh run agrees bit for bit")
 
 
 def main():

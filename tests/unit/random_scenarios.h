@@ -152,4 +152,28 @@ inline RandomCase random_series_case(std::uint64_t seed, std::uint64_t k) {
   return c;
 }
 
+/// Case `k` of random_case(seed, k) with data parallelism, drawn from a stream of its own
+/// (docs/model.md, "Data parallelism"): every job is offered D = 2..4 replicas (kept
+/// when the D replicas fit the idle cluster, as the loader requires, else the job keeps one),
+/// and the scenario's synchronisation (all-reduce or DiLoCo with H = 1..20), collective (ring or
+/// hierarchical) and bytes per parameter (1, 2 or 4).
+inline RandomCase random_dp_case(std::uint64_t seed, std::uint64_t k) {
+  RandomCase c = random_case(seed, k);
+  Rng rng(derive_seed(seed ^ (k * 0x9E3779B97F4A7C15ULL), "random-case-dp"));
+  ComputeOptions& opt = c.scenario.compute;
+  opt.dp_sync = rng.below(2) ? DpSync::kDiLoCo : DpSync::kAllReduce;
+  opt.diloco_interval = 1 + static_cast<std::int64_t>(rng.below(20));
+  opt.allreduce = rng.below(2) ? AllReduceKind::kHierarchical : AllReduceKind::kRing;
+  opt.sync_bytes_per_param = static_cast<double>(1 << rng.below(3));
+  for (Job& j : c.jobs) {
+    const int D = 2 + static_cast<int>(rng.below(3));
+    Job dp = j;
+    dp.data_parallel = D;
+    if (fits_empty_cluster(make_profile(dp, c.scenario.llms[static_cast<size_t>(j.model)], opt), c.scenario.topology,
+                           opt.allreduce))
+      j = dp;
+  }
+  return c;
+}
+
 }  // namespace geopipe::testutil

@@ -185,6 +185,8 @@ TEST(JobRow, FromRecordWithRegionBlocksAndEveryColumnNamedOnce) {
   rec.layers = {10, 9, 9};
   rec.carbon_g = 10;
   rec.cross_region_bytes = 11;
+  rec.data_parallel = 3;
+  rec.sync_bytes = 12;
   const JobRow row = job_row(sc, rec);
   EXPECT_EQ(row.job_id, 7);
   EXPECT_EQ(row.model, "m1");
@@ -196,13 +198,18 @@ TEST(JobRow, FromRecordWithRegionBlocksAndEveryColumnNamedOnce) {
     names.emplace_back(name);
     if constexpr (!std::is_same_v<std::decay_t<decltype(v)>, std::string>) numbers.push_back(static_cast<double>(v));
   });
-  EXPECT_EQ(names, (std::vector<std::string>{"job_id", "model", "stages", "gpus_per_stage", "regions", "layers",
-                                             "arrival_s", "start_s", "finish_s", "iterations", "mean_iteration_s",
-                                             "first_iteration_s", "energy_j", "cost_usd", "electricity_cost_usd",
-                                             "egress_cost_usd", "carbon_g", "cross_region_bytes"}));
-  EXPECT_EQ(numbers, (std::vector<double>{7, 4, 2, 1, 2, 3, 4, 5, 6, 8, 9.5, 9, 0.5, 10, 11}));
+  EXPECT_EQ(names, (std::vector<std::string>{"job_id", "model", "stages", "gpus_per_stage", "data_parallel", "regions",
+                                             "layers", "arrival_s", "start_s", "finish_s", "iterations",
+                                             "mean_iteration_s", "first_iteration_s", "energy_j", "cost_usd",
+                                             "electricity_cost_usd", "egress_cost_usd", "carbon_g",
+                                             "cross_region_bytes", "sync_bytes"}));
+  EXPECT_EQ(numbers, (std::vector<double>{7, 4, 2, 3, 1, 2, 3, 4, 5, 6, 8, 9.5, 9, 0.5, 10, 11, 12}));
   EXPECT_EQ(regions_text(sc, {}), "");
   EXPECT_EQ(regions_text(sc, {0, 1, 0}), "a;b;a");
+  // D replicas of S stages (replica by replica): each replica's blocks, replicas joined by '|'
+  EXPECT_EQ(regions_text(sc, {0, 1, 0, 0, 1, 1}, 3), "a;b;a|a;b");
+  EXPECT_EQ(regions_text(sc, {0, 0, 0, 0}, 2), "a|a");
+  EXPECT_EQ(regions_text(sc, {0, 1, 0}, 3), "a;b;a");
 }
 
 }  // namespace

@@ -475,5 +475,27 @@ TEST(NoJobLeftBehind, EveryPresetFinishesEveryJobWhenLinkCapacitiesChangeInTime)
             << " held below their start; at most " << max_events_seen << " event times in a run)\n";
 }
 
+// The same property with data-parallel jobs (random_dp_case): every preset places each job's
+// replicas as a gang, and every job completes, under all-reduce and DiLoCo synchronisation.
+TEST(NoJobLeftBehind, EveryPresetFinishesEveryDataParallelJob) {
+  constexpr int kCases = 200;
+  int dp_jobs = 0, diloco = 0, hierarchical = 0, jobs_total = 0;
+  for (int k = 0; k < kCases; ++k) {
+    const testutil::RandomCase c = testutil::random_dp_case(2028, static_cast<std::uint64_t>(k));
+    ASSERT_FALSE(c.jobs.empty()) << "case " << k;
+    for (const Job& j : c.jobs) dp_jobs += j.data_parallel > 1;
+    diloco += c.scenario.compute.dp_sync == DpSync::kDiLoCo;
+    hierarchical += c.scenario.compute.allreduce == AllReduceKind::kHierarchical;
+    jobs_total += expect_every_preset_finishes(c, k);
+    if (HasFailure()) break;
+  }
+  EXPECT_GT(dp_jobs, kCases * 5);  // most cases have several
+  EXPECT_GT(diloco, kCases / 4);
+  EXPECT_GT(hierarchical, kCases / 4);
+  std::cout << "[ property ] " << kCases << " scenarios with data parallelism x 8 presets, " << jobs_total
+            << " jobs completed (" << dp_jobs << " of several replicas; " << diloco << " scenarios with DiLoCo, "
+            << hierarchical << " hierarchical)\n";
+}
+
 }  // namespace
 }  // namespace geopipe

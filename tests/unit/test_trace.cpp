@@ -65,6 +65,36 @@ TEST(Trace, ParsesAndReportsErrorsWithLocation) {
   }
 }
 
+// The optional data_parallel column (docs/model.md, "Data parallelism"): absent = 1 replica.
+TEST(Trace, DataParallelColumnIsOptional) {
+  const std::vector<LlmSpec> llms = {tiny()};
+  const Topology topo = one_region(80e9);
+  const auto jobs = parse_trace_csv(
+      "arrival_s,model,stages,gpus_per_stage,micro_batch_size,micro_batches,iterations,data_parallel\n"
+      "0,tiny,2,1,1,4,50,3\n1,tiny,2,1,1,4,50,1\n",
+      "t.csv", llms, topo, ComputeOptions{});
+  ASSERT_EQ(jobs.size(), 2u);
+  EXPECT_EQ(jobs[0].data_parallel, 3);
+  EXPECT_EQ(jobs[0].total_gpus(), 6);
+  EXPECT_EQ(jobs[1].data_parallel, 1);
+  const auto without = parse_trace_csv(
+      "arrival_s,model,stages,gpus_per_stage,micro_batch_size,micro_batches,iterations\n0,tiny,2,1,1,4,50\n", "t.csv",
+      llms, topo, ComputeOptions{});
+  EXPECT_EQ(without[0].data_parallel, 1);
+  for (const auto& [cell, want] : {std::pair<std::string, std::string>{"0", "t.csv:2:19: data_parallel = 0 is out of range (expected 1 .. 4096)"},
+                                   {"2.5", "t.csv:2:19: data_parallel: '2.5' is not an integer"},
+                                   {"", "t.csv:2:1: expected 8 fields, found 7"}}) {
+    try {
+      parse_trace_csv("arrival_s,model,stages,gpus_per_stage,micro_batch_size,micro_batches,iterations,data_parallel\n"
+                      "0,tiny,2,1,1,4,50" + (cell.empty() ? std::string() : "," + cell) + "\n",
+                      "t.csv", llms, topo, ComputeOptions{});
+      ADD_FAILURE() << "expected InputError for '" << cell << "'";
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()), want);
+    }
+  }
+}
+
 TEST(Trace, DuplicateColumnAndBoundsAreNamed) {
   const std::vector<LlmSpec> llms = {tiny()};
   const Topology topo = one_region(80e9);

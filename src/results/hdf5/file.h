@@ -27,8 +27,9 @@ namespace geopipe::sweep::h5 {
 /// first_iteration_s, carbon_g and cross_region_bytes; 3: /scenarios.key, model_version, no
 /// cut texts; 4: /scenarios.point_key, attribute collection; 5: egress cost and partition
 /// columns; 6: /metrics.value (a test function's value, until then stored as avg_jct_s),
-/// attribute evaluator.
-constexpr std::int64_t kFormatVersion = 6;
+/// attribute evaluator; 7: data parallelism (/metrics sync_bytes, sync_fraction; /jobs
+/// data_parallel, sync_bytes).
+constexpr std::int64_t kFormatVersion = 7;
 
 // Limits on what a file read by geopipe may claim (docs/hdf5-format.md, "Damaged files and
 // limits"), checked before anything is allocated for it.

@@ -96,6 +96,16 @@ Table read_joined(const std::string& path) {
     t.names.push_back("value");
     t.numeric.push_back(std::move(value));
   }
+  if (in.metrics_format < 7) {
+    // A file before format 7: every job was one pipeline, so nothing was synchronised
+    // (fill_columns_since, results/hdf5/table.h).
+    const std::size_t n = t.numeric.empty() ? 0 : t.numeric[0].size();
+    for (const char* name : {"sync_bytes", "sync_fraction"})
+      if (std::find(t.names.begin(), t.names.end(), name) == t.names.end()) {
+        t.names.push_back(name);
+        t.numeric.emplace_back(n, 0.0);
+      }
+  }
   return t;
 }
 

@@ -225,6 +225,7 @@ int format_adding_column(std::string_view column) {
       column == "layers")
     return 5;
   if (column == "value") return 6;
+  if (column == "sync_bytes" || column == "sync_fraction" || column == "data_parallel") return 7;
   return 3;
 }
 
@@ -243,6 +244,11 @@ void fill_columns_since(unsigned char* row, const Layout& l, int format, MetricS
     if (const Field* f = l.find("egress_cost_usd")) put_f64(row, *f, 0.0);
     if (const Field* f = l.find("sched_partition_misses")) put_f64(row, *f, 0.0);
     if (const Field* f = l.find("layers")) std::memset(row + f->off, 0, f->size);
+  }
+  if (format < 7) {  // before data parallelism: one replica, no synchronisation
+    if (const Field* f = l.find("data_parallel")) put_i64(row, *f, 1);
+    if (const Field* f = l.find("sync_bytes")) put_f64(row, *f, 0.0);
+    if (const Field* f = l.find("sync_fraction")) put_f64(row, *f, 0.0);
   }
   if (format < 6) {
     if (const Field* f = l.find("value")) {

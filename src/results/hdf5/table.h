@@ -131,12 +131,13 @@ const Layout& metrics_layout();
 
 /// The format version in which /metrics or /jobs gained `column`: 5 for electricity_cost_usd,
 /// egress_cost_usd, sched_partition_misses (/metrics) and layers (/jobs); 6 for value
-/// (/metrics); 3 for every other column (files of formats 3 and 4 have them).
+/// (/metrics); 7 for sync_bytes (both), sync_fraction (/metrics) and data_parallel (/jobs); 3
+/// for every other column (files of formats 3 and 4 have them).
 int format_adding_column(std::string_view column);
 /// `l` without the columns added after format `format` (3..kFormatVersion): the layout a table
 /// of a file of that format has.
 Layout columns_of_format(const Layout& l, int format);
-/// A row of a table whose columns are those of format `format` (3..5), read into this build's
+/// A row of a table whose columns are those of format `format` (3..6), read into this build's
 /// layout `l` (by column name: the newer columns are left as the buffer had them): fills those
 /// columns with what they are for results written before them.
 /// - Format 5 (egress and layer partitions): electricity_cost_usd = total_cost_usd (/metrics) or
@@ -145,6 +146,8 @@ Layout columns_of_format(const Layout& l, int format);
 /// - Format 6 (the test functions' own column): value = 0 for a simulation; for a file of a
 ///   test function (`evaluator` kTestFunction: its values were stored as avg_jct_s) value =
 ///   avg_jct_s and avg_jct_s = 0, as this build writes such a row.
+/// - Format 7 (data parallelism): data_parallel = 1, sync_bytes = 0, sync_fraction = 0 (every
+///   job was one pipeline).
 void fill_columns_since(unsigned char* row, const Layout& l, int format, MetricSource evaluator);
 const Layout& errors_layout();
 Layout jobs_layout(const JobTextBytes& text);

@@ -1,0 +1,366 @@
+// Data parallelism (docs/model.md, "Data parallelism"): the synchronisation's closed forms by
+// hand, the per-stage ends the all-reduce starts from, and the engine's iteration time, DiLoCo
+// clock, egress and gang placement of D-replica jobs end to end.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "model/data_parallel.h"
+#include "model/gpipe.h"
+#include "model/pipeline_schedule.h"
+#include "model/scenario.h"
+#include "sched/registry.h"
+#include "sim/engine.h"
+#include "unit_common.h"
+
+namespace geopipe {
+namespace dp_tests {  // named: test_core is a unity build, and test_engine.cpp has its own helpers
+namespace {
+
+using testutil::kInf;
+using Placements = std::vector<std::vector<int>>;
+
+TEST(DataParallel, RingAllReduceByHand) {
+  // 2(n−1)/n · bytes/B + 2(n−1)·α: 4 members, 8 GB at 1 GB/s, 10 ms: 12 s + 60 ms.
+  EXPECT_DOUBLE_EQ(ring_allreduce_s(4, 8e9, 1e9, 0.01), 12.0 + 0.06);
+  EXPECT_DOUBLE_EQ(ring_allreduce_s(2, 8e9, 1e9, 0.0), 8.0);
+  EXPECT_EQ(ring_allreduce_s(1, 8e9, 1e9, 0.01), 0.0);  // one member: nothing to reduce
+  EXPECT_EQ(ring_allreduce_s(8, 8e9, kInf, 0.0), 0.0);
+  EXPECT_DOUBLE_EQ(ring_hop_bytes(4, 8e9), 12e9);
+  EXPECT_EQ(ring_hop_bytes(1, 8e9), 0.0);
+}
+
+TEST(DataParallel, RingsVisitReplicasGroupedByRegion) {
+  // Replicas in regions 2, 0, 2, 0: the ring visits 2, 2, 0, 0 and crosses each boundary once.
+  const SyncRing ring = sync_ring({2, 0, 2, 0}, AllReduceKind::kRing);
+  EXPECT_EQ(ring.members, 4);
+  EXPECT_EQ(ring.intra_members, 0);
+  ASSERT_EQ(ring.hops.size(), 4u);
+  const std::vector<std::pair<int, int>> want = {{2, 2}, {2, 0}, {0, 0}, {0, 2}};
+  for (size_t h = 0; h < 4; ++h) {
+    EXPECT_EQ(ring.hops[h].from, want[h].first) << h;
+    EXPECT_EQ(ring.hops[h].to, want[h].second) << h;
+  }
+  // Hierarchical: a ring of the 2 regions (2 -> 0 -> 2), 2 replicas inside each.
+  const SyncRing hier = sync_ring({2, 0, 2, 0}, AllReduceKind::kHierarchical);
+  EXPECT_EQ(hier.members, 2);
+  EXPECT_EQ(hier.intra_members, 2);
+  ASSERT_EQ(hier.hops.size(), 2u);
+  EXPECT_EQ(hier.hops[0].from, 2);
+  EXPECT_EQ(hier.hops[0].to, 0);
+  EXPECT_EQ(hier.hops[1].from, 0);
+  EXPECT_EQ(hier.hops[1].to, 2);
+  // All in one region: a ring of intra hops; hierarchical has no cross ring at all.
+  EXPECT_EQ(sync_ring({1, 1, 1}, AllReduceKind::kRing).hops.size(), 3u);
+  const SyncRing one = sync_ring({1, 1, 1}, AllReduceKind::kHierarchical);
+  EXPECT_EQ(one.members, 1);
+  EXPECT_EQ(one.intra_members, 3);
+  EXPECT_TRUE(one.hops.empty());
+}
+
+TEST(DataParallel, SyncTimeTakesTheSlowestHopAndTheLargestLatency) {
+  // Ring of 4 over hops at 2, 1, 4, 8 GB/s with latencies 1, 5, 2, 0 ms: B = 1 GB/s, α = 5 ms.
+  const SyncRing ring = sync_ring({0, 1, 2, 3}, AllReduceKind::kRing);
+  const std::vector<double> bw = {2e9, 1e9, 4e9, 8e9}, lat = {1e-3, 5e-3, 2e-3, 0.0};
+  EXPECT_DOUBLE_EQ(sync_time_s(ring, 4e9, bw, lat, 100e9, 1e-6), 1.5 * 4 + 6 * 5e-3);
+  // Hierarchical, replicas {0, 0, 0, 1}: inside region 0 a ring of 3 at the intra values
+  // (4/3 · 6 GB / 100 GB/s + 4 µs), across a ring of 2 over 0 -> 1 (3 GB/s, 2 ms) and 1 -> 0
+  // (6 GB/s, 1 ms): 6 GB / 3 GB/s + 2 · 2 ms.
+  const SyncRing hier = sync_ring({0, 0, 0, 1}, AllReduceKind::kHierarchical);
+  const std::vector<double> hbw = {3e9, 6e9}, hlat = {2e-3, 1e-3};
+  const double want = (4.0 / 3.0 * 6e9 / 100e9 + 4 * 1e-6) + (6e9 / 3e9 + 2 * 2e-3);
+  EXPECT_NEAR(sync_time_s(hier, 6e9, hbw, hlat, 100e9, 1e-6), want, 1e-15 * want);
+}
+
+TEST(DataParallel, DilocoClockByHand) {
+  // H = 4, T = 2 s, Y = 10 s: a cycle is 4 iterations (8 s) then a sync (10 s), 5 units.
+  DilocoClock c;
+  c.interval = 4;
+  EXPECT_EQ(c.total_units(10), 2 * 5 + 2);  // 10 iterations: 2 syncs, 2 iterations after
+  EXPECT_EQ(c.total_units(8), 2 * 5);       // the last sync follows the last iteration
+  EXPECT_EQ(c.time_to(c.total_units(10), 2, 10), 10 * 2 + 2 * 10);
+  EXPECT_EQ(c.time_to(4.5, 2, 10), 8 + 5);  // half-way through the first sync
+  EXPECT_EQ(c.iterations_at(4.5), 4);
+  EXPECT_EQ(c.syncs_at(4.5), 0.5);
+  EXPECT_EQ(c.iterations_at(6), 5);
+  EXPECT_EQ(c.syncs_at(6), 1);
+  // advance() inverts time_to(): from 1 iteration in, 12 s reach the sync's 50 %... 
+  EXPECT_DOUBLE_EQ(c.advance(1, 11, 2, 10), 4.5);  // 3 iterations (6 s) + half the sync (5 s)
+  EXPECT_DOUBLE_EQ(c.advance(4.5, 5 + 18, 2, 10), 10);  // the sync's end, then a whole cycle
+  EXPECT_DOUBLE_EQ(c.advance(4.5, 5 + 18 + 5, 2, 10), 12.5);  // ... then 2.5 iterations
+  EXPECT_DOUBLE_EQ(c.advance(2, 0, 2, 10), 2);
+}
+
+TEST(DataParallel, StageEndsOfAPipelineByHand) {
+  // GPipe, S = 2 equal stages (f, b = 2f), m micro-batches, free hops: stage 1's backwards run
+  // from (m+1)f to (3m+1)f, stage 0's last ends at (3m+3)f = (m+S−1)(f+b), the iteration.
+  const double f = 0.25;
+  const int m = 4;
+  const std::vector<double> fwd = {f, f}, bwd = {2 * f, 2 * f}, inf = {kInf}, zero = {0.0};
+  std::vector<double> end(2, -1.0);
+  PipelineInput in;
+  in.micro_batches = m;
+  in.fwd_s = fwd;
+  in.bwd_s = bwd;
+  in.hop_fwd_bytes_per_s = inf;
+  in.hop_bwd_bytes_per_s = inf;
+  in.hop_latency_s = zero;
+  in.activation_bytes = 1;
+  in.stage_end_s = end;
+  for (auto kind : {PipelineScheduleKind::kGPipe, PipelineScheduleKind::kOneFOneB}) {
+    std::fill(end.begin(), end.end(), -1.0);
+    PipelineScratch sc;
+    const double T = pipeline_schedule(kind).iteration_time(in, sc);
+    EXPECT_DOUBLE_EQ(T, (3 * m + 3) * f);
+    EXPECT_DOUBLE_EQ(end[0], (3 * m + 3) * f);
+    EXPECT_DOUBLE_EQ(end[1], (3 * m + 1) * f);
+  }
+}
+
+// --- the engine ---------------------------------------------------------------------------
+
+// Starts each job on a fixed placement (D·S regions, replica by replica) when it fits.
+class ScriptedScheduler final : public Scheduler {
+ public:
+  explicit ScriptedScheduler(std::vector<std::vector<int>> placements) : pl_(std::move(placements)) {}
+  std::string_view name() const override { return "scripted"; }
+  void schedule(const SchedContext& ctx, const WaitingQueue& queue, ClusterView& view,
+                std::vector<Decision>& out) override {
+    for (int j : queue) {
+      Placement p{pl_[static_cast<size_t>(j)]};
+      auto need = p.gpus_per_region(view.regions(), ctx.job(j).gpus_per_stage);
+      for (int r = 0; r < view.regions(); ++r)
+        if (need[static_cast<size_t>(r)] > view.free_gpus[static_cast<size_t>(r)]) return;
+      view.commit(ctx.profile(j), p);
+      out.push_back({j, p});
+    }
+  }
+
+ private:
+  std::vector<std::vector<int>> pl_;
+};
+
+/// R regions of `gpus` GPUs joined pairwise by links of B bytes/s and latency α; free and
+/// instant intra-region hops.
+Scenario mesh(int R, int gpus, double B, double alpha) {
+  Scenario sc;
+  sc.name = "dp";
+  sc.compute.mfu = 0.5;
+  sc.compute.recompute = Recompute::kNone;
+  sc.llms = {LlmSpec{"tiny", 10, 1000, 5000, 100, 2}};
+  Topology& t = sc.topology;
+  t.gpu_types = {GpuType{"g", 100e12, 80e9, 500.0, 100.0}};
+  for (int r = 0; r < R; ++r) {
+    Region reg;
+    reg.name = "r" + std::to_string(r);
+    reg.gpu_count = gpus;
+    reg.price = PriceProfile::flat(0.1);
+    t.regions.push_back(reg);
+  }
+  t.reset_links();
+  for (int a = 0; a < R; ++a)
+    for (int b = 0; b < R; ++b)
+      if (a != b) t.link(a, b) = Link{B, alpha, 0.0, {}};
+  t.intra_bandwidth_bytes_per_s = kInf;
+  t.intra_latency_s = 0;
+  return sc;
+}
+
+Job dp_job(int S, int D, int m, long iters) {
+  Job j;
+  j.stages = S;
+  j.data_parallel = D;
+  j.micro_batches = m;
+  j.iterations = iters;
+  return j;
+}
+
+TEST(DataParallelEngine, FourReplicasAddExactlyOneRingAllReducePerIteration) {
+  // S = 1, D = 4 replicas in 4 regions joined by equal links: every iteration ends with the
+  // all-reduce of the whole model, 2(D−1)/D · P·bytes / B + 2(D−1)·α over D = 1's time.
+  const double B = 1.25e9, alpha = 0.02;
+  Scenario sc = mesh(4, 1, B, alpha);
+  const long I = 100;
+  ScriptedScheduler one(Placements{{0}});
+  const SimResult r1 = simulate(sc, {dp_job(1, 1, 4, I)}, one, 1);
+  ScriptedScheduler four(Placements{{0, 1, 2, 3}});
+  const SimResult r4 = simulate(sc, {dp_job(1, 4, 4, I)}, four, 1);
+  const double P = make_profile(dp_job(1, 4, 4, I), sc.llms[0], sc.compute).params[0];
+  const double extra = 2.0 * 3 / 4 * P * 2 / B + 2 * 3 * alpha;
+  ASSERT_EQ(r4.jobs.size(), 1u);
+  EXPECT_NEAR(r4.jobs[0].first_iteration_s - r1.jobs[0].first_iteration_s, extra, 1e-12 * extra);
+  const double jct1 = r1.jobs[0].finish_s - r1.jobs[0].start_s, jct4 = r4.jobs[0].finish_s - r4.jobs[0].start_s;
+  EXPECT_NEAR(jct4 - jct1, I * extra, 1e-9 * I * extra);
+  EXPECT_EQ(r4.jobs[0].stage_region, (std::vector<int>{0, 1, 2, 3}));
+  // 4 GPUs for the whole run; the replicas' compute is 4 times one pipeline's.
+  EXPECT_NEAR(r4.metrics.gpu_hours, 4 * jct4 / 3600, 1e-9 * jct4);
+  // No activation crosses a region: cross_region_bytes counts activations only; the ring's 4
+  // cross hops send 2(D−1)/D · 2P bytes each per iteration, and the all-reduce is the share
+  // extra / T of the run (sync_fraction), all of its stall.
+  EXPECT_EQ(r4.metrics.cross_region_bytes, 0.0);
+  const double sync_bytes = I * 4 * (1.5 * P * 2);
+  EXPECT_NEAR(r4.metrics.sync_bytes, sync_bytes, 1e-9 * sync_bytes);
+  EXPECT_NEAR(r4.jobs[0].sync_bytes, sync_bytes, 1e-9 * sync_bytes);
+  EXPECT_EQ(r4.jobs[0].data_parallel, 4);
+  EXPECT_NEAR(r4.metrics.sync_fraction, extra / r4.jobs[0].first_iteration_s, 1e-12);
+  EXPECT_NEAR(r4.metrics.stall_fraction, r4.metrics.sync_fraction, 1e-12);
+  EXPECT_EQ(r1.metrics.sync_bytes, 0.0);
+  EXPECT_EQ(r1.metrics.sync_fraction, 0.0);
+  // 8 bytes per parameter double the transfer term.
+  sc.compute.sync_bytes_per_param = 4;
+  ScriptedScheduler four8(Placements{{0, 1, 2, 3}});
+  const SimResult r8 = simulate(sc, {dp_job(1, 4, 4, I)}, four8, 1);
+  const double extra8 = 2.0 * 3 / 4 * P * 4 / B + 2 * 3 * alpha;
+  EXPECT_NEAR(r8.jobs[0].first_iteration_s - r1.jobs[0].first_iteration_s, extra8, 1e-12 * extra8);
+}
+
+TEST(DataParallelEngine, ReplicasInOneRegionUseTheIntraFabric) {
+  // The same 4 replicas in one region: the ring's hops are intra-region, at 100 GB/s and 5 µs.
+  Scenario sc = mesh(1, 4, 1e9, 0.0);
+  sc.topology.intra_bandwidth_bytes_per_s = 100e9;
+  sc.topology.intra_latency_s = 5e-6;
+  ScriptedScheduler one(Placements{{0}}), four(Placements{{0, 0, 0, 0}});
+  const SimResult r1 = simulate(sc, {dp_job(1, 1, 4, 10)}, one, 1);
+  const SimResult r4 = simulate(sc, {dp_job(1, 4, 4, 10)}, four, 1);
+  const double P = make_profile(dp_job(1, 4, 4, 10), sc.llms[0], sc.compute).params[0];
+  const double extra = 1.5 * P * 2 / 100e9 + 6 * 5e-6;
+  EXPECT_NEAR(r4.jobs[0].first_iteration_s - r1.jobs[0].first_iteration_s, extra, 1e-12 * extra);
+}
+
+TEST(DataParallelEngine, EachStageAllReducesAfterItsOwnLastBackward) {
+  // S = 2, D = 2: replica 0 in region 0, replica 1 in region 1 (free pipelines inside each).
+  // Stage i's all-reduce (2 members: bytes_i / B_i + 2α) starts when its replicas' last
+  // backwards end; T = max over stages of (end_i + AR_i). Both stages' rings cross the same
+  // two link directions, so each ring's flow gets half of each: B_i = B/2. The per-stage ends
+  // come from the pipeline (tested by hand above).
+  const double B = 2e9, alpha = 0.001;
+  for (auto kind : {PipelineScheduleKind::kGPipe, PipelineScheduleKind::kOneFOneB}) {
+    Scenario sc = mesh(2, 2, B, alpha);
+    sc.compute.pipeline_schedule = kind;
+    const Job job = dp_job(2, 2, 4, 10);
+    ScriptedScheduler s(Placements{{0, 0, 1, 1}});
+    const SimResult r = simulate(sc, {job}, s, 1);
+    const JobProfile p = make_profile(job, sc.llms[0], sc.compute);
+    const GpuType& g = sc.topology.gpu_types[0];
+    const std::vector<double> fwd = {forward_time(p, 0, g, sc.compute), forward_time(p, 1, g, sc.compute)};
+    const std::vector<double> bwd = {backward_time(fwd[0], p.bwd_per_fwd[0]), backward_time(fwd[1], p.bwd_per_fwd[1])};
+    const std::vector<double> inf = {kInf}, zero = {0.0};
+    std::vector<double> end(2);
+    PipelineInput in;
+    in.micro_batches = 4;
+    in.fwd_s = fwd;
+    in.bwd_s = bwd;
+    in.hop_fwd_bytes_per_s = inf;
+    in.hop_bwd_bytes_per_s = inf;
+    in.hop_latency_s = zero;
+    in.activation_bytes = p.activation_bytes;
+    in.stage_end_s = end;
+    PipelineScratch scratch;
+    pipeline_schedule(kind).iteration_time(in, scratch);
+    const double ar0 = p.params[0] * 2 / (B / 2) + 2 * alpha, ar1 = p.params[1] * 2 / (B / 2) + 2 * alpha;
+    const double want = std::max(end[0] + ar0, end[1] + ar1);
+    EXPECT_NEAR(r.jobs[0].first_iteration_s, want, 1e-12 * want);
+    // Stage 1 (the LM head's) ends first but holds more parameters: which term wins depends on
+    // the numbers; both must be below the total.
+    EXPECT_LE(end[1] + ar1, r.jobs[0].first_iteration_s * (1 + 1e-12));
+  }
+}
+
+TEST(DataParallelEngine, DilocoAddsOneWholeModelAllReducePerInterval) {
+  // DiLoCo, H = 4, I = 10 iterations: ⌊I/H⌋ = 2 blocking all-reduces of the whole model.
+  const double B = 1.25e9, alpha = 0.02;
+  Scenario sc = mesh(4, 1, B, alpha);
+  sc.compute.dp_sync = DpSync::kDiLoCo;
+  sc.compute.diloco_interval = 4;
+  sc.compute.sync_bytes_per_param = 1;  // int8 pseudo-gradients
+  const long I = 10;
+  ScriptedScheduler one(Placements{{0}}), four(Placements{{0, 1, 2, 3}});
+  const SimResult r1 = simulate(sc, {dp_job(1, 1, 4, I)}, one, 1);
+  const SimResult r4 = simulate(sc, {dp_job(1, 4, 4, I)}, four, 1);
+  const double P = make_profile(dp_job(1, 4, 4, I), sc.llms[0], sc.compute).params[0];
+  const double ar = 1.5 * P * 1 / B + 6 * alpha;
+  const double jct1 = r1.jobs[0].finish_s - r1.jobs[0].start_s, jct4 = r4.jobs[0].finish_s - r4.jobs[0].start_s;
+  EXPECT_NEAR(jct4 - jct1, 2 * ar, 1e-9 * jct4);
+  // the two syncs are their share of the run: 2·ar / jct4; each sends 4 · 1.5·P bytes
+  EXPECT_NEAR(r4.metrics.sync_fraction, 2 * ar / jct4, 1e-9);
+  EXPECT_NEAR(r4.metrics.sync_bytes, 2 * 4 * 1.5 * P, 1e-9 * P);
+  // H = 5 divides I: the last sync follows the last iteration, 2 again; H = 3: 3.
+  for (auto [H, syncs] : {std::pair{5, 2}, std::pair{3, 3}, std::pair{11, 0}}) {
+    sc.compute.diloco_interval = H;
+    ScriptedScheduler f(Placements{{0, 1, 2, 3}});
+    const SimResult r = simulate(sc, {dp_job(1, 4, 4, I)}, f, 1);
+    EXPECT_NEAR(r.jobs[0].finish_s - r.jobs[0].start_s - jct1, syncs * ar, 1e-9 * jct4) << "H = " << H;
+  }
+}
+
+TEST(DataParallelEngine, DilocoStaysExactWhenAnotherJobChangesItsShareMidCycle) {
+  // A second job's replicas share the links for part of the run: the first job's progress is
+  // settled at each change (fluid, the same arithmetic as without DP), and it still completes
+  // every iteration and sync: its energy and egress add up to I iterations and ⌊I/H⌋ syncs.
+  const double B = 1e9;
+  Scenario sc = mesh(2, 2, B, 0.0);
+  sc.compute.dp_sync = DpSync::kDiLoCo;
+  sc.compute.diloco_interval = 3;
+  for (int a = 0; a < 2; ++a)
+    for (int b = 0; b < 2; ++b)
+      if (a != b) sc.topology.link(a, b).egress_usd_per_byte = 0.05 / 1e9;
+  std::vector<Job> jobs = {dp_job(1, 2, 4, 20), dp_job(1, 2, 4, 5)};
+  jobs[1].id = 1;
+  jobs[1].arrival_s = 0.5;
+  ScriptedScheduler s(Placements{{0, 1}, {0, 1}});
+  const SimResult r = simulate(sc, jobs, s, 1);
+  ASSERT_EQ(r.metrics.jobs_completed, 2);
+  const double P = make_profile(jobs[0], sc.llms[0], sc.compute).params[0];
+  // Each sync: 2 cross hops (0 -> 1, 1 -> 0), each sending 2(D−1)/D · 2P = 2P bytes.
+  const double per_sync = 2 * (2 * P) * 0.05 / 1e9;
+  EXPECT_NEAR(r.jobs[0].egress_cost_usd, 6 * per_sync, 1e-9 * 6 * per_sync);  // ⌊20/3⌋ = 6
+  EXPECT_NEAR(r.jobs[1].egress_cost_usd, 1 * per_sync, 1e-9 * per_sync);      // ⌊5/3⌋ = 1
+}
+
+TEST(DataParallelEngine, AllReduceEgressIsBilledPerRingHop) {
+  // S = 1, D = 4 over 4 regions at $0.02/GB: each of the ring's 4 cross hops sends
+  // 2(D−1)/D · P·2 bytes per iteration.
+  Scenario sc = mesh(4, 1, 1e9, 0.0);
+  for (int a = 0; a < 4; ++a)
+    for (int b = 0; b < 4; ++b)
+      if (a != b) sc.topology.link(a, b).egress_usd_per_byte = 0.02 / 1e9;
+  const long I = 50;
+  ScriptedScheduler four(Placements{{0, 1, 2, 3}});
+  const SimResult r = simulate(sc, {dp_job(1, 4, 4, I)}, four, 1);
+  const double P = make_profile(dp_job(1, 4, 4, I), sc.llms[0], sc.compute).params[0];
+  const double want = I * 4 * (1.5 * P * 2) * 0.02 / 1e9;
+  EXPECT_NEAR(r.jobs[0].egress_cost_usd, want, 1e-9 * want);
+}
+
+TEST(DataParallelEngine, EveryPresetPlacesAllReplicasOrNone) {
+  // 3 regions of 2 GPUs; jobs of S = 2, D = 2 need 4 GPUs: at most one runs at a time, and each
+  // runs with all 4 stages placed (a gang), never on more GPUs than a region has.
+  Scenario sc = mesh(3, 2, 10e9, 0.001);
+  std::vector<Job> jobs;
+  for (int k = 0; k < 4; ++k) {
+    Job j = dp_job(2, 2, 4, 50);
+    j.id = k;
+    j.arrival_s = k * 0.1;
+    jobs.push_back(j);
+  }
+  for (const std::string& preset : preset_names()) {
+    auto sched = make_scheduler(preset, sc.scheduler);
+    const SimResult r = simulate(sc, jobs, *sched, 1);
+    EXPECT_EQ(r.metrics.jobs_completed, 4) << preset;
+    for (const JobRecord& rec : r.jobs) {
+      EXPECT_EQ(rec.stage_region.size(), 4u) << preset;
+      std::vector<int> used(3, 0);
+      for (int reg : rec.stage_region) ++used[static_cast<size_t>(reg)];
+      for (int u : used) EXPECT_LE(u, 2) << preset;
+    }
+    // Two 4-GPU jobs never overlap on a 6-GPU cluster.
+    for (size_t a = 0; a < r.jobs.size(); ++a)
+      for (size_t b = a + 1; b < r.jobs.size(); ++b)
+        EXPECT_TRUE(r.jobs[a].finish_s <= r.jobs[b].start_s || r.jobs[b].finish_s <= r.jobs[a].start_s) << preset;
+  }
+}
+
+}  // namespace
+}  // namespace dp_tests
+}  // namespace geopipe
