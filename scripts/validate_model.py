@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Hold geopipe's per-iteration model against published measured runs (docs/validation.md).
 
-usage: validate_model.py [--geopipe BIN] [--cases CSV] [--plot FIG.png] [--markdown OUT.md]
-                         [--write-predictions CSV | --check CSV] [--calibrate] [--quiet]
+usage: validate_model.py [--geopipe BIN] [--cases CSV] [--sync-cases CSV] [--plot FIG.png]
+                         [--markdown OUT.md] [--write-predictions CSV | --check CSV] [--calibrate] [--quiet]
 
 Each row of sweeps/validation/cases.csv is one measured run: a scenario of sweeps/validation/
 (its testbed), one job (model, stages, GPUs per stage, micro-batch size and count), the network
@@ -15,6 +15,14 @@ with the built-in GPU types' calibrated efficiency and the default link efficien
 
 It prints one line per case (measured, predicted, relative error) and the median and maximum
 |error| over all cases, over the held-out ones (those no parameter was fitted on) and per source.
+
+Each row of sweeps/validation/sync_cases.csv is one measured all-reduce of data-parallel
+synchronisation: a scenario whose machines are regions of one GPU, a model, the number of
+replicas D (one per machine), the network, overrides, the measured seconds. The script runs the
+model's job with S = 1 stage and D replicas, then with one, and takes the difference of their
+first_iteration_s: the all-reduce's time in the model (docs/model.md, "Data parallelism").
+These cases are reported apart ("synchronisation"): they measure a collective, not an
+iteration, and no parameter is fitted on them.
 
   --plot FIG.png            predicted against measured, one colour per source, and the error of each case
   --markdown OUT.md         the per-case table and the summary as markdown (docs/validation.md's tables)
@@ -52,6 +60,9 @@ REPO = os.path.dirname(HERE)
 VALIDATION = os.path.join(REPO, "sweeps", "validation")
 TRACE_HEADER = "arrival_s,model,stages,gpus_per_stage,micro_batch_size,micro_batches,iterations\n"
 ROLES_FIT = "fit:"
+
+
+TRACE_HEADER_DP = TRACE_HEADER.rstrip("\n") + ",data_parallel\n"
 
 
 class InputError(Exception):
@@ -129,12 +140,25 @@ class Case:
         return out
 
 
-def load_cases(path: str) -> list[Case]:
+class SyncCase(Case):
+    """A row of sync_cases.csv: an all-reduce among data_parallel replicas of a one-stage job."""
+
+    def __init__(self, row: dict, line: int, cases_dir: str):
+        row = dict(row, stages="1", gpus_per_stage="1", micro_batch_size="1", micro_batches="1")
+        super().__init__(row, line, cases_dir)
+        try:
+            self.replicas = int(row["data_parallel"])
+            assert self.replicas >= 2
+        except (ValueError, AssertionError, TypeError):
+            raise InputError(f"sync_cases.csv:{line}: data_parallel '{row.get('data_parallel')}' (expected an integer >= 2)") from None
+
+
+def load_cases(path: str, kind=Case) -> list:
     rows = read_csv(path)
     if not rows:
         raise InputError(f"{path}: no cases")
     d = os.path.dirname(os.path.abspath(path))
-    cases = [Case(r, i + 2, d) for i, r in enumerate(rows)]
+    cases = [kind(r, i + 2, d) for i, r in enumerate(rows)]
     names = [c.name for c in cases]
     dup = {n for n in names if names.count(n) > 1}
     if dup:
@@ -177,6 +201,30 @@ def predict(geopipe: str, case: Case, tmp: str, params: dict[str, float], extra:
     return float(rows[0]["first_iteration_s"]), rows[0]["first_iteration_s"]
 
 
+def predict_sync(geopipe: str, case: SyncCase, tmp: str, params: dict[str, float]) -> tuple[float, str]:
+    """The model's all-reduce time of a synchronisation case, s: the first iteration of its job
+    with D replicas minus that of the same job with one (geopipe run, first_iteration_s)."""
+    times = []
+    for d in (case.replicas, 1):
+        trace = os.path.join(tmp, f"{case.name}-d{d}.csv")
+        with open(trace, "w") as f:
+            f.write(TRACE_HEADER_DP + ",".join(["0", case.model] + case.job + ["1", str(d)]) + "\n")
+        jobs = os.path.join(tmp, f"{case.name}-d{d}.jobs.csv")
+        cmd = [geopipe, "run", case.scenario, "--scheduler", "delay-first", "--jobs-csv", jobs, "--set", f"workload.trace={trace}"]
+        for s in case.link_sets() + substitute(case.sets, params, case):
+            cmd += ["--set", s]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError(f"case {case.name}: geopipe exited with {r.returncode}: {r.stderr.strip()}")
+        with open(jobs, newline="") as f:
+            rows = list(csv.DictReader(f))
+        if len(rows) != 1 or int(rows[0]["data_parallel"]) != d:
+            raise RuntimeError(f"case {case.name}: expected one job row of {d} replicas, got {rows}")
+        times.append(float(rows[0]["first_iteration_s"]))
+    t = times[0] - times[1]
+    return t, repr(t)
+
+
 def summary(errs: list[float]) -> tuple[int, float, float]:
     a = [abs(e) for e in errs]
     return len(a), (statistics.median(a) if a else math.nan), (max(a) if a else math.nan)
@@ -184,6 +232,37 @@ def summary(errs: list[float]) -> tuple[int, float, float]:
 
 def pct(x: float) -> str:
     return f"{x * 100:+.1f} %".replace("-", "\u2212")
+
+
+def report_sync(cases: list[SyncCase], pred: dict[str, float], out=sys.stdout, markdown=False):
+    """The synchronisation cases: each all-reduce, then the median and maximum |error| over all
+    and per source, and per network setting."""
+    err = {c.name: pred[c.name] / c.measured_s - 1 for c in cases}
+    if markdown:
+        out.write("| case | replicas | network | measured s | predicted s | error |\n|---|---|---|---|---|---|\n")
+        for c in cases:
+            out.write(f"| `{c.name}` | {c.replicas} | {c.network} | {c.measured_s:.4g} | {pred[c.name]:.4g} | {pct(err[c.name])} |\n")
+        out.write("\n| synchronisation cases | n | median \\|error\\| | max \\|error\\| |\n|---|---|---|---|\n")
+    else:
+        out.write("synchronisation (all-reduce among the replicas; held out)\n")
+        w = max(len(c.name) for c in cases)
+        out.write(f"{'case':<{w}}  {'D':>3} {'network':<13} {'measured_s':>11} {'predicted_s':>12} {'error':>8}\n")
+        for c in cases:
+            out.write(f"{c.name:<{w}}  {c.replicas:>3} {c.network:<13} {c.measured_s:>11.4g} {pred[c.name]:>12.4g} "
+                      f"{err[c.name] * 100:>+7.1f}%\n")
+        out.write("\n")
+    groups = [("sync all", cases)]
+    for src in sorted({c.source_group for c in cases}):
+        groups.append((f"sync {src}", [c for c in cases if c.source_group == src]))
+    for net in sorted({c.network for c in cases}, key=lambda n: float(n.split("ms")[0])):
+        groups.append((f"sync {net}", [c for c in cases if c.network == net]))
+    for label, cs in groups:
+        n, med, mx = summary([err[c.name] for c in cs])
+        if markdown:
+            out.write(f"| {label} | {n} | {med * 100:.1f} % | {mx * 100:.1f} % |\n")
+        else:
+            out.write(f"{label:<20} n = {n:3d}  median |error| = {med * 100:5.1f} %  max |error| = {mx * 100:5.1f} %\n")
+    return err
 
 
 def report(cases: list[Case], pred: dict[str, float], out=sys.stdout, markdown=False):
@@ -336,6 +415,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--geopipe", metavar="BIN", help="the geopipe binary (default: $GEOPIPE, build/src/geopipe, PATH)")
     ap.add_argument("--cases", default=os.path.join(VALIDATION, "cases.csv"), metavar="CSV")
+    ap.add_argument("--sync-cases", default=os.path.join(VALIDATION, "sync_cases.csv"), metavar="CSV",
+                    help="the synchronisation cases ('' for none)")
     ap.add_argument("--parameters", default=os.path.join(VALIDATION, "parameters.csv"), metavar="CSV",
                     help="values of the case parameters (@name)")
     ap.add_argument("--plot", metavar="FIG.png")
@@ -349,6 +430,10 @@ def main(argv=None) -> int:
     try:
         geopipe = find_geopipe(args.geopipe)
         cases = load_cases(args.cases)
+        sync = load_cases(args.sync_cases, SyncCase) if args.sync_cases else []
+        names = [c.name for c in cases + sync]
+        if len(set(names)) != len(names):
+            raise InputError("a case name is in both cases files")
         params = load_parameters(args.parameters)
         with tempfile.TemporaryDirectory(prefix="geopipe-validation-") as tmp:
             if args.calibrate:
@@ -358,38 +443,51 @@ def main(argv=None) -> int:
             pred, text = {}, {}
             for c in cases:
                 pred[c.name], text[c.name] = predict(geopipe, c, tmp, params)
+            for c in sync:
+                pred[c.name], text[c.name] = predict_sync(geopipe, c, tmp, params)
         out = open(os.devnull, "w") if args.quiet else sys.stdout
         if args.quiet:
             err = {c.name: pred[c.name] / c.measured_s - 1 for c in cases}
             for label, cs in (("all", cases), ("held-out", [c for c in cases if c.role == "held-out"])):
                 n, med, mx = summary([err[c.name] for c in cs])
                 print(f"{label:<9} n = {n:3d}  median |error| = {med * 100:5.1f} %  max |error| = {mx * 100:5.1f} %")
+            if sync:
+                n, med, mx = summary([pred[c.name] / c.measured_s - 1 for c in sync])
+                print(f"{'sync':<9} n = {n:3d}  median |error| = {med * 100:5.1f} %  max |error| = {mx * 100:5.1f} %")
         else:
             report(cases, pred, out)
+            if sync:
+                out.write("\n")
+                report_sync(sync, pred, out)
         if args.markdown:
             with open(args.markdown, "w") as f:
                 report(cases, pred, f, markdown=True)
+                if sync:
+                    f.write("\n")
+                    report_sync(sync, pred, f, markdown=True)
         if args.plot:
             plot(cases, pred, args.plot)
         if args.write_predictions:
             with open(args.write_predictions, "w") as f:
-                f.write("# geopipe's predicted seconds per iteration of every case of cases.csv (scripts/validate_model.py\n"
+                f.write("# geopipe's predicted seconds per iteration of every case of cases.csv, and of the all-reduce of\n"
+                        "# every case of sync_cases.csv (scripts/validate_model.py\n"
                         "# --write-predictions); the regression test checks them bit for bit (--check).\n")
                 f.write("case,predicted_s\n")
-                for c in cases:
+                for c in cases + sync:
                     f.write(f"{c.name},{text[c.name]}\n")
         if args.check:
             want = {r["case"]: r["predicted_s"] for r in read_csv(args.check)}
-            bad = [c.name for c in cases if want.get(c.name) != text[c.name]]
+            every = cases + sync
+            bad = [c.name for c in every if want.get(c.name) != text[c.name]]
             extra = sorted(set(want) - set(text))
             for n in bad:
                 print(f"check: {n}: predicted {text[n]} s, {args.check} has {want.get(n, 'no row')}", file=sys.stderr)
             for n in extra:
-                print(f"check: {args.check} has a case that cases.csv does not: {n}", file=sys.stderr)
+                print(f"check: {args.check} has a case that the cases files do not: {n}", file=sys.stderr)
             if bad or extra:
-                print(f"check: {len(bad) + len(extra)} of {len(cases)} predictions differ from {args.check}", file=sys.stderr)
+                print(f"check: {len(bad) + len(extra)} of {len(every)} predictions differ from {args.check}", file=sys.stderr)
                 return 1
-            print(f"check: all {len(cases)} predictions equal {args.check} bit for bit")
+            print(f"check: all {len(every)} predictions equal {args.check} bit for bit")
         return 0
     except InputError as e:
         print(f"validate_model: error: {e}", file=sys.stderr)
