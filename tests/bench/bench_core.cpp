@@ -97,6 +97,42 @@ const int kRegistered = [] {
   return 0;
 }();
 
+// ---- data parallelism: the six-region base whose gpt3-1.3b and llama2-7b jobs (half of them)
+// have D replicas each (docs/model.md, "Data parallelism"): every preset places them as gangs,
+// one placement search per replica, and times each replica's pipeline and each stage's ring.
+// Compare BM_ScenarioDataParallel/<preset>/200/8 with .../200/1 (one run: docs/performance.md).
+void BM_ScenarioDataParallel(benchmark::State& state, std::string preset) {
+  const long n = state.range(0), D = state.range(1);
+  std::vector<geopipe::config::Override> set(3);
+  set[0].path = "workload.num_jobs";
+  set[0].value = std::to_string(n);
+  set[1].path = "workload.mix.gpt3-1.3b.data_parallel";
+  set[1].value = std::to_string(D);
+  set[2].path = "workload.mix.llama2-7b.data_parallel";
+  set[2].value = std::to_string(D);
+  const Scenario sc = config::load_scenario_file(std::string(GEOPIPE_SOURCE_DIR) + "/sweeps/base/six-regions.toml", set);
+  const std::vector<Job> jobs = sc.jobs_for_seed(1);
+  ScenarioMetrics last;
+  for (auto _ : state) {
+    auto sched = make_scheduler(preset, sc.scheduler);
+    SimOptions opt;
+    opt.record_jobs = false;
+    last = simulate(sc, jobs, *sched, 1, opt).metrics;
+  }
+  state.counters["events"] = static_cast<double>(last.events);
+  state.counters["searches"] = static_cast<double>(last.sched_searches);
+  state.counters["sched_max_ms"] = last.sched_time_max_s * 1e3;
+  state.counters["completed"] = last.jobs_completed;
+}
+const int kRegisteredDp = [] {
+  for (const char* p : {"bace-pipe", "delay-first", "first-fit"})
+    benchmark::RegisterBenchmark((std::string("BM_ScenarioDataParallel/") + p).c_str(), BM_ScenarioDataParallel,
+                                 std::string(p))
+        ->ArgsProduct({{200, 2000}, {1, 2, 8}})
+        ->Unit(benchmark::kMillisecond)->UseRealTime()->MeasureProcessCPUTime()->Iterations(1);
+  return 0;
+}();
+
 }  // namespace
 }  // namespace geopipe
 
