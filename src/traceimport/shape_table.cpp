@@ -56,6 +56,12 @@ void check_values(const std::string& path, const ShapeRule& r, const LlmSpec& ll
     fail(path, r, kMicroBatchSize, "micro_batch_size = " + std::to_string(r.micro_batch_size) + " is out of range (expected 1 .. 1048576)");
   if (r.micro_batches < 1 || r.micro_batches > kMaxMicro)
     fail(path, r, kMicroBatches, "micro_batches = " + std::to_string(r.micro_batches) + " is out of range (expected 1 .. 1048576)");
+  if (r.data_parallel != kReplicasFromGpus && (r.data_parallel < 1 || r.data_parallel > kMaxDataParallel))
+    fail(path, r, kDataParallel, "data_parallel = " + std::to_string(r.data_parallel) + " is out of range (expected 1 .. " +
+                                     std::to_string(kMaxDataParallel) + ", or N/(g*S))");
+  if (r.data_parallel == kReplicasFromGpus && r.stages < 1)
+    fail(path, r, kDataParallel, std::string("data_parallel = N/(g*S) needs a fixed stage count (stages = ") +
+                                     (r.stages == 0 ? "0" : "N/g") + "; expected stages >= 1, or a fixed data_parallel)");
 }
 
 /// Ascending, contiguous, disjoint; nothing after an `inf` row.
@@ -80,7 +86,8 @@ void check_order(const std::string& path, const ShapeRule& prev, const ShapeRule
 
 const std::array<const char*, kNumShapeColumns>& shape_column_names() {
   static const std::array<const char*, kNumShapeColumns> names = {"min_gpus", "max_gpus", "model", "gpus_per_stage",
-                                                                   "stages", "micro_batch_size", "micro_batches"};
+                                                                   "stages", "micro_batch_size", "micro_batches",
+                                                                   "data_parallel"};
   return names;
 }
 
@@ -104,6 +111,7 @@ std::vector<ShapeRule> parse_shape_table(std::string_view text, const std::strin
   const auto& names = shape_column_names();
   std::array<int, kNumShapeColumns> pos{};
   pos.fill(-1);
+  std::size_t columns = 0;
   bool have_header = false;
   std::vector<ShapeRule> rules;
   util::for_each_csv_record(text, path, [&](util::CsvRecord& rec) {
@@ -114,29 +122,32 @@ std::vector<ShapeRule> parse_shape_table(std::string_view text, const std::strin
         if (it == names.end())
           throw InputError(path, cells[c].line, cells[c].column,
                            "unknown column '" + cells[c].text +
-                               "' (expected min_gpus, max_gpus, model, gpus_per_stage, stages, micro_batch_size, micro_batches)");
+                               "' (expected min_gpus, max_gpus, model, gpus_per_stage, stages, micro_batch_size, micro_batches"
+                               " and optionally data_parallel)");
         const auto k = static_cast<std::size_t>(it - names.begin());
         if (pos[k] >= 0)
           throw InputError(path, cells[c].line, cells[c].column,
                            "duplicate column '" + cells[c].text + "' (column " + std::to_string(c + 1) + ", already column " +
                                std::to_string(pos[k] + 1) + "; expected each column once)");
         pos[k] = static_cast<int>(c);
+        ++columns;
       }
-      for (std::size_t k = 0; k < kNumShapeColumns; ++k)
+      for (std::size_t k = 0; k < kNumRequiredShapeColumns; ++k)
         if (pos[k] < 0) throw InputError(path, rec.line, 1, std::string("missing column '") + names[k] + "'");
       have_header = true;
       return;
     }
-    if (cells.size() != kNumShapeColumns)
-      throw InputError(path, rec.line, 1, "expected " + std::to_string(kNumShapeColumns) + " fields, found " + std::to_string(cells.size()));
+    if (cells.size() != columns)
+      throw InputError(path, rec.line, 1, "expected " + std::to_string(columns) + " fields, found " + std::to_string(cells.size()));
     ShapeRule r;
     r.line = rec.line;
-    for (std::size_t k = 0; k < kNumShapeColumns; ++k) r.column[k] = cells[static_cast<std::size_t>(pos[k])].column;
+    for (std::size_t k = 0; k < kNumShapeColumns; ++k)
+      if (pos[k] >= 0) r.column[k] = cells[static_cast<std::size_t>(pos[k])].column;
     auto cell = [&](ShapeColumn k) -> const util::CsvCell& { return cells[static_cast<std::size_t>(pos[k])]; };
     auto integer = [&](ShapeColumn k, double lo, double hi) -> std::int64_t {
       const util::CsvCell& f = cell(k);
       const std::optional<double> v = util::parse_decimal(f.text);
-      const std::string alt = k == kMaxGpus ? ", or inf" : k == kStages ? ", or N/g" : "";
+      const std::string alt = k == kMaxGpus ? ", or inf" : k == kStages ? ", or N/g" : k == kDataParallel ? ", or N/(g*S)" : "";
       if (!v)
         throw InputError(path, f.line, f.column,
                          std::string(names[k]) + ": '" + f.text + "' is not a number (expected decimal digits, e.g. 16" + alt + ")");
@@ -166,6 +177,9 @@ std::vector<ShapeRule> parse_shape_table(std::string_view text, const std::strin
     r.stages = cell(kStages).text == "N/g" ? kStagesFromGpus : static_cast<int>(integer(kStages, 0, llm->layers));
     r.micro_batch_size = static_cast<int>(integer(kMicroBatchSize, 1, kMaxMicro));
     r.micro_batches = static_cast<int>(integer(kMicroBatches, 1, kMaxMicro));
+    if (pos[kDataParallel] >= 0)
+      r.data_parallel = cell(kDataParallel).text == "N/(g*S)" ? kReplicasFromGpus
+                                                               : static_cast<int>(integer(kDataParallel, 1, kMaxDataParallel));
     check_values(path, r, *llm);
     if (!rules.empty()) check_order(path, rules.back(), r);
     rules.push_back(std::move(r));
@@ -192,15 +206,20 @@ void check_shape_table(const std::vector<ShapeRule>& rules, const std::string& p
         fail(path, r, kModel, llm->name + " fits no stage count on " + on + " per stage (expected more gpus_per_stage, a smaller "
                               "micro_batch_size or fewer micro_batches; --reference-gpu picks the GPU)");
     } else if (r.stages == kStagesFromGpus) {
-      const auto g = static_cast<std::int64_t>(r.gpus_per_stage);
-      s_lo = static_cast<int>(std::clamp<std::int64_t>(r.min_gpus / g, 1, llm->layers));
-      s_hi = r.max_gpus == kNoGpuLimit ? llm->layers : static_cast<int>(std::clamp<std::int64_t>(r.max_gpus / g, 1, llm->layers));
+      s_lo = mapped_stages(r, *llm, r.min_gpus);
+      s_hi = r.max_gpus == kNoGpuLimit ? llm->layers : mapped_stages(r, *llm, r.max_gpus);
     }
+    // the most replicas a row gives (N/(g*S) grows with N; its S is fixed)
+    const std::int64_t d_hi = r.data_parallel != kReplicasFromGpus ? r.data_parallel
+                              : r.max_gpus == kNoGpuLimit         ? kMaxDataParallel
+                                                                  : mapped_data_parallel(r, r.max_gpus);
     for (int s = s_lo; s <= s_hi; ++s) {
-      if (static_cast<std::int64_t>(s) * r.micro_batches > kMaxPipelineCells)
-        fail(path, r, kMicroBatches, std::to_string(s) + " stages x " + std::to_string(r.micro_batches) + " micro-batches = " +
-                                         std::to_string(static_cast<std::int64_t>(s) * r.micro_batches) +
-                                         " pipeline cells per iteration (expected at most " + std::to_string(kMaxPipelineCells) + ")");
+      const std::int64_t cells = d_hi * s * r.micro_batches;
+      if (cells > kMaxPipelineCells)
+        fail(path, r, kMicroBatches, (d_hi > 1 ? std::to_string(d_hi) + " replicas x " : std::string()) + std::to_string(s) +
+                                         " stages x " + std::to_string(r.micro_batches) + " micro-batches = " +
+                                         std::to_string(cells) + " pipeline cells per iteration (expected at most " +
+                                         std::to_string(kMaxPipelineCells) + ")");
       Job j;
       j.stages = s;
       j.gpus_per_stage = r.gpus_per_stage;
@@ -226,7 +245,19 @@ void check_shape_table(const std::vector<ShapeRule>& rules, const std::string& p
 
 int mapped_stages(const ShapeRule& rule, const LlmSpec& llm, std::int64_t gpus) {
   if (rule.stages != kStagesFromGpus) return rule.stages;
-  return static_cast<int>(std::clamp<std::int64_t>(gpus / rule.gpus_per_stage, 1, llm.layers));
+  // a fixed D: its replicas share the N GPUs (N/(g*S) needs a fixed S: check_values)
+  const std::int64_t d = rule.data_parallel == kReplicasFromGpus ? 1 : rule.data_parallel;
+  return static_cast<int>(std::clamp<std::int64_t>(gpus / (rule.gpus_per_stage * d), 1, llm.layers));
+}
+
+int mapped_data_parallel(const ShapeRule& rule, std::int64_t gpus) {
+  if (rule.data_parallel != kReplicasFromGpus) return rule.data_parallel;
+  const std::int64_t per_replica = static_cast<std::int64_t>(rule.gpus_per_stage) * std::max(rule.stages, 1);
+  return static_cast<int>(std::clamp<std::int64_t>(gpus / per_replica, 1, kMaxDataParallel));
+}
+
+bool has_data_parallel(const std::vector<ShapeRule>& rules) {
+  return std::any_of(rules.begin(), rules.end(), [](const ShapeRule& r) { return r.data_parallel != 1; });
 }
 
 int find_shape(const std::vector<ShapeRule>& rules, std::int64_t gpus) {
@@ -241,17 +272,24 @@ std::string stages_text(const ShapeRule& rule) {
   return rule.stages == kStagesFromGpus ? std::string("N/g") : std::to_string(rule.stages);
 }
 
+std::string data_parallel_text(const ShapeRule& rule) {
+  return rule.data_parallel == kReplicasFromGpus ? std::string("N/(g*S)") : std::to_string(rule.data_parallel);
+}
+
 std::string max_gpus_text(const ShapeRule& rule) {
   return rule.max_gpus == kNoGpuLimit ? std::string("inf") : std::to_string(rule.max_gpus);
 }
 
 std::string shape_table_csv(const std::vector<ShapeRule>& rules) {
+  const bool dp = has_data_parallel(rules);  // the optional column only when a row needs it
+  const std::size_t n = dp ? kNumShapeColumns : kNumRequiredShapeColumns;
   std::string s;
-  for (std::size_t k = 0; k < kNumShapeColumns; ++k) s += std::string(k ? "," : "") + shape_column_names()[k];
+  for (std::size_t k = 0; k < n; ++k) s += std::string(k ? "," : "") + shape_column_names()[k];
   s += "\n";
   for (const ShapeRule& r : rules)
     s += std::to_string(r.min_gpus) + "," + max_gpus_text(r) + "," + r.model + "," + std::to_string(r.gpus_per_stage) + "," +
-         stages_text(r) + "," + std::to_string(r.micro_batch_size) + "," + std::to_string(r.micro_batches) + "\n";
+         stages_text(r) + "," + std::to_string(r.micro_batch_size) + "," + std::to_string(r.micro_batches) +
+         (dp ? "," + data_parallel_text(r) : std::string()) + "\n";
   return s;
 }
 

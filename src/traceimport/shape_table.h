@@ -11,8 +11,11 @@
 //   128,inf,flm-101b,8,N/g,1,16
 //
 // `stages` is a fixed S >= 1, `0` (the smallest feasible stage count, chosen by geopipe on the
-// scenario's cluster: the trace says 0), or `N/g` (S = floor(N / g), at least 1 and at most the
-// model's layers L). `max_gpus` is an integer or `inf` (no upper bound, last row only).
+// scenario's cluster: the trace says 0), or `N/g` (S = floor(N / (g·D)), at least 1 and at most
+// the model's layers L). `max_gpus` is an integer or `inf` (no upper bound, last row only). An
+// optional column `data_parallel` gives the replicas D (docs/model.md, "Data parallelism"): a
+// fixed D >= 1 (default 1), or `N/(g*S)` with a fixed S >= 1 (D = floor(N / (g·S)), at least 1
+// and at most kMaxDataParallel): the job uses D·S·g <= N GPUs.
 #pragma once
 
 #include <array>
@@ -30,13 +33,17 @@ namespace geopipe::traceimport {
 
 /// "No upper bound" for a GPU count (`inf` in a shape table, no --max-gpus).
 inline constexpr std::int64_t kNoGpuLimit = std::numeric_limits<std::int64_t>::max();
-/// ShapeRule::stages for "N/g": S = clamp(floor(N / g), 1, L).
+/// ShapeRule::stages for "N/g": S = clamp(floor(N / (g·D)), 1, L).
 inline constexpr int kStagesFromGpus = -1;
+/// ShapeRule::data_parallel for "N/(g*S)": D = clamp(floor(N / (g·S)), 1, kMaxDataParallel).
+inline constexpr int kReplicasFromGpus = -1;
 /// Largest GPU count a shape table names (a bound on `min_gpus` and a finite `max_gpus`).
 inline constexpr std::int64_t kMaxTableGpus = 10'000'000;
 
 /// The columns of a shape table, in their canonical order (the order the default is printed in).
-enum ShapeColumn : std::size_t { kMinGpus, kMaxGpus, kModel, kGpusPerStage, kStages, kMicroBatchSize, kMicroBatches, kNumShapeColumns };
+/// The first kNumRequiredShapeColumns are required; data_parallel is optional.
+enum ShapeColumn : std::size_t { kMinGpus, kMaxGpus, kModel, kGpusPerStage, kStages, kMicroBatchSize, kMicroBatches, kDataParallel, kNumShapeColumns };
+inline constexpr std::size_t kNumRequiredShapeColumns = kDataParallel;
 /// Their header names: "min_gpus", "max_gpus", "model", ...
 const std::array<const char*, kNumShapeColumns>& shape_column_names();
 
@@ -49,6 +56,7 @@ struct ShapeRule {
   int stages = kStagesFromGpus;          ///< S >= 1 fixed; 0: smallest feasible; kStagesFromGpus: N/g
   int micro_batch_size = 1;              ///< b, 1..2^20
   int micro_batches = 16;                ///< m, 1..2^20
+  int data_parallel = 1;                 ///< D >= 1 fixed; kReplicasFromGpus: N/(g*S) (needs a fixed S)
   int line = 0;                          ///< line in the table's file (0: the built-in default)
   std::array<int, kNumShapeColumns> column{};  ///< column of each cell in that line (0: unknown)
 };
@@ -75,12 +83,18 @@ void check_shape_table(const std::vector<ShapeRule>& rules, const std::string& p
 /// The stage count a trace row of `gpus` GPUs gets from `rule` (as written to the trace: 0 for a
 /// `0` row). Requires rule.min_gpus <= gpus <= rule.max_gpus.
 int mapped_stages(const ShapeRule& rule, const LlmSpec& llm, std::int64_t gpus);
+/// The replicas D a trace row of `gpus` GPUs gets from `rule` (the fixed D, or N/(g*S)).
+int mapped_data_parallel(const ShapeRule& rule, std::int64_t gpus);
+/// Does some row of the table give D != 1 (so the trace and the printed table need the column)?
+bool has_data_parallel(const std::vector<ShapeRule>& rules);
 
 /// The index of the row whose range holds `gpus` in a checked table, or -1 (binary search).
 int find_shape(const std::vector<ShapeRule>& rules, std::int64_t gpus);
 
 /// "N/g", "0" or the fixed S.
 std::string stages_text(const ShapeRule& rule);
+/// "N/(g*S)" or the fixed D.
+std::string data_parallel_text(const ShapeRule& rule);
 /// "inf" or the number.
 std::string max_gpus_text(const ShapeRule& rule);
 

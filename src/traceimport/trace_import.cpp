@@ -301,6 +301,7 @@ ImportResult import_trace(std::string_view text, const std::string& path, const 
       ImportedJob j;
       j.shape = k;
       j.stages = mapped_stages(shape, tref.llm(ku), n);
+      j.data_parallel = mapped_data_parallel(shape, n);
       const double t_ref = tref.t_ref_s(ku, tref.effective_stages(ku, j.stages));
       const double run = f.run_s * opt.time_scale;
       if (!(run / t_ref <= kMaxJobIterations))
@@ -375,18 +376,24 @@ void write_trace_csv(std::ostream& os, const ImportResult& r, const ImportOption
           ", recompute " + (opt.compute.recompute == Recompute::kFull ? "full" : "none") + ", " +
           std::string(opt.compute.schedule().name()) + ")");
   comment("Shape table (" + (opt.shapes.empty() ? std::string("built-in default") : opt.shape_table_path) +
-          "; N = the row's GPUs, N/g: S = floor(N/g) in 1..layers), with T_ref at its smallest S:");
+          "; N = the row's GPUs, N/g: S = floor(N/(g*D)) in 1..layers; N/(g*S): D = floor(N/(g*S))), with T_ref at its smallest S:");
   for (std::size_t k = 0; k < r.shapes.size(); ++k) {
     const ShapeRule& s = r.shapes[k];
     comment("  " + std::to_string(s.min_gpus) + ".." + max_gpus_text(s) + " GPUs -> " + s.model + ", g = " +
             std::to_string(s.gpus_per_stage) + ", S = " + stages_text(s) + ", b = " + std::to_string(s.micro_batch_size) +
-            ", m = " + std::to_string(s.micro_batches) + "; T_ref " + short_number(r.t_ref_s[k]) + " s");
+            ", m = " + std::to_string(s.micro_batches) + (s.data_parallel != 1 ? ", D = " + data_parallel_text(s) : std::string()) +
+            "; T_ref " + short_number(r.t_ref_s[k]) + " s");
   }
-  os << "arrival_s,model,stages,gpus_per_stage,micro_batch_size,micro_batches,iterations\n";
+  // The data_parallel column only when a row of the table gives D != 1 (a trace of one-pipeline
+  // jobs stays as before, byte for byte).
+  const bool dp = has_data_parallel(r.shapes);
+  os << "arrival_s,model,stages,gpus_per_stage,micro_batch_size,micro_batches,iterations" << (dp ? ",data_parallel" : "") << '\n';
   for (const ImportedJob& j : r.jobs) {
     const ShapeRule& s = r.shapes[static_cast<std::size_t>(j.shape)];
     os << util::csv_number(j.arrival_s) << ',' << util::csv_field(s.model) << ',' << j.stages << ',' << s.gpus_per_stage << ','
-       << s.micro_batch_size << ',' << s.micro_batches << ',' << j.iterations << '\n';
+       << s.micro_batch_size << ',' << s.micro_batches << ',' << j.iterations;
+    if (dp) os << ',' << j.data_parallel;
+    os << '\n';
   }
 }
 

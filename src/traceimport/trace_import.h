@@ -107,6 +107,7 @@ struct ImportedJob {
   double arrival_s = 0;       ///< s since the start of the simulation, in [0, kMaxArrivalSpanS]
   int shape = 0;              ///< index into ImportResult::shapes
   int stages = 0;             ///< S as written (0: smallest feasible on the scenario's cluster)
+  int data_parallel = 1;      ///< D as written (a column of the trace only if the shape table gives D != 1)
   std::int64_t iterations = 1;///< I in [1, kMaxJobIterations]
   double submit_s = 0;        ///< the row's submit time on the trace's clock
   double run_s = 0;           ///< the row's run time, s (before scaling)

@@ -394,6 +394,50 @@ TEST(TraceImportShapes, OverrideMapsRowsAndIsValidated) {
   EXPECT_EQ(r2.count(DR::kNoShape), 2);
 }
 
+// The optional data_parallel column (docs/trace-import.md, "The shape table"): a fixed D splits
+// N among D replicas of N/(g*D) stages; N/(g*S) grows the replicas with N at a fixed S. The
+// trace then has a data_parallel column; T_ref (and so the iterations) is one replica's.
+TEST(TraceImportShapes, DataParallelColumnMapsGpuCountsToReplicas) {
+  const std::string table =
+      "min_gpus,max_gpus,model,gpus_per_stage,stages,micro_batch_size,micro_batches,data_parallel\n"
+      "4,7,llama2-7b,1,N/g,1,16,2\n"          // 2 replicas of floor(N/2) stages (N = 1..3: 1 stage does not fit)
+      "8,inf,llama2-7b,1,4,1,16,N/(g*S)\n";  // replicas of 4 stages: floor(N/4)
+  const std::vector<ShapeRule> rules = parse_shape_table(table, "s.csv");
+  ASSERT_EQ(rules.size(), 2u);
+  EXPECT_EQ(rules[0].data_parallel, 2);
+  EXPECT_EQ(rules[1].data_parallel, kReplicasFromGpus);
+  EXPECT_TRUE(has_data_parallel(rules));
+  EXPECT_FALSE(has_data_parallel(default_shape_table()));
+  ImportOptions o = with(Format::kPhilly);
+  o.shapes = rules;
+  o.shape_table_path = "s.csv";
+  const ImportResult r = import("timestamp,duration,num_gpus\n0,3600,6\n10,3600,7\n20,3600,8\n30,3600,35\n", o);
+  ASSERT_EQ(r.rows_kept(), 4);
+  const std::vector<std::pair<int, int>> want = {{3, 2}, {3, 2}, {4, 2}, {4, 8}};  // (S, D) for N = 6, 7, 8, 35
+  for (std::size_t k = 0; k < 4; ++k) {
+    EXPECT_EQ(r.jobs[k].stages, want[k].first) << k;
+    EXPECT_EQ(r.jobs[k].data_parallel, want[k].second) << k;
+  }
+  // T_ref is one replica's: the iterations of the N = 8 and N = 35 jobs are equal
+  EXPECT_EQ(r.jobs[2].iterations, r.jobs[3].iterations);
+  const GpuType& a100 = *find_builtin_gpu("A100-80GB");
+  EXPECT_EQ(r.jobs[3].iterations, std::llround(3600 / hand_t_ref(*find_builtin_llm("llama2-7b"), 4, 1, 1, 16, a100)));
+  std::ostringstream os;
+  write_trace_csv(os, r, o, "geopipe trace import", "t.csv");
+  EXPECT_TRUE(contains(os.str(), "\narrival_s,model,stages,gpus_per_stage,micro_batch_size,micro_batches,iterations,data_parallel\n"))
+      << os.str();
+  EXPECT_TRUE(contains(os.str(), ",8\n")) << os.str();  // the 35-GPU job's 8 replicas
+  // printed back, the table keeps its column; the default table has none
+  EXPECT_TRUE(contains(shape_table_csv(rules), "micro_batches,data_parallel\n4,7,llama2-7b,1,N/g,1,16,2\n8,inf,llama2-7b,1,4,1,16,N/(g*S)\n"));
+  EXPECT_FALSE(contains(shape_table_csv(default_shape_table()), "data_parallel"));
+  // N/(g*S) needs a fixed S; D out of range
+  const std::string h = "min_gpus,max_gpus,model,gpus_per_stage,stages,micro_batch_size,micro_batches,data_parallel\n";
+  EXPECT_EQ(error_of([&] { parse_shape_table(h + "1,inf,llama2-7b,1,N/g,1,16,N/(g*S)\n", "s.csv"); }),
+            "s.csv:2:28: data_parallel = N/(g*S) needs a fixed stage count (stages = N/g; expected stages >= 1, or a fixed data_parallel)");
+  EXPECT_EQ(error_of([&] { parse_shape_table(h + "1,inf,llama2-7b,1,2,1,16,0\n", "s.csv"); }),
+            "s.csv:2:26: data_parallel = 0 is out of range (expected 1 .. 4096, or N/(g*S))");
+}
+
 TEST(TraceImportShapes, GapsOverlapsAndBadCellsAreLocated) {
   const std::string h = "min_gpus,max_gpus,model,gpus_per_stage,stages,micro_batch_size,micro_batches\n";
   auto err = [&](const std::string& rows) { return error_of([&] { parse_shape_table(h + rows, "s.csv"); }); };
