@@ -182,12 +182,14 @@ def substitute(sets: list[str], params: dict[str, float], case: Case) -> list[st
     return out
 
 
-def predict(geopipe: str, case: Case, tmp: str, params: dict[str, float], extra: list[str] = ()) -> float:
-    """The model's iteration time of the case's job, s (geopipe run, first_iteration_s)."""
-    trace = os.path.join(tmp, case.name + ".csv")
+def run_one_job(geopipe: str, case: Case, tmp: str, params: dict[str, float], tag: str, header: str, row: list[str],
+                extra: list[str] = ()) -> dict:
+    """The job row of `geopipe run` of the case's scenario (delay-first, the case's network and
+    overrides) replaying a one-job trace of `header` and `row`."""
+    trace = os.path.join(tmp, tag + ".csv")
     with open(trace, "w") as f:
-        f.write(TRACE_HEADER + ",".join(["0", case.model] + case.job + ["1"]) + "\n")
-    jobs = os.path.join(tmp, case.name + ".jobs.csv")
+        f.write(header + ",".join(row) + "\n")
+    jobs = os.path.join(tmp, tag + ".jobs.csv")
     cmd = [geopipe, "run", case.scenario, "--scheduler", "delay-first", "--jobs-csv", jobs, "--set", f"workload.trace={trace}"]
     for s in case.link_sets() + substitute(case.sets, params, case) + list(extra):
         cmd += ["--set", s]
@@ -198,7 +200,13 @@ def predict(geopipe: str, case: Case, tmp: str, params: dict[str, float], extra:
         rows = list(csv.DictReader(f))
     if len(rows) != 1:
         raise RuntimeError(f"case {case.name}: expected one job row, got {len(rows)}")
-    return float(rows[0]["first_iteration_s"]), rows[0]["first_iteration_s"]
+    return rows[0]
+
+
+def predict(geopipe: str, case: Case, tmp: str, params: dict[str, float], extra: list[str] = ()) -> float:
+    """The model's iteration time of the case's job, s (geopipe run, first_iteration_s)."""
+    row = run_one_job(geopipe, case, tmp, params, case.name, TRACE_HEADER, ["0", case.model] + case.job + ["1"], extra)
+    return float(row["first_iteration_s"]), row["first_iteration_s"]
 
 
 def predict_sync(geopipe: str, case: SyncCase, tmp: str, params: dict[str, float]) -> tuple[float, str]:
@@ -206,21 +214,11 @@ def predict_sync(geopipe: str, case: SyncCase, tmp: str, params: dict[str, float
     with D replicas minus that of the same job with one (geopipe run, first_iteration_s)."""
     times = []
     for d in (case.replicas, 1):
-        trace = os.path.join(tmp, f"{case.name}-d{d}.csv")
-        with open(trace, "w") as f:
-            f.write(TRACE_HEADER_DP + ",".join(["0", case.model] + case.job + ["1", str(d)]) + "\n")
-        jobs = os.path.join(tmp, f"{case.name}-d{d}.jobs.csv")
-        cmd = [geopipe, "run", case.scenario, "--scheduler", "delay-first", "--jobs-csv", jobs, "--set", f"workload.trace={trace}"]
-        for s in case.link_sets() + substitute(case.sets, params, case):
-            cmd += ["--set", s]
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        if r.returncode != 0:
-            raise RuntimeError(f"case {case.name}: geopipe exited with {r.returncode}: {r.stderr.strip()}")
-        with open(jobs, newline="") as f:
-            rows = list(csv.DictReader(f))
-        if len(rows) != 1 or int(rows[0]["data_parallel"]) != d:
-            raise RuntimeError(f"case {case.name}: expected one job row of {d} replicas, got {rows}")
-        times.append(float(rows[0]["first_iteration_s"]))
+        row = run_one_job(geopipe, case, tmp, params, f"{case.name}-d{d}", TRACE_HEADER_DP,
+                          ["0", case.model] + case.job + ["1", str(d)])
+        if int(row["data_parallel"]) != d:
+            raise RuntimeError(f"case {case.name}: expected a job of {d} replicas, got {row['data_parallel']}")
+        times.append(float(row["first_iteration_s"]))
     t = times[0] - times[1]
     return t, repr(t)
 
@@ -232,6 +230,16 @@ def summary(errs: list[float]) -> tuple[int, float, float]:
 
 def pct(x: float) -> str:
     return f"{x * 100:+.1f} %".replace("-", "\u2212")
+
+
+def write_groups(groups: list, err: dict[str, float], out, markdown: bool):
+    """One summary line (or markdown row) per (label, cases): n, median and maximum |error|."""
+    for label, cs in groups:
+        n, med, mx = summary([err[c.name] for c in cs])
+        if markdown:
+            out.write(f"| {label} | {n} | {med * 100:.1f} % | {mx * 100:.1f} % |\n")
+        else:
+            out.write(f"{label:<20} n = {n:3d}  median |error| = {med * 100:5.1f} %  max |error| = {mx * 100:5.1f} %\n")
 
 
 def report_sync(cases: list[SyncCase], pred: dict[str, float], out=sys.stdout, markdown=False):
@@ -256,12 +264,7 @@ def report_sync(cases: list[SyncCase], pred: dict[str, float], out=sys.stdout, m
         groups.append((f"sync {src}", [c for c in cases if c.source_group == src]))
     for net in sorted({c.network for c in cases}, key=lambda n: float(n.split("ms")[0])):
         groups.append((f"sync {net}", [c for c in cases if c.network == net]))
-    for label, cs in groups:
-        n, med, mx = summary([err[c.name] for c in cs])
-        if markdown:
-            out.write(f"| {label} | {n} | {med * 100:.1f} % | {mx * 100:.1f} % |\n")
-        else:
-            out.write(f"{label:<20} n = {n:3d}  median |error| = {med * 100:5.1f} %  max |error| = {mx * 100:5.1f} %\n")
+    write_groups(groups, err, out, markdown)
     return err
 
 
@@ -282,12 +285,7 @@ def report(cases: list[Case], pred: dict[str, float], out=sys.stdout, markdown=F
               ("held-out", [c for c in cases if c.role == "held-out"])]
     for src in sorted({c.source_group for c in cases}):
         groups.append((f"held-out {src}", [c for c in cases if c.role == "held-out" and c.source_group == src]))
-    for label, cs in groups:
-        n, med, mx = summary([err[c.name] for c in cs])
-        if markdown:
-            out.write(f"| {label} | {n} | {med * 100:.1f} % | {mx * 100:.1f} % |\n")
-        else:
-            out.write(f"{label:<20} n = {n:3d}  median |error| = {med * 100:5.1f} %  max |error| = {mx * 100:5.1f} %\n")
+    write_groups(groups, err, out, markdown)
     return err
 
 

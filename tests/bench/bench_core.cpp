@@ -70,9 +70,8 @@ const Scenario& base_scenario(long jobs) {
   return it->second;
 }
 
-void BM_Scenario(benchmark::State& state, std::string preset) {
-  const long n = state.range(0);
-  const Scenario& sc = base_scenario(n);
+/// Simulates seed 1 of `sc` with `preset` once per iteration; the last run's metrics.
+ScenarioMetrics run_scenario(benchmark::State& state, const Scenario& sc, const std::string& preset) {
   const std::vector<Job> jobs = sc.jobs_for_seed(1);
   ScenarioMetrics last;
   for (auto _ : state) {
@@ -84,6 +83,12 @@ void BM_Scenario(benchmark::State& state, std::string preset) {
   state.counters["events"] = static_cast<double>(last.events);
   state.counters["sched_max_ms"] = last.sched_time_max_s * 1e3;
   state.counters["completed"] = last.jobs_completed;
+  return last;
+}
+
+void BM_Scenario(benchmark::State& state, std::string preset) {
+  const long n = state.range(0);
+  run_scenario(state, base_scenario(n), preset);
   state.SetComplexityN(n);
 }
 
@@ -111,18 +116,7 @@ void BM_ScenarioDataParallel(benchmark::State& state, std::string preset) {
   set[2].path = "workload.mix.llama2-7b.data_parallel";
   set[2].value = std::to_string(D);
   const Scenario sc = config::load_scenario_file(std::string(GEOPIPE_SOURCE_DIR) + "/sweeps/base/six-regions.toml", set);
-  const std::vector<Job> jobs = sc.jobs_for_seed(1);
-  ScenarioMetrics last;
-  for (auto _ : state) {
-    auto sched = make_scheduler(preset, sc.scheduler);
-    SimOptions opt;
-    opt.record_jobs = false;
-    last = simulate(sc, jobs, *sched, 1, opt).metrics;
-  }
-  state.counters["events"] = static_cast<double>(last.events);
-  state.counters["searches"] = static_cast<double>(last.sched_searches);
-  state.counters["sched_max_ms"] = last.sched_time_max_s * 1e3;
-  state.counters["completed"] = last.jobs_completed;
+  state.counters["searches"] = static_cast<double>(run_scenario(state, sc, preset).sched_searches);
 }
 const int kRegisteredDp = [] {
   for (const char* p : {"bace-pipe", "delay-first", "first-fit"})

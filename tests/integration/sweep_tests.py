@@ -1520,6 +1520,16 @@ def as_this_model(c, path, toml):
                     assert (back[n] == new_j[n][rows]).all(), f"{path}: /jobs column {n} does not hold this model's values"
 
 
+def same_columns(m_old, m_new, j_old=None, j_new=None):
+    """Every /metrics column of m_old but the wall-clock ones, and every /jobs column of j_old,
+    holds the same values in m_new and j_new (which may have more columns)."""
+    for n in m_old.dtype.names:
+        if n not in TIMING:
+            assert (m_old[n] == m_new[n]).all(), n
+    for n in (j_old.dtype.names if j_old is not None else ()):
+        assert (j_old[n] == j_new[n]).all(), n
+
+
 def test_format_upgrade(c):
     """A file of format 4 (tests/sweep/data/format4.h5, written by geopipe 2a205f7) is read as
     results without egress: summarize and geopipe.load see electricity_cost_usd = total_cost_usd
@@ -1549,11 +1559,7 @@ def test_format_upgrade(c):
     with h5py.File(v4, "r") as f:
         assert int(f.attrs["format_version"]) == 7 and f.attrs["evaluator"] == "simulation"
         m, j = f["metrics"][:], f["jobs"][:]
-    for n in old_m.dtype.names:
-        if n not in TIMING:
-            assert (old_m[n] == m[n]).all(), n
-    for n in old_j.dtype.names:
-        assert (old_j[n] == j[n]).all(), n
+    same_columns(old_m, m, old_j, j)
     assert (m["electricity_cost_usd"] == m["total_cost_usd"]).all() and (m["egress_cost_usd"] == 0).all()
     assert (j["electricity_cost_usd"] == j["cost_usd"]).all() and (j["egress_cost_usd"] == 0).all()
     assert set(j["layers"]) == {b""}
@@ -1563,9 +1569,7 @@ def test_format_upgrade(c):
     c.run([c.bin, "sweep", os.path.join(data, "format4.toml"), "-o", fresh, "--save-jobs", "--no-mpi"])
     with h5py.File(fresh, "r") as f:
         m5, j5 = f["metrics"][:], f["jobs"][:]
-    for n in m.dtype.names:
-        if n not in TIMING:
-            assert (m5[n] == m[n]).all(), n
+    same_columns(m, m5)
     assert all(x.decode().count(";") + 1 == s for x, s in zip(j5["layers"], j5["stages"])), j5["layers"]
     # an untouched format-4 copy merges with the fresh file: the results agree, the merge is format 5
     v4b = c.path("v4b.h5")
@@ -1608,22 +1612,14 @@ def test_format6_upgrade(c):
     with h5py.File(v6, "r") as f:
         assert int(f.attrs["format_version"]) == 7
         m, j = f["metrics"][:], f["jobs"][:]
-    for n in old_m.dtype.names:
-        if n not in TIMING:
-            assert (old_m[n] == m[n]).all(), n
-    for n in old_j.dtype.names:
-        assert (old_j[n] == j[n]).all(), n
+    same_columns(old_m, m, old_j, j)
     assert (m["sync_bytes"] == 0).all() and (m["sync_fraction"] == 0).all()
     assert (j["data_parallel"] == 1).all() and (j["sync_bytes"] == 0).all()
     fresh = c.path("v7.h5")
     c.run([c.bin, "sweep", os.path.join(data, "format6.toml"), "-o", fresh, "--save-jobs", "--no-mpi"])
     with h5py.File(fresh, "r") as f:
         m7, j7 = f["metrics"][:], f["jobs"][:]
-    for n in m.dtype.names:
-        if n not in TIMING:
-            assert (m7[n] == m[n]).all(), n
-    for n in j.dtype.names:
-        assert (j7[n] == j[n]).all(), n
+    same_columns(m, m7, j, j7)
     print("  format 6: read as results of one-pipeline jobs; --resume upgraded it to format 7, 4 results reused, "
           "old columns identical, new ones filled; a fresh run agrees bit for bit")
 

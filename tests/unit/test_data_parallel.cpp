@@ -15,7 +15,7 @@
 #include "unit_common.h"
 
 namespace geopipe {
-namespace dp_tests {  // named: test_core is a unity build, and test_engine.cpp has its own helpers
+namespace dp_tests {  // named: test_core is a unity build, and test_engine.cpp has helpers of these names
 namespace {
 
 using testutil::kInf;
@@ -85,7 +85,7 @@ TEST(DataParallel, DilocoClockByHand) {
   EXPECT_EQ(c.syncs_at(4.5), 0.5);
   EXPECT_EQ(c.iterations_at(6), 5);
   EXPECT_EQ(c.syncs_at(6), 1);
-  // advance() inverts time_to(): from 1 iteration in, 12 s reach the sync's 50 %... 
+  // advance() inverts time_to():
   EXPECT_DOUBLE_EQ(c.advance(1, 11, 2, 10), 4.5);  // 3 iterations (6 s) + half the sync (5 s)
   EXPECT_DOUBLE_EQ(c.advance(4.5, 5 + 18, 2, 10), 10);  // the sync's end, then a whole cycle
   EXPECT_DOUBLE_EQ(c.advance(4.5, 5 + 18 + 5, 2, 10), 12.5);  // ... then 2.5 iterations
@@ -120,26 +120,7 @@ TEST(DataParallel, StageEndsOfAPipelineByHand) {
 
 // --- the engine ---------------------------------------------------------------------------
 
-// Starts each job on a fixed placement (D·S regions, replica by replica) when it fits.
-class ScriptedScheduler final : public Scheduler {
- public:
-  explicit ScriptedScheduler(std::vector<std::vector<int>> placements) : pl_(std::move(placements)) {}
-  std::string_view name() const override { return "scripted"; }
-  void schedule(const SchedContext& ctx, const WaitingQueue& queue, ClusterView& view,
-                std::vector<Decision>& out) override {
-    for (int j : queue) {
-      Placement p{pl_[static_cast<size_t>(j)]};
-      auto need = p.gpus_per_region(view.regions(), ctx.job(j).gpus_per_stage);
-      for (int r = 0; r < view.regions(); ++r)
-        if (need[static_cast<size_t>(r)] > view.free_gpus[static_cast<size_t>(r)]) return;
-      view.commit(ctx.profile(j), p);
-      out.push_back({j, p});
-    }
-  }
-
- private:
-  std::vector<std::vector<int>> pl_;
-};
+using testutil::ScriptedScheduler;  // placements of D·S regions, replica by replica
 
 /// R regions of `gpus` GPUs joined pairwise by links of B bytes/s and latency α; free and
 /// instant intra-region hops.

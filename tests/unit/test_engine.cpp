@@ -23,30 +23,7 @@ namespace {
 
 using testutil::kInf;
 
-// Starts each job, in queue order, on a fixed placement as soon as its GPUs are free.
-class ScriptedScheduler final : public Scheduler {
- public:
-  explicit ScriptedScheduler(std::vector<std::vector<int>> placements, SearchEffort effort = {})
-      : pl_(std::move(placements)), effort_(effort) {}
-  std::string_view name() const override { return "scripted"; }
-  SearchEffort effort() const override { return effort_; }
-  void schedule(const SchedContext& ctx, const WaitingQueue& queue, ClusterView& view,
-                std::vector<Decision>& out) override {
-    for (int j : queue) {
-      Placement p{pl_[static_cast<size_t>(j)]};
-      bool fits = true;
-      auto need = p.gpus_per_region(view.regions(), ctx.job(j).gpus_per_stage);
-      for (int r = 0; r < view.regions(); ++r) fits &= need[static_cast<size_t>(r)] <= view.free_gpus[static_cast<size_t>(r)];
-      if (!fits) break;
-      view.commit(ctx.profile(j), p);
-      out.push_back({j, p});
-    }
-  }
-
- private:
-  std::vector<std::vector<int>> pl_;
-  SearchEffort effort_;
-};
+using testutil::ScriptedScheduler;
 
 Scenario base(int regions, int gpus_each, double price, double pue) {
   Scenario sc;
