@@ -6,14 +6,30 @@
 
 namespace geopipe {
 
-Placement replicas_first_found(const JobProfile& profile, const ClusterView& view, AllReduceKind kind) {
-  ClusterView v = view;
+namespace {
+
+/// The search of the feasibility check: the first placement of any number of blocks whose
+/// stages fit their GPUs, bandwidth ignored.
+SearchSpec first_fit_spec(const Topology& topo) {
   SearchSpec s;
   s.objective = SearchSpec::Objective::kMinTime;
-  s.max_blocks = view.topo->num_regions();
+  s.max_blocks = topo.num_regions();
   s.stall_free = false;
   s.bandwidth = BandwidthModel::kBlind;
   s.stop_at_first = true;
+  return s;
+}
+
+}  // namespace
+
+ClusterView feasibility_view(const Topology& topo) {
+  static const ComputeOptions kDefault{};
+  return idle_view(topo, kDefault);
+}
+
+Placement replicas_first_found(const JobProfile& profile, const ClusterView& view, AllReduceKind kind) {
+  ClusterView v = view;
+  const SearchSpec s = first_fit_spec(*view.topo);
   Pathfinder pf;
   Placement all;
   for (int k = 0; k < profile.data_parallel; ++k) {
@@ -27,8 +43,7 @@ Placement replicas_first_found(const JobProfile& profile, const ClusterView& vie
 }
 
 bool fits_empty_cluster(const JobProfile& profile, const Topology& topo, AllReduceKind kind) {
-  static const ComputeOptions kDefault{};
-  if (profile.data_parallel > 1) return !replicas_first_found(profile, idle_view(topo, kDefault), kind).empty();
+  if (profile.data_parallel > 1) return !replicas_first_found(profile, feasibility_view(topo), kind).empty();
   // Sufficient first: one region with GPUs for every stage, whose GPU type holds every stage,
   // is a placement of one block, which the search below would find too
   // (Feasibility.OneRegionShortcutAgreesWithTheSearch). It spares the search's tables, most
@@ -45,16 +60,8 @@ bool fits_empty_cluster(const JobProfile& profile, const Topology& topo, AllRedu
 }
 
 bool fits_empty_cluster_by_search(const JobProfile& profile, const Topology& topo) {
-  static const ComputeOptions kDefault{};
-  const ClusterView v = idle_view(topo, kDefault);
-  SearchSpec s;
-  s.objective = SearchSpec::Objective::kMinTime;
-  s.max_blocks = topo.num_regions();
-  s.stall_free = false;
-  s.bandwidth = BandwidthModel::kBlind;
-  s.stop_at_first = true;
   Pathfinder pf;
-  return pf.search(profile, v, s).found;
+  return pf.search(profile, feasibility_view(topo), first_fit_spec(topo)).found;
 }
 
 }  // namespace geopipe

@@ -19,6 +19,10 @@ namespace geopipe {
 bool fits_empty_cluster(const JobProfile& profile, const Topology& topo,
                         AllReduceKind kind = AllReduceKind::kRing);
 
+/// The idle cluster as the check sees it: idle_view with default compute options (its
+/// searches ignore bandwidth, so no scenario option changes their answer).
+ClusterView feasibility_view(const Topology& topo);
+
 /// The placement of a job of D > 1 replicas that fits_empty_cluster finds, on `view`'s free
 /// GPUs (replica by replica, each the first placement the bandwidth-blind search finds, booked
 /// before the next; then the rings' links), or an empty one. On the idle view of

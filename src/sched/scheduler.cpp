@@ -71,21 +71,19 @@ Placement ComposedScheduler::place_replicas(const SchedContext& ctx, int j, cons
   trial_ = view;
   Placement all;
   all.stage_region.reserve(static_cast<size_t>(D * p.stages));
-  bool placed = true;
-  for (int k = 0; k < D && placed; ++k) {
+  for (int k = 0; k < D; ++k) {
     Placement one = placement_->place(ctx, j, trial_);
-    placed = !one.empty();
-    if (!placed) break;
+    if (one.empty()) break;
     trial_.commit(p, one);
     all.stage_region.insert(all.stage_region.end(), one.stage_region.begin(), one.stage_region.end());
   }
-  if (placed && sync_rings_connected(all.stage_region, p.stages, *view.topo, view.compute->allreduce)) return all;
+  const bool gang = static_cast<int>(all.stage_region.size()) == D * p.stages;
+  if (gang && sync_rings_connected(all.stage_region, p.stages, *view.topo, view.compute->allreduce)) return all;
   // The rule's replicas do not make a gang (one found no room, or a stage's replicas landed in
   // regions no link joins). On the idle cluster: the placement the config loader's check found
   // (sched/feasibility.h), so that no accepted job waits for ever.
   if (view.total_free < view.topo->total_gpus()) return {};
-  static const ComputeOptions kDefault{};
-  return replicas_first_found(p, idle_view(*view.topo, kDefault), view.compute->allreduce);
+  return replicas_first_found(p, feasibility_view(*view.topo), view.compute->allreduce);
 }
 
 }  // namespace geopipe
