@@ -47,4 +47,29 @@ double estimate_iteration_s(const JobProfile& p, const Placement& pl, const Clus
 /// over the cross-region hops (sim/energy.h).
 double estimate_cost_usd(const JobProfile& p, const Placement& pl, double iter_s, const ClusterView& view);
 
+// Gangs: a job of D > 1 replicas (docs/model.md, "Data parallelism"). `pl` lists
+// the D replicas' S stages replica by replica (D·S regions); the replicas run the even split.
+//
+//   T_gang = max_k T_pipe(k) + Y          (sim.dp_sync = "allreduce")
+//   T_gang = max_k T_pipe(k) + Y / H      (sim.dp_sync = "diloco", H = sim.diloco_interval)
+//
+// T_pipe(k) is T_est above of replica k with the even split, each cross-region hop at the share a
+// new flow would get when n of the gang's hops use that direction (n = 1: expected_share):
+// min(β, max(residual / n, capacity / (flows + n))). Y = max_i AR_i, AR_i stage i's all-reduce
+// over its ring (model/data_parallel.h sync_ring, sync_time_s), each cross-region ring hop at
+// max(residual' / n_s, capacity / (flows + n_p + n_s)) with n_s the gang's ring hops and n_p its
+// pipeline hops on that direction, residual' what the pipeline hops' β leave of the residual
+// (kBlind: unbounded, so only latency counts), hops inside a region at the intra-region values.
+// The sum max + Y is an upper bound of the engine's max_i (E_i + AR_i): it does not credit a
+// stage's all-reduce with the backward passes of the stages before it that are still running.
+// For D = 1 it is estimate_iteration_s under the even split, bit for bit.
+double estimate_gang_iteration_s(const JobProfile& p, const Placement& pl, const ClusterView& view,
+                                 BandwidthModel bw);
+
+/// Estimated cost (USD) of the whole gang at iteration time `iter_s`, starting now: each
+/// replica's estimate_cost_usd (the even split) plus the synchronisations' egress, N_sync ×
+/// Σ_i Σ_{cross-region ring hops h} ring_hop_bytes(n_i, bytes_i) × egress price of h's direction,
+/// with N_sync = I (allreduce) or ⌊I/H⌋ (diloco), as the engine bills it.
+double estimate_gang_cost_usd(const JobProfile& p, const Placement& pl, double iter_s, const ClusterView& view);
+
 }  // namespace geopipe

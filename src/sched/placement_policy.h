@@ -22,6 +22,15 @@ class PlacementPolicy {
   /// time, addresses or thread timing may influence it.
   virtual Placement place(const SchedContext& ctx, int job, const ClusterView& view) = 0;
 
+  /// Where job `job` of D > 1 replicas should start now, as a gang
+  /// (docs/model.md, "Data parallelism"): D·S regions, replica by replica, every stage's replicas in
+  /// regions its synchronisation ring can join (sync_rings_connected), or empty ("wait"). The
+  /// default is the policy's rule per replica: place() replica after replica on a copy of the
+  /// view that books the replicas placed before (so each sees what is left). Policies whose
+  /// estimate can see the synchronisation override it (bace-pipe: sched/search_policies.cpp).
+  /// Deterministic, as place().
+  virtual Placement place_gang(const SchedContext& ctx, int job, const ClusterView& view);
+
   /// Opt-in to the scheduler's failure cache (docs/model.md, "Skipping hopeless searches").
   /// Return true only if whether place() finds *a* placement depends on nothing but
   ///  * the job's shape (model/job.h job_shapes(): not its iterations or arrival), and
@@ -37,6 +46,7 @@ class PlacementPolicy {
 
  protected:
   SearchEffort effort_;
+  ClusterView trial_;  ///< place_gang's copy of the view (storage reused)
 };
 
 /// Factories, one per policy; all take the scenario's scheduler parameters (policies ignore

@@ -64,26 +64,13 @@ void ComposedScheduler::schedule(const SchedContext& ctx, const WaitingQueue& qu
 }
 
 Placement ComposedScheduler::place_replicas(const SchedContext& ctx, int j, const ClusterView& view) {
-  const JobProfile& p = ctx.profile(j);
-  const int D = p.data_parallel;
-  // Replica by replica on a copy of the view that books each placed replica (its GPUs and
-  // hops), so that the next one sees what is left; all D or none (gang).
-  trial_ = view;
-  Placement all;
-  all.stage_region.reserve(static_cast<size_t>(D * p.stages));
-  for (int k = 0; k < D; ++k) {
-    Placement one = placement_->place(ctx, j, trial_);
-    if (one.empty()) break;
-    trial_.commit(p, one);
-    all.stage_region.insert(all.stage_region.end(), one.stage_region.begin(), one.stage_region.end());
-  }
-  const bool gang = static_cast<int>(all.stage_region.size()) == D * p.stages;
-  if (gang && sync_rings_connected(all.stage_region, p.stages, *view.topo, view.compute->allreduce)) return all;
-  // The rule's replicas do not make a gang (one found no room, or a stage's replicas landed in
+  Placement all = placement_->place_gang(ctx, j, view);
+  if (!all.empty()) return all;
+  // The policy's replicas make no gang (one found no room, or a stage's replicas landed in
   // regions no link joins). On the idle cluster: the placement the config loader's check found
   // (sched/feasibility.h), so that no accepted job waits for ever.
   if (view.total_free < view.topo->total_gpus()) return {};
-  return replicas_first_found(p, feasibility_view(*view.topo), view.compute->allreduce);
+  return replicas_first_found(ctx.profile(j), feasibility_view(*view.topo), view.compute->allreduce);
 }
 
 }  // namespace geopipe

@@ -24,10 +24,9 @@ class ComposedScheduler final : public Scheduler {
   /// (PlacementPolicy::failures_depend_only_on_shape_and_epoch): once a job's placement
   /// failed, no job of the same shape is searched again until the view's epoch changes, and a
   /// backfill call at an unchanged epoch without new arrivals returns at once.
-  /// A job of D > 1 replicas (docs/model.md, "Data parallelism") is placed as a gang: the
-  /// placement policy places replica after replica by its own rule on a view that books the
-  /// replicas placed before; if one fails, or two replicas of a stage land in regions that no
-  /// link joins, the job waits, except on the idle cluster, where it takes the placement the
+  /// A job of D > 1 replicas (docs/model.md, "Data parallelism") is placed as a gang by the
+  /// placement policy (PlacementPolicy::place_gang); if it finds none, the job waits, except on
+  /// the idle cluster, where it takes the placement the
   /// config loader's check found (replicas_first_found, sched/feasibility.h): every accepted
   /// job starts at the latest when the cluster is idle. The placement lists the replicas'
   /// stages replica by replica.
@@ -46,7 +45,6 @@ class ComposedScheduler final : public Scheduler {
   std::vector<long> shape_failed_epoch_;  ///< per job shape: epoch of its last failed placement, or -1
   long last_epoch_ = -1;                  ///< backfill: epoch of the last call
   int last_seen_id_ = -1;                 ///< backfill: largest job id in the queue at the last call
-  ClusterView trial_;                     ///< place_replicas' copy of the view (storage reused)
 };
 
 }  // namespace geopipe

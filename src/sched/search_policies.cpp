@@ -2,9 +2,11 @@
 // ablations, and delay-first. All run the branch-and-bound of sched/pathfinder.h on the
 // scheduler's view, with a per-job relaxation that keeps impossible constraints from making a
 // job wait forever (docs/model.md, "Relaxations").
+#include <limits>
 #include <stdexcept>
 #include <vector>
 
+#include "model/data_parallel.h"
 #include "sched/estimate.h"
 #include "sched/pathfinder.h"
 #include "sched/placement_policy.h"
@@ -45,13 +47,87 @@ class SearchPolicy : public PlacementPolicy {
   // free GPUs and residuals: shape and epoch.
   bool failures_depend_only_on_shape_and_epoch() const override { return true; }
 
+  Placement place(const SchedContext& ctx, int j, const ClusterView& view) final {
+    return place_one(ctx, j, relax_of(ctx, j, view), view);
+  }
+
+  /// bace-pipe and its ablations (sync_aware_) choose a gang among q-stacked ones
+  /// (docs/model.md, "Data parallelism"): for every divisor q of D (ascending), the D/q groups of
+  /// q replicas are placed group after group, each group's q replicas on the same regions
+  /// (stage i of all q in one region), by this policy's own search on a copy of the view in
+  /// which a region offers ⌊free/(q·g)⌋ stages and every link direction 1/q of its residual and
+  /// capacity (what one of q equal flows would get); q = 1 is the rule per replica. Of the
+  /// gangs whose rings are connected, the one with the least estimate_gang_iteration_s, or,
+  /// for the cost-min allocator, the cheapest estimate_gang_cost_usd among those within
+  /// (1 + ε) of the fastest; ties: the smaller q. Cost: σ(D) searches (the sum of D's
+  /// divisors: 15 for D = 8) where the rule per replica takes D.
+  Placement place_gang(const SchedContext& ctx, int j, const ClusterView& view) override {
+    if (!sync_aware_) return PlacementPolicy::place_gang(ctx, j, view);
+    const JobProfile& p = ctx.profile(j);
+    const int D = p.data_parallel, S = p.stages;
+    const Relax& rx = relax_of(ctx, j, view);
+    gangs_.clear();
+    for (int q = 1; q <= D; ++q) {
+      if (D % q != 0) continue;
+      trial_ = view;
+      Placement gang;
+      gang.stage_region.reserve(static_cast<size_t>(D * S));
+      for (int t = 0; t < D / q; ++t) {
+        const ClusterView* sv = &trial_;
+        if (q > 1) {
+          stacked_view(trial_, q, p.gpus_per_stage, stacked_);
+          sv = &stacked_;
+        }
+        const Placement one = place_one(ctx, j, rx, *sv);
+        if (one.empty()) {
+          gang.stage_region.clear();
+          break;
+        }
+        for (int c = 0; c < q; ++c) {
+          trial_.commit(p, one);
+          gang.stage_region.insert(gang.stage_region.end(), one.stage_region.begin(), one.stage_region.end());
+        }
+      }
+      if (gang.empty() || !sync_rings_connected(gang.stage_region, S, *view.topo, view.compute->allreduce)) continue;
+      const double t_s = estimate_gang_iteration_s(p, gang, view, bandwidth_);
+      gangs_.push_back({std::move(gang), t_s});
+    }
+    if (gangs_.empty()) return {};
+    size_t best = 0;
+    for (size_t c = 1; c < gangs_.size(); ++c)
+      if (gangs_[c].iteration_s < gangs_[best].iteration_s) best = c;
+    if (gang_costmin_) {
+      const double cap_s = gangs_[best].iteration_s * (1.0 + prm_.epsilon) * (1.0 + 1e-12);
+      double best_usd = std::numeric_limits<double>::infinity();
+      for (size_t c = 0; c < gangs_.size(); ++c) {
+        if (!(gangs_[c].iteration_s <= cap_s)) continue;
+        const double usd = estimate_gang_cost_usd(p, gangs_[c].placement, gangs_[c].iteration_s, view);
+        if (usd < best_usd) {
+          best_usd = usd;
+          best = c;
+        }
+      }
+    }
+    return std::move(gangs_[best].placement);
+  }
+
  protected:
-  SearchPolicy(const SchedulerParams& p, RelaxationScope scope) : prm_(p), scope_(scope) {}
+  /// `sync_aware`: place_gang chooses among stacked gangs by the gang estimate (bace-pipe and
+  /// its ablations), else by the rule per replica (delay-first); `bandwidth` the estimate's
+  /// bandwidth model; `costmin` whether the cheapest gang within (1 + ε) of the fastest wins.
+  SearchPolicy(const SchedulerParams& p, RelaxationScope scope, bool sync_aware, BandwidthModel bandwidth, bool costmin)
+      : prm_(p), scope_(scope), sync_aware_(sync_aware), bandwidth_(bandwidth), gang_costmin_(costmin) {}
+
+  /// The relaxation of job j (relax() with the policy's own arguments).
+  virtual const Relax& relax_of(const SchedContext& ctx, int j, const ClusterView& view) = 0;
+  /// One pipeline of job j on `search_view` under relaxation `rx`, or empty.
+  virtual Placement place_one(const SchedContext& ctx, int j, const Relax& rx, const ClusterView& search_view) = 0;
 
   SearchResult run(const JobProfile& p, const ClusterView& v, SearchSpec s) {
     // Under the balanced split the search ranks by the even split's estimate: keep what it
     // reached, to count the searches where that ranking provably cost something.
-    s.keep_incumbents = v.compute->layer_partition != LayerPartition::kEven;
+    // (Replicas of a D > 1 job run the even split: nothing to count.)
+    s.keep_incumbents = v.compute->layer_partition != LayerPartition::kEven && p.data_parallel == 1;
     SearchResult r = pf_.search(p, v, s);
     ++effort_.searches;
     effort_.nodes += r.nodes;
@@ -104,16 +180,57 @@ class SearchPolicy : public PlacementPolicy {
   Pathfinder pf_;
   std::vector<Relax> relax_;  ///< by shape or by job (scope_), at relax_capacity_version_
   long relax_capacity_version_ = 0;
+
+ private:
+  /// `v` as one of q equal replicas stacked on the same regions sees it: free GPUs rounded down
+  /// to whole stacks of q·g per region (⌊free/(q·g)⌋·g), and each link direction's residual and
+  /// capacity divided by q (flow counts unchanged).
+  static void stacked_view(const ClusterView& v, int q, int g, ClusterView& out) {
+    out = v;
+    const int R = v.regions();
+    out.total_free = 0;
+    for (int r = 0; r < R; ++r) {
+      int& f = out.free_gpus[static_cast<size_t>(r)];
+      f = f / (q * g) * g;
+      out.total_free += f;
+    }
+    if (out.capacity.empty()) {
+      out.capacity.assign(static_cast<size_t>(R * R), 0.0);
+      for (int a = 0; a < R; ++a)
+        for (int b = 0; b < R; ++b)
+          if (a != b) out.capacity[static_cast<size_t>(a * R + b)] = v.topo->link(a, b).capacity_bytes_per_s;
+    }
+    for (int a = 0; a < R; ++a)
+      for (int b = 0; b < R; ++b) {
+        if (a == b) continue;
+        out.residual[static_cast<size_t>(a * R + b)] /= q;
+        out.capacity[static_cast<size_t>(a * R + b)] /= q;
+      }
+  }
+  struct Gang {
+    Placement placement;
+    double iteration_s = 0;
+  };
+  bool sync_aware_;
+  BandwidthModel bandwidth_;
+  bool gang_costmin_;
+  std::vector<Gang> gangs_;  ///< place_gang's candidates (storage reused)
+  ClusterView stacked_;      ///< place_gang's stacked view (storage reused)
 };
 
 // Bandwidth-aware pathfinder (stall-free hops only), then either the cost-min allocator
 // (cheapest estimated cost within (1+ε) of the fastest feasible path) or the fastest path.
 class PathfinderPolicy final : public SearchPolicy {
  public:
-  PathfinderPolicy(const SchedulerParams& p, RelaxationScope scope, bool costmin) : SearchPolicy(p, scope), costmin_(costmin) {}
-  Placement place(const SchedContext& ctx, int j, const ClusterView& view) override {
+  PathfinderPolicy(const SchedulerParams& p, RelaxationScope scope, bool costmin)
+      : SearchPolicy(p, scope, true, BandwidthModel::kExpected, costmin), costmin_(costmin) {}
+
+ private:
+  const Relax& relax_of(const SchedContext& ctx, int j, const ClusterView& view) override {
+    return relax(ctx, j, view, true, BandwidthModel::kExpected);
+  }
+  Placement place_one(const SchedContext& ctx, int j, const Relax& rx, const ClusterView& view) override {
     const JobProfile& p = ctx.profile(j);
-    const Relax& rx = relax(ctx, j, view, true, BandwidthModel::kExpected);
     SearchSpec s;
     s.max_blocks = rx.max_blocks;
     s.stall_free = !rx.stall_tolerant;
@@ -128,7 +245,6 @@ class PathfinderPolicy final : public SearchPolicy {
     return cheapest.found ? cheapest.placement : fastest.placement;
   }
 
- private:
   bool costmin_;
 };
 
@@ -136,10 +252,14 @@ class PathfinderPolicy final : public SearchPolicy {
 // stall-freedom check (it cannot see bandwidth), within (1+ε) of the blind-fastest.
 class CostMinBlindPolicy final : public SearchPolicy {
  public:
-  CostMinBlindPolicy(const SchedulerParams& p, RelaxationScope scope) : SearchPolicy(p, scope) {}
-  Placement place(const SchedContext& ctx, int j, const ClusterView& view) override {
+  CostMinBlindPolicy(const SchedulerParams& p, RelaxationScope scope) : SearchPolicy(p, scope, true, BandwidthModel::kBlind, true) {}
+
+ private:
+  const Relax& relax_of(const SchedContext& ctx, int j, const ClusterView& view) override {
+    return relax(ctx, j, view, false, BandwidthModel::kBlind);
+  }
+  Placement place_one(const SchedContext& ctx, int j, const Relax& rx, const ClusterView& view) override {
     const JobProfile& p = ctx.profile(j);
-    const Relax& rx = relax(ctx, j, view, false, BandwidthModel::kBlind);
     SearchSpec s;
     s.max_blocks = rx.max_blocks;
     s.stall_free = false;
@@ -158,9 +278,13 @@ class CostMinBlindPolicy final : public SearchPolicy {
 // a new flow would get under max-min sharing; price-blind; no stall-freedom requirement.
 class DelayFirstPolicy final : public SearchPolicy {
  public:
-  DelayFirstPolicy(const SchedulerParams& p, RelaxationScope scope) : SearchPolicy(p, scope) {}
-  Placement place(const SchedContext& ctx, int j, const ClusterView& view) override {
-    const Relax& rx = relax(ctx, j, view, false, BandwidthModel::kExpected);
+  DelayFirstPolicy(const SchedulerParams& p, RelaxationScope scope) : SearchPolicy(p, scope, false, BandwidthModel::kExpected, false) {}
+
+ private:
+  const Relax& relax_of(const SchedContext& ctx, int j, const ClusterView& view) override {
+    return relax(ctx, j, view, false, BandwidthModel::kExpected);
+  }
+  Placement place_one(const SchedContext& ctx, int j, const Relax& rx, const ClusterView& view) override {
     SearchSpec s;
     s.max_blocks = rx.max_blocks;
     s.stall_free = false;

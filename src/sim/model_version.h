@@ -7,6 +7,6 @@
 
 namespace geopipe {
 
-inline constexpr int kModelVersion = 4;
+inline constexpr int kModelVersion = 5;
 
 }  // namespace geopipe

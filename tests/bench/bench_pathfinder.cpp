@@ -2,10 +2,15 @@
 // Run with scripts/bench.sh or ./build/tests/bench/bench_pathfinder. Not part of ctest.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "model/job.h"
 #include "model/rng.h"
 #include "sched/estimate.h"
 #include "sched/pathfinder.h"
+#include "sched/placement_policy.h"
+#include "sim/scheduler_api.h"
 #include "sim/view.h"
 
 namespace geopipe {
@@ -229,6 +234,55 @@ void BM_DecisionStrategy(benchmark::State& state) {
 BENCHMARK(BM_DecisionStrategy)
     ->ArgsProduct({{2, 3, 4, 5, 6, 7, 8}, {4, 8, 16, 32, 64}, {0, 1, 2}})
     ->ArgNames({"R", "S", "strategy"})
+    ->Unit(benchmark::kMicrosecond);
+
+// One bace-pipe decision for a job of D data-parallel replicas
+// (docs/model.md, "Data parallelism"): the regions hold D times the instance's GPUs; third argument D,
+// fourth 0 = the sync-aware gang search (one candidate per divisor q of D, σ(D) group searches,
+// each fastest + cost-min), 1 = the rule per replica it replaces (D searches, each fastest +
+// cost-min). `est_s` is the chosen gang's estimate (estimate_gang_iteration_s), `found` whether
+// a gang was found.
+void BM_PathfinderGang(benchmark::State& state) {
+  const int R = static_cast<int>(state.range(0)), S = static_cast<int>(state.range(1));
+  const int D = static_cast<int>(state.range(2));
+  const bool per_replica = state.range(3) != 0;
+  Instance in = make_instance(R, S);
+  for (Region& reg : in.topo.regions) reg.gpu_count *= D;
+  const LlmSpec llm{"deep", 128, 2048, 32000, 2048, 2};
+  std::vector<Job> jobs(1);
+  jobs[0].stages = S;
+  jobs[0].data_parallel = D;
+  jobs[0].micro_batches = 16;
+  jobs[0].iterations = 1000;
+  const std::vector<JobProfile> profiles = {make_profile(jobs[0], llm, in.compute)};
+  const std::vector<int> shapes = {0};
+  SchedContext ctx;
+  ctx.topo = &in.topo;
+  ctx.compute = &in.compute;
+  ctx.jobs = &jobs;
+  ctx.profiles = &profiles;
+  ctx.shapes = &shapes;
+  ctx.num_shapes = 1;
+  ClusterView view = idle_view(in.topo, in.compute);
+  for (size_t k = 0; k < view.residual.size(); ++k) view.residual[k] = std::min(view.residual[k], in.view.residual[k]);
+  auto policy = make_pathfinder_costmin(SchedulerParams{});
+  long found = 0;
+  double est = 0;
+  for (auto _ : state) {
+    const Placement pl = per_replica ? policy->PlacementPolicy::place_gang(ctx, 0, view) : policy->place_gang(ctx, 0, view);
+    if (!pl.empty()) {
+      ++found;
+      est += estimate_gang_iteration_s(profiles[0], pl, view, BandwidthModel::kExpected);
+    }
+    benchmark::DoNotOptimize(pl);
+  }
+  state.counters["found"] = benchmark::Counter(static_cast<double>(found), benchmark::Counter::kAvgIterations);
+  state.counters["est_s"] = benchmark::Counter(est / static_cast<double>(std::max(found, 1L)));
+  state.counters["searches"] = benchmark::Counter(static_cast<double>(policy->effort().searches), benchmark::Counter::kAvgIterations);
+}
+BENCHMARK(BM_PathfinderGang)
+    ->ArgsProduct({{6, 16, 64}, {4, 16}, {1, 2, 8}, {0, 1}})
+    ->ArgNames({"R", "S", "D", "per_replica"})
     ->Unit(benchmark::kMicrosecond);
 
 }  // namespace

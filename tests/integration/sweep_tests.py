@@ -1607,6 +1607,9 @@ def test_format6_upgrade(c):
     assert (jobs["data_parallel"] == 1).all() and (jobs["sync_bytes"] == 0).all()
     cols = list(jobs.columns)
     assert cols.index("data_parallel") == cols.index("gpus_per_stage") + 1, cols
+    as_this_model(c, v6, os.path.join(data, "format6.toml"))
+    with h5py.File(v6, "r") as f:  # the results it holds now (this model's, in format 6)
+        old_m, old_j = f["metrics"][:], f["jobs"][:]
     p = c.run([c.bin, "sweep", os.path.join(data, "format6.toml"), "-o", v6, "--resume", "--no-mpi"])
     assert accounting(p.stderr) == (4, 0, 0), p.stderr
     with h5py.File(v6, "r") as f:

@@ -118,6 +118,94 @@ TEST(Estimate, EgressOfAPlacementByHand) {
   EXPECT_NEAR(estimate_cost_usd(p, Placement{{1, 0}}, 1.0, v), 488e3 / 3.6e6 * 0.1 + 280.0, 1e-12);
 }
 
+// --- gangs of D replicas (docs/model.md, "Data parallelism") ------------------
+
+/// One stage of forward FLOP 1e12 (f = 0.02 s, u = 0.06 s), four micro-batches, D replicas of
+/// P parameters each, 1000 iterations.
+JobProfile one_stage_replicas(int D, double P) {
+  JobProfile p = two_stage_profile();
+  p.stages = 1;
+  p.data_parallel = D;
+  p.layers = {2};
+  p.fwd_flops = {1e12};
+  p.bwd_per_fwd = {2.0};
+  p.params = {P};
+  p.memory_bytes = {1};
+  return p;
+}
+
+TEST(Estimate, AGangOfOneReplicaIsTheSingleEstimateBitForBit) {
+  Scenario sc = two_regions();
+  sc.topology.link(0, 1).egress_usd_per_byte = 0.02 / 1e9;
+  ClusterView v = idle_view(sc.topology, sc.compute);
+  const JobProfile p = two_stage_profile();
+  v.residual[1] = 0.5e9;
+  v.flows[1] = 1;
+  for (const Placement& pl : {Placement{{0, 1}}, Placement{{1, 0}}, Placement{{0, 0}}})
+    for (BandwidthModel bw : {BandwidthModel::kBlind, BandwidthModel::kExpected}) {
+      const double t = estimate_iteration_s(p, pl, v, bw);
+      EXPECT_EQ(estimate_gang_iteration_s(p, pl, v, bw), t);
+      EXPECT_EQ(estimate_gang_cost_usd(p, pl, t, v), estimate_cost_usd(p, pl, t, v));
+    }
+}
+
+TEST(Estimate, TwoReplicasOfOneStageAddTheirRingAllReduce) {
+  Scenario sc = two_regions();
+  ClusterView v = idle_view(sc.topology, sc.compute);
+  const JobProfile p = one_stage_replicas(2, 1e9);  // 2e9 bytes to all-reduce
+  const Placement gang{{0, 1}};
+  // T_pipe = (m−1)·0.06 + 0.06 = 0.24; the ring of 2 sends 2(2−1)/2 · 2e9 bytes over each
+  // direction at 2e9 B/s, and pays 2(2−1) latencies of 30 ms: 1.0 + 0.06.
+  EXPECT_NEAR(estimate_gang_iteration_s(p, gang, v, BandwidthModel::kExpected), 0.24 + 1.06, 1e-12);
+  EXPECT_NEAR(estimate_gang_iteration_s(p, gang, v, BandwidthModel::kBlind), 0.24 + 0.06, 1e-12);
+  // Both replicas in region 0: the intra fabric, 2e9 / 12.5e9 + 2·1e-5.
+  EXPECT_NEAR(estimate_gang_iteration_s(p, Placement{{0, 0}}, v, BandwidthModel::kExpected), 0.24 + 0.16 + 2e-5, 1e-12);
+  // DiLoCo every 10 iterations: a tenth of the all-reduce per iteration.
+  sc.compute.dp_sync = DpSync::kDiLoCo;
+  sc.compute.diloco_interval = 10;
+  EXPECT_NEAR(estimate_gang_iteration_s(p, gang, v, BandwidthModel::kExpected), 0.24 + 0.106, 1e-12);
+  sc.compute.dp_sync = DpSync::kAllReduce;
+  // A flow already on 0 -> 1 with 0.5e9 B/s left: the ring's hop expects max(0.5e9, 2e9/2):
+  // 2 s + 0.06 over the slowest hop.
+  v.residual[1] = 0.5e9;
+  v.flows[1] = 1;
+  EXPECT_NEAR(estimate_gang_iteration_s(p, gang, v, BandwidthModel::kExpected), 0.24 + 2.06, 1e-12);
+}
+
+TEST(Estimate, StackedReplicasShareTheirHopsAndSyncInsideRegions) {
+  const Scenario sc = two_regions();
+  const ClusterView v = idle_view(sc.topology, sc.compute);
+  JobProfile p = two_stage_profile();
+  p.data_parallel = 2;
+  // Both replicas on {0, 1}: two flows of β = 5e10 on each direction expect 2e9 / 2 each, so
+  // c = 2 × 1e9/1e9 = 2.0 (the max): 3 × 2.0 + 0.18 + 2.0 + 0.06 = 8.24; each stage's two
+  // replicas all-reduce 2 bytes inside their region: 2/12.5e9 + 2·1e-5.
+  EXPECT_NEAR(estimate_gang_iteration_s(p, Placement{{0, 1, 0, 1}}, v, BandwidthModel::kExpected),
+              8.24 + 2 / 12.5e9 + 2e-5, 1e-12);
+  // Spread, {0, 0} and {1, 1}: no cross hop in a pipeline (0.34002 each, as the same-region
+  // test above), and both stages' rings cross the link in both directions, two flows each way
+  // (2e9 / 2 each): 2 bytes at 1e9 B/s + 2 × 30 ms.
+  EXPECT_NEAR(estimate_gang_iteration_s(p, Placement{{0, 0, 1, 1}}, v, BandwidthModel::kExpected),
+              3 * 0.16 + 0.34002 + 2 / 1e9 + 0.06, 1e-12);
+}
+
+TEST(Estimate, AGangPaysItsSynchronisationEgress) {
+  Scenario sc = two_regions();
+  sc.topology.link(0, 1).egress_usd_per_byte = 0.02 / 1e9;
+  sc.topology.link(1, 0).egress_usd_per_byte = 0.05 / 1e9;
+  const ClusterView v = idle_view(sc.topology, sc.compute);
+  const JobProfile p = one_stage_replicas(2, 1e9);
+  // At T = 1 s each replica's stage is busy 4 × 0.06 = 0.24 s: 500·0.24 + 100·0.76 = 196 J per
+  // iteration. Each all-reduce sends 2(2−1)/2 · 2e9 bytes each way: 2 × (0.02 + 0.05) = $0.14.
+  const double energy = 2 * 1000 * 196 / 3.6e6 * 0.1;
+  EXPECT_NEAR(estimate_gang_cost_usd(p, Placement{{0, 1}}, 1.0, v), energy + 1000 * 0.14, 1e-9);
+  EXPECT_NEAR(estimate_gang_cost_usd(p, Placement{{0, 0}}, 1.0, v), energy, 1e-12);
+  // DiLoCo every 3 iterations: ⌊1000/3⌋ = 333 synchronisations.
+  sc.compute.dp_sync = DpSync::kDiLoCo;
+  sc.compute.diloco_interval = 3;
+  EXPECT_NEAR(estimate_gang_cost_usd(p, Placement{{0, 1}}, 1.0, v), energy + 333 * 0.14, 1e-9);
+}
+
 TEST(Estimate, StallFreeDemandOfAHop) {
   const Scenario sc = two_regions();
   const JobProfile p = two_stage_profile();
