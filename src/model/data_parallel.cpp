@@ -50,16 +50,24 @@ SyncRing sync_ring(const std::vector<int>& replica_region, AllReduceKind kind) {
   return ring;
 }
 
-bool sync_rings_connected(std::span<const int> stage_region, int stages, const Topology& topo, AllReduceKind kind) {
+std::vector<SyncRing> sync_rings(std::span<const int> stage_region, int stages, AllReduceKind kind) {
   const auto S = static_cast<size_t>(stages);
   const size_t D = stage_region.size() / S;
-  if (D <= 1) return true;
+  std::vector<SyncRing> rings;
+  rings.reserve(S);
   std::vector<int> replica_region(D);
   for (size_t i = 0; i < S; ++i) {
     for (size_t k = 0; k < D; ++k) replica_region[k] = stage_region[k * S + i];
-    for (const RingHop& h : sync_ring(replica_region, kind).hops)
-      if (h.from != h.to && !topo.connected(h.from, h.to)) return false;
+    rings.push_back(sync_ring(replica_region, kind));
   }
+  return rings;
+}
+
+bool sync_rings_connected(std::span<const int> stage_region, int stages, const Topology& topo, AllReduceKind kind) {
+  if (stage_region.size() <= static_cast<size_t>(stages)) return true;
+  for (const SyncRing& ring : sync_rings(stage_region, stages, kind))
+    for (const RingHop& h : ring.hops)
+      if (h.from != h.to && !topo.connected(h.from, h.to)) return false;
   return true;
 }
 

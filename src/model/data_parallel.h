@@ -54,6 +54,10 @@ struct SyncRing {
 };
 SyncRing sync_ring(const std::vector<int>& replica_region, AllReduceKind kind);
 
+/// The ring of every stage (sync_ring of its replicas' regions), stage by stage. `stage_region`
+/// lists D replicas' S stages replica by replica (size D·S, D >= 1).
+std::vector<SyncRing> sync_rings(std::span<const int> stage_region, int stages, AllReduceKind kind);
+
 /// Do the rings of every stage join only connected regions? `stage_region` lists D replicas'
 /// S stages replica by replica (size D·S, D >= 1).
 bool sync_rings_connected(std::span<const int> stage_region, int stages, const Topology& topo, AllReduceKind kind);

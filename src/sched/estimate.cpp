@@ -85,11 +85,12 @@ double pipeline_cost_usd(const JobProfile& p, std::span<const int> regions, doub
 /// (direction a·R + b, β) of its cross-region pipeline hops (both directions of each), and one
 /// of its rings' cross-region hops.
 struct GangLinks {
+  std::vector<SyncRing> rings;               ///< stage i's ring
   std::vector<std::pair<int, double>> pipe;  ///< (direction, β), sorted by direction
   std::vector<int> sync;                     ///< directions, sorted
-  std::vector<SyncRing> rings;               ///< stage i's ring
 
-  GangLinks(const JobProfile& p, const Placement& pl, const ClusterView& view) {
+  GangLinks(const JobProfile& p, const Placement& pl, const ClusterView& view)
+      : rings(sync_rings(pl.stage_region, p.stages, view.compute->allreduce)) {
     const int S = p.stages, D = static_cast<int>(pl.stage_region.size()) / S, R = view.regions();
     for (int k = 0; k < D; ++k)
       for (int i = 0; i + 1 < S; ++i) {
@@ -100,13 +101,9 @@ struct GangLinks {
         pipe.emplace_back(b * R + a, beta);
       }
     std::sort(pipe.begin(), pipe.end());
-    std::vector<int> replica_region(static_cast<size_t>(D));
-    for (int i = 0; i < S; ++i) {
-      for (int k = 0; k < D; ++k) replica_region[static_cast<size_t>(k)] = pl.stage_region[static_cast<size_t>(k * S + i)];
-      rings.push_back(sync_ring(replica_region, view.compute->allreduce));
-      for (const RingHop& h : rings.back().hops)
+    for (const SyncRing& ring : rings)
+      for (const RingHop& h : ring.hops)
         if (h.from != h.to) sync.push_back(h.from * R + h.to);
-    }
     std::sort(sync.begin(), sync.end());
   }
   /// The gang's pipeline flows on direction d and the sum of their β.
@@ -194,10 +191,9 @@ double estimate_gang_cost_usd(const JobProfile& p, const Placement& pl, double i
     usd += pipeline_cost_usd(p, all.subspan(static_cast<size_t>(k * S), static_cast<size_t>(S)), iter_s, view);
   if (D == 1) return usd;
   double per_sync = 0;
-  std::vector<int> replica_region(static_cast<size_t>(D));
+  const std::vector<SyncRing> rings = sync_rings(pl.stage_region, S, view.compute->allreduce);
   for (int i = 0; i < S; ++i) {
-    for (int k = 0; k < D; ++k) replica_region[static_cast<size_t>(k)] = pl.stage_region[static_cast<size_t>(k * S + i)];
-    const SyncRing ring = sync_ring(replica_region, view.compute->allreduce);
+    const SyncRing& ring = rings[static_cast<size_t>(i)];
     const double hop_bytes = ring_hop_bytes(ring.members, p.params[static_cast<size_t>(i)] * view.compute->sync_bytes_per_param);
     for (const RingHop& h : ring.hops)
       if (h.from != h.to) per_sync += hop_bytes * topo.link(h.from, h.to).egress_usd_per_byte;

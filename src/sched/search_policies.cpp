@@ -96,7 +96,7 @@ class SearchPolicy : public PlacementPolicy {
     size_t best = 0;
     for (size_t c = 1; c < gangs_.size(); ++c)
       if (gangs_[c].iteration_s < gangs_[best].iteration_s) best = c;
-    if (gang_costmin_) {
+    if (costmin_) {
       const double cap_s = gangs_[best].iteration_s * (1.0 + prm_.epsilon) * (1.0 + 1e-12);
       double best_usd = std::numeric_limits<double>::infinity();
       for (size_t c = 0; c < gangs_.size(); ++c) {
@@ -116,7 +116,7 @@ class SearchPolicy : public PlacementPolicy {
   /// its ablations), else by the rule per replica (delay-first); `bandwidth` the estimate's
   /// bandwidth model; `costmin` whether the cheapest gang within (1 + ε) of the fastest wins.
   SearchPolicy(const SchedulerParams& p, RelaxationScope scope, bool sync_aware, BandwidthModel bandwidth, bool costmin)
-      : prm_(p), scope_(scope), sync_aware_(sync_aware), bandwidth_(bandwidth), gang_costmin_(costmin) {}
+      : prm_(p), scope_(scope), costmin_(costmin), sync_aware_(sync_aware), bandwidth_(bandwidth) {}
 
   /// The relaxation of job j (relax() with the policy's own arguments).
   virtual const Relax& relax_of(const SchedContext& ctx, int j, const ClusterView& view) = 0;
@@ -180,6 +180,7 @@ class SearchPolicy : public PlacementPolicy {
   Pathfinder pf_;
   std::vector<Relax> relax_;  ///< by shape or by job (scope_), at relax_capacity_version_
   long relax_capacity_version_ = 0;
+  bool costmin_;  ///< the cost-min allocator follows the fastest search (one replica and a gang)
 
  private:
   /// `v` as one of q equal replicas stacked on the same regions sees it: free GPUs rounded down
@@ -213,7 +214,6 @@ class SearchPolicy : public PlacementPolicy {
   };
   bool sync_aware_;
   BandwidthModel bandwidth_;
-  bool gang_costmin_;
   std::vector<Gang> gangs_;  ///< place_gang's candidates (storage reused)
   ClusterView stacked_;      ///< place_gang's stacked view (storage reused)
 };
@@ -223,7 +223,7 @@ class SearchPolicy : public PlacementPolicy {
 class PathfinderPolicy final : public SearchPolicy {
  public:
   PathfinderPolicy(const SchedulerParams& p, RelaxationScope scope, bool costmin)
-      : SearchPolicy(p, scope, true, BandwidthModel::kExpected, costmin), costmin_(costmin) {}
+      : SearchPolicy(p, scope, true, BandwidthModel::kExpected, costmin) {}
 
  private:
   const Relax& relax_of(const SchedContext& ctx, int j, const ClusterView& view) override {
@@ -244,8 +244,6 @@ class PathfinderPolicy final : public SearchPolicy {
     SearchResult cheapest = run(p, view, s);
     return cheapest.found ? cheapest.placement : fastest.placement;
   }
-
-  bool costmin_;
 };
 
 // bace-no-pathfinder: cost-min over all placements with a bandwidth-blind estimate and no

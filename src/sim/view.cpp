@@ -39,15 +39,12 @@ void ClusterView::commit(const JobProfile& p, const Placement& pl) {
   if (D == 1) return;
   // Each stage's synchronisation ring: a flow of unbounded demand on every cross-region hop
   // takes what is left of the residual (docs/model.md, "Data parallelism").
-  std::vector<int> replica_region(static_cast<size_t>(D));
-  for (int i = 0; i < S; ++i) {
-    for (int k = 0; k < D; ++k) replica_region[static_cast<size_t>(k)] = pl.stage_region[static_cast<size_t>(k * S + i)];
-    for (const RingHop& h : sync_ring(replica_region, compute->allreduce).hops) {
+  for (const SyncRing& ring : sync_rings(pl.stage_region, S, compute->allreduce))
+    for (const RingHop& h : ring.hops) {
       if (h.from == h.to) continue;
       residual[static_cast<size_t>(h.from * R + h.to)] = 0.0;
       ++flows[static_cast<size_t>(h.from * R + h.to)];
     }
-  }
 }
 
 double hop_demand_bytes_per_s(const JobProfile& p, int i, int a, int b, const Topology& topo,
