@@ -22,6 +22,7 @@
 #include "config/toml_error.h"
 #include "config/toml_limits.h"
 #include "config/toml_scenario.h"
+#include "model/flexible_job.h"
 #include "model/gpu.h"
 #include "model/job.h"
 #include "model/llm.h"
@@ -162,6 +163,7 @@ class Builder {
   std::map<std::string, std::pair<std::shared_ptr<const StepSeries>, std::shared_ptr<const StepSeries>>> link_series_;
   std::map<std::string, std::shared_ptr<const StepSeries>> region_series_;
 
+  std::string flexible_unfit(const Job& j, const LlmSpec& llm, const Scenario& sc) const;
   std::string unfit_details(const JobProfile& p, const Topology& topo) const;
 };
 
@@ -627,13 +629,21 @@ void Builder::check_mix_fits(const Scenario& sc) {
                          (e.gpus_per_stage == 1 ? " GPU" : " GPUs") + ", the largest GPU has " + gb(max_mem) +
                          "; expected fewer micro_batches, a smaller micro_batch_size or more gpus_per_stage)");
     }
-    if (std::int64_t{j.data_parallel} * j.stages * j.micro_batches > kMaxPipelineCells)
+    if (std::int64_t{std::max(j.data_parallel, 1)} * j.stages * j.micro_batches > kMaxPipelineCells)
       fail(*list[i], p + ": a job of model '" + llm.name + "' has " +
                          (j.data_parallel > 1 ? std::to_string(j.data_parallel) + " replicas x " : std::string()) +
                          std::to_string(j.stages) + " stages x " + std::to_string(j.micro_batches) + " micro-batches = " +
-                         std::to_string(std::int64_t{j.data_parallel} * j.stages * j.micro_batches) +
+                         std::to_string(std::int64_t{std::max(j.data_parallel, 1)} * j.stages * j.micro_batches) +
                          " pipeline cells per iteration (expected at most " + std::to_string(kMaxPipelineCells) +
                          ", whose exact timing takes about 25 ms: fewer micro_batches or a smaller stage_multiplier)");
+    if (is_flexible(j)) {
+      if (const std::string why = flexible_unfit(j, llm, sc); !why.empty())
+        fail(*list[i], p + ": a job of model '" + llm.name + "' with data_parallel = 0 on " + std::to_string(j.stages) +
+                           " slots of " + std::to_string(j.gpus_per_stage) + (j.gpus_per_stage == 1 ? " GPU" : " GPUs") +
+                           " (stage_multiplier = " + util::format_number(e.stage_multiplier) + " x the least feasible stages) " + why);
+      if (!get(t, "trace")) check_iterations(sc, make_profile(reference_variant(j, llm, sc.topology, sc.compute), llm, sc.compute), i);
+      continue;
+    }
     const JobProfile prof = make_profile(j, llm, sc.compute);
     if (!fits_empty_cluster(prof, sc.topology, sc.compute.allreduce)) {
       fail(*list[i], p + ": job of model '" + llm.name + "' needs " +
@@ -644,6 +654,24 @@ void Builder::check_mix_fits(const Scenario& sc) {
     }
     if (!get(t, "trace")) check_iterations(sc, prof, i);
   }
+}
+
+/// Why flexible job `j` (data_parallel = 0) can never run, or "" if one of its variants
+/// (model/flexible_job.h) fits the idle cluster (the check the schedulers' idle fallback
+/// relies on: sched/scheduler.h).
+std::string Builder::flexible_unfit(const Job& j, const LlmSpec& llm, const Scenario& sc) const {
+  const std::vector<Job> all = data_parallel_variants(j, llm);
+  if (all.empty())
+    return "has no split into D replicas of S stages (expected slots and micro_batches = " + std::to_string(j.micro_batches) +
+           " with a common divisor D >= slots / " + std::to_string(llm.layers) + " layers)";
+  std::string tried;
+  for (const Job& v : all) {
+    const JobProfile prof = make_profile(v, llm, sc.compute);
+    if (fits_empty_cluster(prof, sc.topology, sc.compute.allreduce)) return "";
+    tried += (tried.empty() ? "" : ", ") + std::to_string(v.data_parallel) + "x" + std::to_string(v.stages);
+  }
+  return "fits no placement in the cluster as any of its D x S splits (" + tried + "; " +
+         unfit_details(make_profile(all.back(), llm, sc.compute), sc.topology) + ")";
 }
 
 /// The generator gives a job I = round(D / T_ref) iterations (model/workload.h); the longest
@@ -720,6 +748,15 @@ void Builder::load_trace(Scenario& sc) {
                                       j.data_parallel};
     if (auto it = shape_fits.find(shape); it != shape_fits.end() && it->second) continue;
     const LlmSpec& llm = sc.llms[static_cast<std::size_t>(j.model)];
+    if (is_flexible(j)) {
+      const std::string why = flexible_unfit(j, llm, sc);
+      shape_fits[shape] = why.empty();
+      if (why.empty()) continue;
+      const int line = find_trace_line(text, j, sc.llms, sc.topology, sc.compute);
+      fail(*tn, "workload.trace: " + shown + (line > 0 ? ":" + std::to_string(line) : std::string()) +
+                    ": job (arrival " + util::format_number(j.arrival_s) + " s, model '" + llm.name +
+                    "') with data_parallel = 0 on " + std::to_string(j.stages) + " slots " + why);
+    }
     const JobProfile prof = make_profile(j, llm, sc.compute);
     const bool fits = fits_empty_cluster(prof, sc.topology, sc.compute.allreduce);
     shape_fits[shape] = fits;

@@ -192,8 +192,9 @@ const TableSpec& mix_spec() {
       F("micro_batches", K::kInt).ge(1).le(1 << 20).def(d.micro_batches).says("micro-batches per iteration m"),
       F("stage_multiplier", K::kFloat).ge(1).le(1024).def(d.stage_multiplier)
           .says("S = ceil(minimum feasible S * multiplier), at most L"),
-      F("data_parallel", K::kInt).ge(1).le(kMaxDataParallel).def(d.data_parallel).added_later()
-          .says("data-parallel replicas D of each job's pipeline (D x S x gpus_per_stage GPUs; docs/model.md)"),
+      F("data_parallel", K::kInt).ge(0).le(kMaxDataParallel).def(d.data_parallel).added_later()
+          .says("data-parallel replicas D of each job's pipeline (D x S x gpus_per_stage GPUs; 0: the scheduler "
+                "chooses D for S slots; docs/model.md)"),
   }};
   return t;
 }

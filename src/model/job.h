@@ -102,9 +102,11 @@ struct Job {
   int gpus_per_stage = 1;       ///< g, tensor-parallel width of a stage (inside one region)
   /// D, data-parallel replicas of the pipeline, each S stages of g GPUs (docs/model.md,
   /// "Data parallelism"): an iteration trains D·m·b sequences. 1 = one pipeline (models 1-4).
+  /// 0 = flexible: the scheduler chooses D (model/flexible_job.h); `stages` is then the job's
+  /// GPU count in slots of g GPUs and `micro_batches` its global batch in micro-batches.
   int data_parallel = 1;
 
-  int total_gpus() const { return data_parallel * stages * gpus_per_stage; }
+  int total_gpus() const { return std::max(data_parallel, 1) * stages * gpus_per_stage; }
 };
 
 /// Placement-independent quantities of a job. Per-stage compute *times* depend on the GPU

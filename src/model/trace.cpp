@@ -9,6 +9,7 @@
 #include "util/csv_read.h"
 #include "util/input_error.h"
 #include "util/named_table.h"
+#include "model/flexible_job.h"
 #include "model/workload.h"
 
 namespace geopipe {
@@ -95,12 +96,14 @@ std::vector<Job> parse_trace_csv(const std::string& text, const std::string& fil
     const LlmSpec* llm = util::find_named(llms, mf.text);
     if (!llm) throw InputError(file, lineno, mf.column, "unknown model '" + mf.text + "'");
     j.model = static_cast<int>(llm - llms.data());
-    const auto stages = integer(2, 0, llm->layers);
+    // data_parallel = 0: the scheduler chooses D; `stages` then counts GPU slots of g GPUs,
+    // which may exceed the model's layers (model/flexible_job.h).
+    if (pos[7] >= 0) j.data_parallel = static_cast<int>(integer(7, 0, kMaxDataParallel));
+    const auto stages = integer(2, 0, is_flexible(j) ? kMaxFlexibleSlots : llm->layers);
     j.gpus_per_stage = static_cast<int>(integer(3, 1, 4096));
     j.micro_batch_size = static_cast<int>(integer(4, 1, 1 << 20));
     j.micro_batches = static_cast<int>(integer(5, 1, 1 << 20));
     j.iterations = integer(6, 1, kMaxJobIterations);
-    if (pos[7] >= 0) j.data_parallel = static_cast<int>(integer(7, 1, kMaxDataParallel));
     if (stages == 0) {
       ModelMixEntry e;
       e.gpus_per_stage = j.gpus_per_stage;
@@ -113,7 +116,14 @@ std::vector<Job> parse_trace_csv(const std::string& text, const std::string& fil
     } else {
       j.stages = static_cast<int>(stages);
     }
-    const std::int64_t cells = std::int64_t{j.data_parallel} * j.stages * j.micro_batches;
+    if (is_flexible(j) && data_parallel_variants(j, *llm).empty())
+      throw InputError(file, lineno, fields[static_cast<size_t>(pos[7])].column,
+                       "data_parallel = 0: no split of " + std::to_string(j.stages) + " stages (GPU slots) into D replicas of S stages "
+                       "with D dividing both the slots and micro_batches = " + std::to_string(j.micro_batches) +
+                       " and S <= " + std::to_string(llm->layers) + " layers of model '" + llm->name +
+                       "' (expected slots and micro-batches with a common divisor D >= slots / layers, or a fixed data_parallel)");
+    // A flexible job's most cells are its variant of D = 1's (D·(N/D)·(m/D) = N·m/D).
+    const std::int64_t cells = std::int64_t{std::max(j.data_parallel, 1)} * j.stages * j.micro_batches;
     if (cells > kMaxPipelineCells)
       throw InputError(file, lineno, fields[static_cast<size_t>(pos[5])].column,
                        "micro_batches: " + (j.data_parallel > 1 ? std::to_string(j.data_parallel) + " replicas x " : std::string()) +

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/flexible_job.h"
 #include "model/rng.h"
 #include "model/units.h"
 #include "util/named_table.h"
@@ -15,8 +16,10 @@ int generated_stages(const ModelMixEntry& e, const LlmSpec& llm, const Topology&
     if (r.gpu_count > 0) max_mem = std::max(max_mem, topo.gpu_types[static_cast<size_t>(r.gpu_type)].memory_bytes);
   const int s0 = min_feasible_stages(llm, e.micro_batch_size, e.micro_batches, e.gpus_per_stage, max_mem, compute);
   if (s0 == 0) return 0;
-  const int s = static_cast<int>(std::ceil(s0 * e.stage_multiplier - 1e-9));
-  return std::clamp(s, s0, llm.layers);
+  const double s = std::ceil(s0 * e.stage_multiplier - 1e-9);
+  // A flexible entry's S counts GPU slots, which its variants split into replicas: no cap at L.
+  if (e.data_parallel == 0) return static_cast<int>(std::clamp(s, static_cast<double>(s0), static_cast<double>(kMaxFlexibleSlots)));
+  return std::clamp(static_cast<int>(s), s0, llm.layers);
 }
 
 double reference_iteration_time_s(const Job& job, const LlmSpec& llm, const GpuType& reference,
@@ -72,7 +75,8 @@ std::vector<Job> generate_workload(const WorkloadOptions& opt, const std::vector
       es.stages = generated_stages(e, llm, topo, compute);
       j.stages = es.stages;
       j.iterations = 1;  // the profile T_ref is computed from is built with I = 1 (I does not enter T_ref)
-      es.t_ref_s = reference_iteration_time_s(j, llm, reference, compute);
+      // a flexible job's run length is its reference variant's (model/flexible_job.h)
+      es.t_ref_s = reference_iteration_time_s(reference_variant(j, llm, topo, compute), llm, reference, compute);
       es.known = true;
     }
     j.stages = es.stages;

@@ -57,7 +57,9 @@ double reference_iteration_time_s(const Job& job, const LlmSpec& llm, const GpuT
 std::int64_t iterations_for_run_length(double run_length_s, double t_ref_s);
 
 /// Stage count the generator uses for a mix entry on this topology under `compute`'s pipeline
-/// schedule (0 if the model fits no GPU).
+/// schedule (0 if the model fits no GPU): ceil(S0 · stage_multiplier) for the least feasible S0,
+/// capped at the model's layers, or, for a flexible entry (data_parallel = 0), its GPU slots
+/// (the same ceil, capped at kMaxFlexibleSlots, not at the layers: model/flexible_job.h).
 int generated_stages(const ModelMixEntry& e, const LlmSpec& llm, const Topology& topo, const ComputeOptions& compute);
 
 }  // namespace geopipe

@@ -4,7 +4,9 @@
 // with an ordering policy (sched/ordering.h) into a scheduler by a preset (sched/registry.h).
 #pragma once
 
+#include <cstddef>
 #include <memory>
+#include <span>
 
 #include "model/scenario.h"
 #include "sim/placement.h"
@@ -12,6 +14,13 @@
 #include "sim/view.h"
 
 namespace geopipe {
+
+/// A placed variant of a flexible job (model/flexible_job.h), for PlacementPolicy::choose_variant.
+struct VariantCandidate {
+  int variant = -1;                   ///< index in SchedContext::variants_of(job)
+  const JobProfile* profile = nullptr;  ///< the variant's profile, with the job's iterations
+  Placement placement;                ///< where place() or place_gang() put it
+};
 
 class PlacementPolicy {
  public:
@@ -30,6 +39,12 @@ class PlacementPolicy {
   /// estimate can see the synchronisation override it (bace-pipe: sched/search_policies.cpp).
   /// Deterministic, as place().
   virtual Placement place_gang(const SchedContext& ctx, int job, const ClusterView& view);
+
+  /// Which placed variant a flexible job starts as (docs/model.md, "Choosing D"): an index
+  /// into `cands` (non-empty, each placed by this policy as if the job were of that fixed
+  /// shape, in increasing D). The default, the fill baselines' rule: the first, the least D
+  /// that places. The search policies override it with their own objective.
+  virtual size_t choose_variant(const SchedContext& ctx, std::span<const VariantCandidate> cands, const ClusterView& view);
 
   /// Opt-in to the scheduler's failure cache (docs/model.md, "Skipping hopeless searches").
   /// Return true only if whether place() finds *a* placement depends on nothing but

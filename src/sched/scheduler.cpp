@@ -43,7 +43,16 @@ void ComposedScheduler::schedule(const SchedContext& ctx, const WaitingQueue& qu
     // true, across calls the epoch tells.
     const bool known_to_fail = cache_failures_ && shape_failed_epoch_[static_cast<size_t>(s)] == epoch;
     Placement pl;
-    if (!known_to_fail) pl = ctx.job(j).data_parallel > 1 ? place_replicas(ctx, j, view) : placement_->place(ctx, j, view);
+    int variant = -1;
+    const JobProfile* p = &ctx.profile(j);
+    if (!known_to_fail) {
+      if (!ctx.variants_of(j).empty()) {
+        variant = place_flexible(ctx, j, view, pl);
+        if (variant >= 0) p = &flex_[static_cast<size_t>(variant)];
+      } else {
+        pl = p->data_parallel > 1 ? place_replicas(ctx, j, view) : placement_->place(ctx, j, view);
+      }
+    }
     if (pl.empty()) {
       if (cache_failures_) shape_failed_epoch_[static_cast<size_t>(s)] = epoch;
       if (strict) break;
@@ -54,13 +63,44 @@ void ComposedScheduler::schedule(const SchedContext& ctx, const WaitingQueue& qu
       continue;
     }
     // The view books the flows the job will have: β from the layer split it runs with there.
-    if (view.compute->layer_partition == LayerPartition::kEven || ctx.job(j).data_parallel > 1)
-      view.commit(ctx.profile(j), pl);
+    if (view.compute->layer_partition == LayerPartition::kEven || p->data_parallel > 1)
+      view.commit(*p, pl);
     else
-      view.commit(placed_profile(ctx.profile(j), pl.stage_region, *view.topo, *view.compute), pl);
-    out.push_back({j, std::move(pl)});
+      view.commit(placed_profile(*p, pl.stage_region, *view.topo, *view.compute), pl);
+    out.push_back({j, std::move(pl), variant});
     ordering_->started(j);
   }
+}
+
+int ComposedScheduler::place_flexible(const SchedContext& ctx, int j, const ClusterView& view, Placement& out) {
+  const std::span<const JobProfile> vs = ctx.variants_of(j);
+  const double iterations = ctx.profile(j).iterations;
+  // Every variant's profile first: the candidates point into flex_, which must not move.
+  flex_.resize(vs.size());
+  for (size_t k = 0; k < vs.size(); ++k) {
+    flex_[k] = vs[k];
+    flex_[k].iterations = iterations;
+  }
+  cands_.clear();
+  for (size_t k = 0; k < vs.size(); ++k) {
+    const SchedContext vc = ctx.with_variant(j, static_cast<int>(k), flex_[k]);
+    Placement pl = flex_[k].data_parallel > 1 ? placement_->place_gang(vc, j, view) : placement_->place(vc, j, view);
+    if (!pl.empty()) cands_.push_back({static_cast<int>(k), &flex_[k], std::move(pl)});
+  }
+  if (!cands_.empty()) {
+    VariantCandidate& c = cands_[placement_->choose_variant(ctx, cands_, view)];
+    out = std::move(c.placement);
+    return c.variant;
+  }
+  // No variant places. On the idle cluster: the first variant the config loader's check
+  // accepts (sched/feasibility.h), as place_replicas does for a fixed shape.
+  if (view.total_free < view.topo->total_gpus()) return -1;
+  const ClusterView idle = feasibility_view(*view.topo);
+  for (size_t k = 0; k < vs.size(); ++k) {
+    out = replicas_first_found(flex_[k], idle, view.compute->allreduce);
+    if (!out.empty()) return static_cast<int>(k);
+  }
+  return -1;
 }
 
 Placement ComposedScheduler::place_replicas(const SchedContext& ctx, int j, const ClusterView& view) {

@@ -30,6 +30,11 @@ class ComposedScheduler final : public Scheduler {
   /// config loader's check found (replicas_first_found, sched/feasibility.h): every accepted
   /// job starts at the latest when the cluster is idle. The placement lists the replicas'
   /// stages replica by replica.
+  /// A flexible job (data_parallel = 0, docs/model.md "Choosing D") is placed as each of its
+  /// variants in turn (SchedContext::with_variant: the policy sees a job of that fixed shape),
+  /// and starts as the placed variant the policy chooses (PlacementPolicy::choose_variant); if
+  /// none places, it waits, except on the idle cluster, where it starts as the first variant
+  /// with a replicas_first_found placement. Failures are cached by the flexible job's shape.
   /// Requires the queue in increasing id order (scheduler_api.h).
   void schedule(const SchedContext& ctx, const WaitingQueue& queue, ClusterView& view,
                 std::vector<Decision>& out) override;
@@ -37,10 +42,14 @@ class ComposedScheduler final : public Scheduler {
 
  private:
   Placement place_replicas(const SchedContext& ctx, int j, const ClusterView& view);
+  /// Flexible job j: the chosen variant's index (its placement in `out`), or -1 ("wait").
+  int place_flexible(const SchedContext& ctx, int j, const ClusterView& view, Placement& out);
 
   std::string name_;
   std::unique_ptr<OrderingPolicy> ordering_;
   std::unique_ptr<PlacementPolicy> placement_;
+  std::vector<JobProfile> flex_;          ///< place_flexible: the variants with the job's iterations
+  std::vector<VariantCandidate> cands_;   ///< place_flexible: the placed ones
   bool cache_failures_;                   ///< the placement policy opted in
   std::vector<long> shape_failed_epoch_;  ///< per job shape: epoch of its last failed placement, or -1
   long last_epoch_ = -1;                  ///< backfill: epoch of the last call

@@ -93,22 +93,24 @@ class SearchPolicy : public PlacementPolicy {
       gangs_.push_back({std::move(gang), t_s});
     }
     if (gangs_.empty()) return {};
-    size_t best = 0;
-    for (size_t c = 1; c < gangs_.size(); ++c)
-      if (gangs_[c].iteration_s < gangs_[best].iteration_s) best = c;
-    if (costmin_) {
-      const double cap_s = gangs_[best].iteration_s * (1.0 + prm_.epsilon) * (1.0 + 1e-12);
-      double best_usd = std::numeric_limits<double>::infinity();
-      for (size_t c = 0; c < gangs_.size(); ++c) {
-        if (!(gangs_[c].iteration_s <= cap_s)) continue;
-        const double usd = estimate_gang_cost_usd(p, gangs_[c].placement, gangs_[c].iteration_s, view);
-        if (usd < best_usd) {
-          best_usd = usd;
-          best = c;
-        }
-      }
-    }
+    const size_t best = fastest_or_cheapest(gangs_.size(), [&](size_t c) { return gangs_[c].iteration_s; },
+                                            [&](size_t c) {
+                                              return estimate_gang_cost_usd(p, gangs_[c].placement, gangs_[c].iteration_s, view);
+                                            });
     return std::move(gangs_[best].placement);
+  }
+
+  /// A flexible job's variant (docs/model.md, "Choosing D"): the one whose placement has the
+  /// least estimate_gang_iteration_s under this policy's bandwidth model (for one replica the
+  /// single-pipeline estimate, bit for bit), or, for the cost-min allocator, the cheapest
+  /// estimate_gang_cost_usd among those within (1 + ε) of it; ties: the smaller D.
+  size_t choose_variant(const SchedContext&, std::span<const VariantCandidate> cands, const ClusterView& view) override {
+    variant_s_.resize(cands.size());
+    for (size_t c = 0; c < cands.size(); ++c)
+      variant_s_[c] = estimate_gang_iteration_s(*cands[c].profile, cands[c].placement, view, bandwidth_);
+    return fastest_or_cheapest(cands.size(), [&](size_t c) { return variant_s_[c]; }, [&](size_t c) {
+      return estimate_gang_cost_usd(*cands[c].profile, cands[c].placement, variant_s_[c], view);
+    });
   }
 
  protected:
@@ -117,6 +119,27 @@ class SearchPolicy : public PlacementPolicy {
   /// bandwidth model; `costmin` whether the cheapest gang within (1 + ε) of the fastest wins.
   SearchPolicy(const SchedulerParams& p, RelaxationScope scope, bool sync_aware, BandwidthModel bandwidth, bool costmin)
       : prm_(p), scope_(scope), costmin_(costmin), sync_aware_(sync_aware), bandwidth_(bandwidth) {}
+
+  /// Of n candidates with estimated iteration times time_s(c): the fastest, or, for the cost-min
+  /// allocator, the cheapest usd(c) among those within (1 + ε) of it; ties: the lower index.
+  template <class Time, class Usd>
+  size_t fastest_or_cheapest(size_t n, Time&& time_s, Usd&& usd) const {
+    size_t best = 0;
+    for (size_t c = 1; c < n; ++c)
+      if (time_s(c) < time_s(best)) best = c;
+    if (!costmin_) return best;
+    const double cap_s = time_s(best) * (1.0 + prm_.epsilon) * (1.0 + 1e-12);
+    double best_usd = std::numeric_limits<double>::infinity();
+    for (size_t c = 0; c < n; ++c) {
+      if (!(time_s(c) <= cap_s)) continue;
+      const double u = usd(c);
+      if (u < best_usd) {
+        best_usd = u;
+        best = c;
+      }
+    }
+    return best;
+  }
 
   /// The relaxation of job j (relax() with the policy's own arguments).
   virtual const Relax& relax_of(const SchedContext& ctx, int j, const ClusterView& view) = 0;
@@ -215,6 +238,7 @@ class SearchPolicy : public PlacementPolicy {
   bool sync_aware_;
   BandwidthModel bandwidth_;
   std::vector<Gang> gangs_;  ///< place_gang's candidates (storage reused)
+  std::vector<double> variant_s_;  ///< choose_variant's estimates (storage reused)
   ClusterView stacked_;      ///< place_gang's stacked view (storage reused)
 };
 

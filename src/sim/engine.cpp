@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "model/data_parallel.h"
+#include "model/flexible_job.h"
 #include "model/rng.h"
 #include "sim/bandwidth_monitor.h"
 #include "sim/energy.h"
@@ -155,7 +156,9 @@ class Engine {
     for (size_t i = 0; i < n; ++i) {
       const auto k = static_cast<size_t>(shapes_[i]);
       if (built[k]) continue;
-      shape_profiles_[k] = make_profile(jobs[i], sc.llms[static_cast<size_t>(jobs[i].model)], sc.compute);
+      const LlmSpec& llm = sc.llms[static_cast<size_t>(jobs[i].model)];
+      if (is_flexible(jobs[i])) add_variants(jobs[i], k, llm);
+      else shape_profiles_[k] = make_profile(jobs[i], llm, sc.compute);
       built[k] = true;
     }
     profile_slot_.assign(n, -1);
@@ -294,6 +297,44 @@ class Engine {
   decltype(auto) on_record(int j, F&& f) {
     if (opt_.record_jobs) return f(rec_[static_cast<size_t>(j)]);
     return f(tally_[static_cast<size_t>(j)]);
+  }
+
+  /// Flexible job shape k (of `job`): its variants that fit (model/flexible_job.h), their
+  /// profiles and shape ids in the context; the shape's own profile is the first variant's.
+  void add_variants(const Job& job, size_t k, const LlmSpec& llm) {
+    if (variants_.empty()) {
+      variants_.resize(shape_profiles_.size());
+      variant_shape_.assign(shape_profiles_.size(), -1);
+      next_variant_shape_ = ctx_.num_shapes;
+      ctx_.variants = &variants_;
+      ctx_.variant_shape = &variant_shape_;
+    }
+    for (const Job& v : flexible_variants_that_fit(job, llm, topo_, sc_.compute))
+      variants_[k].push_back(make_profile(v, llm, sc_.compute));
+    if (variants_[k].empty())
+      throw std::logic_error("simulate: a flexible job of " + std::to_string(job.stages) +
+                             " slots has no variant that fits (the config loader refuses it)");
+    shape_profiles_[k] = variants_[k].front();
+    variant_shape_[k] = next_variant_shape_;
+    next_variant_shape_ += static_cast<int>(variants_[k].size());
+  }
+  /// Flexible job j starts as its variant k: its profile becomes the variant's (with its
+  /// iterations), its record shows the variant's D and S.
+  void become_variant(int j, int k) {
+    const std::span<const JobProfile> vs = ctx_.variants_of(j);
+    if (vs.empty()) {
+      if (k == -1) return;
+      throw std::logic_error("scheduler " + std::string(sched_.name()) + ": a variant for a job of fixed shape");
+    }
+    if (k < 0 || k >= static_cast<int>(vs.size()))
+      throw std::logic_error("scheduler " + std::string(sched_.name()) + ": flexible job started without a valid variant");
+    JobProfile& p = profile_pool_[static_cast<size_t>(profile_slot_[static_cast<size_t>(j)])];
+    p = vs[static_cast<size_t>(k)];
+    p.iterations = static_cast<double>(jobs_[static_cast<size_t>(j)].iterations);
+    if (opt_.record_jobs) {
+      rec_[static_cast<size_t>(j)].stages = p.stages;
+      rec_[static_cast<size_t>(j)].data_parallel = p.data_parallel;
+    }
   }
 
   /// Job j's profile (it has arrived and not finished).
@@ -769,7 +810,12 @@ class Engine {
     sched_.schedule(ctx_, queue_, view_, decisions_);
     acc_.scheduler_call(std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count());
     if (decisions_.empty()) return;
-    for (Decision& d : decisions_) start(d.job, std::move(d.placement), t);
+    for (Decision& d : decisions_) {
+      if (d.job < 0 || d.job >= static_cast<int>(jobs_.size()) || profile_slot_[static_cast<size_t>(d.job)] < 0)
+        throw std::logic_error("scheduler " + std::string(sched_.name()) + ": started a job that is not waiting");
+      become_variant(d.job, d.variant);
+      start(d.job, std::move(d.placement), t);
+    }
     // Started jobs leave the queue (amortised O(log n) each, arrival order kept).
     for (const Decision& d : decisions_) queue_.erase(d.job);
     rebalance(t);
@@ -783,6 +829,10 @@ class Engine {
   NetworkState net_;
   BandwidthMonitor monitor_;
   std::vector<JobProfile> shape_profiles_;  ///< per job shape (shapes_)
+  /// Flexible shapes (SchedContext::variants, variant_shape): empty when no job is flexible.
+  std::vector<std::vector<JobProfile>> variants_;
+  std::vector<int> variant_shape_;
+  int next_variant_shape_ = 0;
   /// The waiting and running jobs' profiles (SchedContext::profile_slot): at most one per
   /// such job, reused.
   std::vector<JobProfile> profile_pool_;

@@ -16,15 +16,19 @@ JobTextBytes job_text_bytes(const Scenario& sc) {
   std::size_t name = 0;
   for (const Region& r : sc.topology.regions) name = std::max(name, r.name.size());
   std::size_t stages = 0, placed = 0;  // S_max and N_max = the most D·S
-  auto take = [&](int s, int d) {
-    stages = std::max(stages, static_cast<std::size_t>(std::max(s, 0)));
+  // A flexible job (D = 0, model/flexible_job.h) of N slots runs D·S = N stages, at most
+  // min(N, L) of them in one replica.
+  auto take = [&](int s, int d, int model) {
+    const int per_replica = d == 0 ? std::min(s, sc.llms[static_cast<std::size_t>(model)].layers) : s;
+    stages = std::max(stages, static_cast<std::size_t>(std::max(per_replica, 0)));
     placed = std::max(placed, static_cast<std::size_t>(std::max(s, 0)) * static_cast<std::size_t>(std::max(d, 1)));
   };
-  for (const Job& j : sc.trace_jobs) take(j.stages, j.data_parallel);
+  for (const Job& j : sc.trace_jobs) take(j.stages, j.data_parallel, j.model);
   if (sc.trace_jobs.empty())
     for (const ModelMixEntry& e : sc.workload.mix) {
       if (e.model < 0 || static_cast<std::size_t>(e.model) >= sc.llms.size()) continue;
-      take(generated_stages(e, sc.llms[static_cast<std::size_t>(e.model)], sc.topology, sc.compute), e.data_parallel);
+      take(generated_stages(e, sc.llms[static_cast<std::size_t>(e.model)], sc.topology, sc.compute), e.data_parallel,
+           e.model);
     }
   if (placed > 0) b.regions = std::max(b.regions, placed * (name + 1) - 1);
   std::size_t digits = 1;

@@ -2,6 +2,7 @@
 // simulator only knows this interface; the policies and presets live in src/sched.
 #pragma once
 
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -28,14 +29,48 @@ struct SchedContext {
   const std::vector<int>* profile_slot = nullptr;     ///< per job: its index in profiles, -1 if it has none
   const std::vector<int>* shapes = nullptr;           ///< indexed by job: job_shapes() (model/job.h)
   int num_shapes = 0;
+  /// Flexible jobs (Job::data_parallel == 0: the scheduler chooses D, model/flexible_job.h).
+  /// Per job shape: the profiles of its variants that fit (flexible_variants_that_fit, in
+  /// increasing D, iterations 0); empty for a fixed shape. A waiting flexible job's profile()
+  /// is its reference variant's (the first that fits), until a Decision starts it as one of
+  /// these (Decision::variant). Null: no flexible job in the run.
+  const std::vector<std::vector<JobProfile>>* variants = nullptr;
+  /// Per job shape: the shape id of its variant 0 (variant k's is that + k; all variant ids are
+  /// >= num_shapes and distinct), or -1 for a fixed shape. Null with `variants`.
+  const std::vector<int>* variant_shape = nullptr;
+  /// A scheduler trying variant k of flexible job `override_job` calls its placement policy
+  /// with a copy of the context (with_variant) in which profile() and shape() of that job
+  /// answer for the variant: every policy places the variant as if it were a fixed job.
+  int override_job = -1;
+  const JobProfile* override_profile = nullptr;  ///< the variant's profile (with the job's iterations)
+  int override_shape = -1;                       ///< the variant's shape id
+
   const Job& job(int j) const { return (*jobs)[static_cast<size_t>(j)]; }
+  /// The variants of job j (empty unless it is flexible).
+  std::span<const JobProfile> variants_of(int j) const {
+    if (!variants) return {};
+    return (*variants)[static_cast<size_t>(shape_of_job(j))];
+  }
+  /// This context with job j seen as variant k (profile `p`: variants_of(j)[k] with j's
+  /// iterations, owned by the caller and alive while the copy is used).
+  SchedContext with_variant(int j, int k, const JobProfile& p) const {
+    SchedContext c = *this;
+    c.override_job = j;
+    c.override_profile = &p;
+    c.override_shape = (*variant_shape)[static_cast<size_t>(shape_of_job(j))] + k;
+    return c;
+  }
   const JobProfile& profile(int j) const {
+    if (j == override_job) return *override_profile;
     if (!profile_slot) return (*profiles)[static_cast<size_t>(j)];
     const int s = (*profile_slot)[static_cast<size_t>(j)];
     if (s < 0) throw std::logic_error("SchedContext::profile: job " + std::to_string(j) + " is not waiting or running");
     return (*profiles)[static_cast<size_t>(s)];
   }
-  int shape(int j) const { return (*shapes)[static_cast<size_t>(j)]; }
+  int shape(int j) const { return j == override_job ? override_shape : shape_of_job(j); }
+
+ private:
+  int shape_of_job(int j) const { return (*shapes)[static_cast<size_t>(j)]; }
 };
 
 /// Deterministic counters of a scheduler's placement searches (reported as metrics).
@@ -52,6 +87,9 @@ struct SearchEffort {
 struct Decision {
   int job = -1;
   Placement placement;
+  /// A flexible job: the index in SchedContext::variants_of(job) of the variant it starts as
+  /// (the placement lists that variant's D·S stages); -1 for a fixed job.
+  int variant = -1;
 };
 
 /// A scheduler is invoked at every event time with the waiting queue. It must be

@@ -20,6 +20,7 @@
 #include "config/scenario_loader.h"
 #include "config/schema.h"
 #include "config/toml_error.h"
+#include "model/flexible_job.h"
 #include "model/gpu.h"
 #include "util/input_error.h"
 #include "model/llm.h"
@@ -313,10 +314,63 @@ data_parallel = 4
             std::string::npos);
   EXPECT_NE(error_with("diloco_interval = 500", "diloco_interval = 0").find("dp.toml:8:19: sim.diloco_interval must be >= 1 (got 0)"), std::string::npos);
   EXPECT_NE(error_with("sync_bytes_per_param = 1", "sync_bytes_per_param = 0").find("dp.toml:7:24: sim.sync_bytes_per_param must be > 0 (got 0)"), std::string::npos);
-  EXPECT_NE(error_with("data_parallel = 4", "data_parallel = 0").find("dp.toml:18:17: workload.mix[0].data_parallel must be >= 1 (got 0)"), std::string::npos);
+  EXPECT_NE(error_with("data_parallel = 4", "data_parallel = -1").find("dp.toml:18:17: workload.mix[0].data_parallel must be >= 0 (got -1)"), std::string::npos);
   // 9 replicas of a 1-stage job need 9 GPUs of a cluster of 8: no placement, named as such.
   const std::string big = error_with("data_parallel = 4", "data_parallel = 9");
   EXPECT_NE(big.find("needs 9 replicas x 1 stages x 1 GPUs = 9 GPUs but fits no placement"), std::string::npos) << big;
+}
+
+// data_parallel = 0 in the mix (docs/model.md, "Choosing D"): a job's S counts GPU slots,
+// stage_multiplier times the least feasible S and not capped at the layers; its iterations come
+// from its first variant that fits; a mix whose jobs have no split, or none that fits, is refused.
+TEST(Config, AFlexibleMixEntryGivesSlots) {
+  const std::string text = R"([scenario]
+name = "flex"
+[[cluster.region]]
+name = "r"
+gpu = "A100-80GB"
+gpus = 64
+price_usd_per_kwh = 0.1
+[workload]
+num_jobs = 4
+[[workload.mix]]
+model = "gpt3-1.3b"
+micro_batches = 16
+stage_multiplier = 32
+data_parallel = 0
+)";
+  const Scenario sc = load_scenario_string(text, "flex.toml");
+  EXPECT_EQ(sc.workload.mix[0].data_parallel, 0);
+  std::string fixed = text;
+  fixed.replace(fixed.find("stage_multiplier = 32\ndata_parallel = 0"), 38, "stage_multiplier = 1\ndata_parallel = 1");
+  const Scenario one = load_scenario_string(fixed, "fixed.toml");
+  const std::vector<Job> jobs = sc.jobs_for_seed(3), ones = one.jobs_for_seed(3);
+  ASSERT_EQ(jobs.size(), 4u);
+  const int s0 = ones[0].stages;
+  const LlmSpec& llm = sc.llms[static_cast<size_t>(jobs[0].model)];
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    EXPECT_EQ(jobs[i].data_parallel, 0);
+    EXPECT_EQ(jobs[i].stages, 32 * s0);  // slots, beyond the model's 24 layers when s0 = 1
+    EXPECT_EQ(jobs[i].total_gpus(), 32 * s0);
+    // The run length is the first variant's (D = 2 of 16 stages when s0 = 1: 32 > 24 layers).
+    const Job ref = reference_variant(jobs[i], llm, sc.topology, sc.compute);
+    EXPECT_GE(ref.data_parallel, 1);
+    EXPECT_EQ(ref.data_parallel * ref.stages, 32 * s0);
+    EXPECT_EQ(jobs[i].arrival_s, ones[i].arrival_s);
+  }
+  // No split: 64 slots of 24 layers with one micro-batch (D = 1 only, and S = 64 > 24).
+  std::string nosplit = text;
+  nosplit.replace(nosplit.find("micro_batches = 16"), 18, "micro_batches = 1");
+  nosplit.replace(nosplit.find("stage_multiplier = 32"), 21, "stage_multiplier = 64");
+  const std::string e1 = input_error_of([&] { load_scenario_string(nosplit, "flex.toml"); });
+  EXPECT_NE(e1.find("flex.toml:10:1: workload.mix[0]: a job of model 'gpt3-1.3b' with data_parallel = 0 on 64 slots"),
+            std::string::npos) << e1;
+  EXPECT_NE(e1.find("has no split into D replicas of S stages"), std::string::npos) << e1;
+  // Splits exist but none fits 8 GPUs: named with the splits tried.
+  std::string small = text;
+  small.replace(small.find("gpus = 64"), 9, "gpus = 8");
+  const std::string e2 = input_error_of([&] { load_scenario_string(small, "flex.toml"); });
+  EXPECT_NE(e2.find("fits no placement in the cluster as any of its D x S splits ("), std::string::npos) << e2;
 }
 
 /// Every optional key and table omitted, custom GPU / model / link entries with required keys only.

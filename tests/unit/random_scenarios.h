@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "model/flexible_job.h"
 #include "model/rng.h"
 #include "model/step_series.h"
 #include "scenario_builders.h"
@@ -172,6 +173,28 @@ inline RandomCase random_dp_case(std::uint64_t seed, std::uint64_t k) {
     if (fits_empty_cluster(make_profile(dp, c.scenario.llms[static_cast<size_t>(j.model)], opt), c.scenario.topology,
                            opt.allreduce))
       j = dp;
+  }
+  return c;
+}
+
+/// Case `k` of random_dp_case(seed, k) with flexible jobs (docs/model.md, "Choosing D"): a job of
+/// D > 1 replicas becomes data_parallel = 0 on its D·S slots with its D·m micro-batches (the
+/// same GPUs and global batch, D left to the scheduler), kept when one of its variants fits the
+/// idle cluster, as the loader requires.
+inline RandomCase random_flexible_case(std::uint64_t seed, std::uint64_t k) {
+  RandomCase c = random_dp_case(seed, k);
+  for (Job& j : c.jobs) {
+    if (j.data_parallel < 2) continue;
+    Job flex = j;
+    flex.data_parallel = 0;
+    flex.stages = j.data_parallel * j.stages;
+    flex.micro_batches = j.data_parallel * j.micro_batches;
+    const LlmSpec& llm = c.scenario.llms[static_cast<size_t>(j.model)];
+    for (const Job& v : flexible_variants_that_fit(flex, llm, c.scenario.topology, c.scenario.compute))
+      if (fits_empty_cluster(make_profile(v, llm, c.scenario.compute), c.scenario.topology, c.scenario.compute.allreduce)) {
+        j = flex;
+        break;
+      }
   }
   return c;
 }

@@ -3,10 +3,13 @@
 // clock, egress and gang placement of D-replica jobs end to end.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
+#include <stdexcept>
 #include <vector>
 
 #include "model/data_parallel.h"
+#include "model/flexible_job.h"
 #include "model/gpipe.h"
 #include "model/pipeline_schedule.h"
 #include "model/scenario.h"
@@ -368,6 +371,89 @@ TEST(DataParallelEngine, BacePipeKeepsTheSynchronisationOffTheWan) {
     EXPECT_EQ(stacked, (std::vector<int>{0, 1, 0, 1})) << preset;
     EXPECT_LT(t, 0.5 * per_replica) << preset;
   }
+}
+
+// --- choosing D (data_parallel = 0, docs/model.md "Choosing D") ------------------------------
+
+Job flexible_job(int slots, int m, long iters) {
+  Job j = dp_job(slots, 0, m, iters);
+  return j;
+}
+
+TEST(FlexibleJob, VariantsSplitTheSlotsAndTheGlobalBatchByHand) {
+  const LlmSpec llm{"tiny", 10, 1000, 5000, 100, 2};
+  // 8 slots, m = 4: D = 1 (S = 8, m = 4), 2 (4, 2), 4 (2, 1); D = 8 does not divide m.
+  auto shape = [](const std::vector<Job>& vs) {
+    std::vector<std::array<int, 3>> out;
+    for (const Job& v : vs) out.push_back({v.data_parallel, v.stages, v.micro_batches});
+    return out;
+  };
+  Job j = flexible_job(8, 4, 7);
+  j.gpus_per_stage = 2;
+  const std::vector<Job> vs = data_parallel_variants(j, llm);
+  EXPECT_EQ(shape(vs), (std::vector<std::array<int, 3>>{{1, 8, 4}, {2, 4, 2}, {4, 2, 1}}));
+  for (const Job& v : vs) {
+    EXPECT_EQ(v.total_gpus(), j.total_gpus());  // 16 GPUs each
+    EXPECT_EQ(v.data_parallel * v.micro_batches, 4);  // the global batch, D·(m/D)
+    EXPECT_EQ(v.iterations, 7);
+    EXPECT_EQ(v.gpus_per_stage, 2);
+  }
+  // 24 slots of a 10-layer model, m = 12: S <= 10 needs D >= 3; D in {3, 4, 6, 12}.
+  EXPECT_EQ(shape(data_parallel_variants(flexible_job(24, 12, 1), llm)),
+            (std::vector<std::array<int, 3>>{{3, 8, 4}, {4, 6, 3}, {6, 4, 2}, {12, 2, 1}}));
+  EXPECT_TRUE(data_parallel_variants(flexible_job(11, 4, 1), llm).empty());
+  // On GPUs of 1 MB no stage fits: no variant is left; the reference is the first one anyway.
+  Scenario sc = mesh(1, 8, 1e9, 0);
+  EXPECT_EQ(flexible_variants_that_fit(j, llm, sc.topology, sc.compute).size(), 3u);
+  sc.topology.gpu_types[0].memory_bytes = 1e6;
+  EXPECT_TRUE(flexible_variants_that_fit(j, llm, sc.topology, sc.compute).empty());
+  EXPECT_EQ(reference_variant(j, llm, sc.topology, sc.compute).data_parallel, 1);
+  EXPECT_THROW(reference_variant(flexible_job(11, 4, 1), llm, sc.topology, sc.compute), std::logic_error);
+}
+
+TEST(FlexibleJob, EveryPresetStartsItAsAVariantExactlyAsThatFixedJob) {
+  // One region of 4 GPUs (free, instant intra fabric: synchronisation costs nothing), a
+  // flexible job of 4 slots and m = 8: D = 1 (S = 4, m = 8), 2 (2, 4) or 4 (1, 2). Under GPipe
+  // a replica takes (m/D + S − 1) stage times of its S-th of the model: 11/4, 5/2 and 2 whole-
+  // model times, so D = 4 is the fastest (no bubble). The policies that estimate time take it;
+  // the fill baselines the first variant that places, D = 1. Whatever it chooses, the job runs
+  // bit for bit as the fixed job of that shape on the same placement.
+  Scenario sc = mesh(1, 4, 1e9, 0.0);
+  const long I = 50;
+  const std::vector<Job> jobs = {flexible_job(4, 8, I)};
+  for (const std::string& preset : preset_names()) {
+    auto sched = make_scheduler(preset, sc.scheduler);
+    const SimResult r = simulate(sc, jobs, *sched, 1);
+    ASSERT_EQ(r.metrics.jobs_completed, 1) << preset;
+    const JobRecord& rec = r.jobs[0];
+    const int D = rec.data_parallel, S = rec.stages;
+    EXPECT_EQ(D * S, 4) << preset;
+    ASSERT_EQ(rec.stage_region.size(), 4u) << preset;
+    const bool estimates = preset != "first-fit" && preset != "greedy-cost" && preset != "cost-first";
+    EXPECT_EQ(D, estimates ? 4 : 1) << preset;
+    ScriptedScheduler fixed(Placements{rec.stage_region});
+    const SimResult f = simulate(sc, {dp_job(S, D, 8 / D, I)}, fixed, 1);
+    EXPECT_EQ(f.jobs[0].finish_s, rec.finish_s) << preset;
+    EXPECT_EQ(f.jobs[0].first_iteration_s, rec.first_iteration_s) << preset;
+    EXPECT_EQ(f.metrics.total_energy_j, r.metrics.total_energy_j) << preset;
+    EXPECT_EQ(f.metrics.total_cost_usd, r.metrics.total_cost_usd) << preset;
+  }
+  // The chosen D = 4 against the first variant: 2 against 11/4 whole-model times (the
+  // optimizer step is 0 and every replica's single stage holds the whole model).
+  auto time_of = [&](const std::string& preset) {
+    auto sched = make_scheduler(preset, sc.scheduler);
+    return simulate(sc, jobs, *sched, 1).jobs[0].first_iteration_s;
+  };
+  const JobProfile whole = make_profile(dp_job(1, 1, 1, 1), sc.llms[0], sc.compute);
+  const double u = unit_time(whole, 0, sc.topology.gpu_types[0], sc.compute);
+  EXPECT_NEAR(time_of("bace-pipe"), 2 * u, 1e-12 * u);
+  EXPECT_GT(time_of("first-fit"), 2.5 * u);
+}
+
+TEST(FlexibleJob, AStartWithoutAValidVariantIsASchedulerBug) {
+  Scenario sc = mesh(1, 4, 1e9, 0.0);
+  ScriptedScheduler no_variant(Placements{{0, 0, 0, 0}});
+  EXPECT_THROW(simulate(sc, {flexible_job(4, 8, 5)}, no_variant, 1), std::logic_error);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -388,7 +389,8 @@ TEST(NoJobLeftBehind, AStrandingSchedulerIsAFailedRunNamingIt) {
 long max_events_seen = 0;  // over the cases run so far, for the summary line
 long quiet_ticks_skipped = 0;  // event times a stale monitor without noise did not need, summed
 
-int expect_every_preset_finishes(const testutil::RandomCase& c, int k) {
+int expect_every_preset_finishes(const testutil::RandomCase& c, int k,
+                                 const std::function<void(const std::string&, const SimResult&)>& each = {}) {
   const Scenario& sc = c.scenario;
   SimOptions opt;
   opt.max_events = 1'000'000;
@@ -403,6 +405,7 @@ int expect_every_preset_finishes(const testutil::RandomCase& c, int k) {
     for (const JobRecord& j : r.jobs) EXPECT_TRUE(j.finished()) << "job " << j.id;
     jobs_total += r.metrics.jobs_completed;
     max_events_seen = std::max(max_events_seen, r.metrics.events);
+    if (each) each(name, r);
     if (k % 10 == 0 && (sc.scheduler.view_noise_sigma > 0 || sc.scheduler.view_staleness_s > 0)) {  // a monitor that measures: same seed, same run
       const SimResult again = run_preset(name, sc, c.jobs, 1000 + static_cast<std::uint64_t>(k));
       expect_same_metrics(r.metrics, again.metrics);
@@ -495,6 +498,35 @@ TEST(NoJobLeftBehind, EveryPresetFinishesEveryDataParallelJob) {
   std::cout << "[ property ] " << kCases << " scenarios with data parallelism x 8 presets, " << jobs_total
             << " jobs completed (" << dp_jobs << " of several replicas; " << diloco << " scenarios with DiLoCo, "
             << hierarchical << " hierarchical)\n";
+}
+
+// The same property with flexible jobs (random_flexible_case): every preset starts each
+// data_parallel = 0 job as one of its variants (D·S = its slots), and every job completes; the
+// sample has jobs that start with one replica and jobs that start with several.
+TEST(NoJobLeftBehind, EveryPresetFinishesEveryFlexibleJob) {
+  constexpr int kCases = 100;
+  int flexible = 0, jobs_total = 0, ran_one = 0, ran_several = 0;
+  for (int k = 0; k < kCases; ++k) {
+    const testutil::RandomCase c = testutil::random_flexible_case(2029, static_cast<std::uint64_t>(k));
+    ASSERT_FALSE(c.jobs.empty()) << "case " << k;
+    for (const Job& j : c.jobs) flexible += j.data_parallel == 0;
+    jobs_total += expect_every_preset_finishes(c, k, [&](const std::string& name, const SimResult& r) {
+      for (const JobRecord& rec : r.jobs) {
+        const Job& j = c.jobs[static_cast<size_t>(rec.id)];
+        if (j.data_parallel != 0) continue;
+        EXPECT_EQ(rec.data_parallel * rec.stages, j.stages) << name << ", job " << rec.id;
+        EXPECT_EQ(rec.stage_region.size(), static_cast<size_t>(j.stages)) << name << ", job " << rec.id;
+        (rec.data_parallel == 1 ? ran_one : ran_several) += 1;
+      }
+    });
+    if (HasFailure()) break;
+  }
+  EXPECT_GT(flexible, kCases * 3);
+  EXPECT_GT(ran_one, kCases);
+  EXPECT_GT(ran_several, kCases);
+  std::cout << "[ property ] " << kCases << " scenarios with flexible jobs x 8 presets, " << jobs_total
+            << " jobs completed (" << flexible << " flexible; started with one replica " << ran_one
+            << " times, with several " << ran_several << " times)\n";
 }
 
 }  // namespace

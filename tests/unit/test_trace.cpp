@@ -81,7 +81,7 @@ TEST(Trace, DataParallelColumnIsOptional) {
       "arrival_s,model,stages,gpus_per_stage,micro_batch_size,micro_batches,iterations\n0,tiny,2,1,1,4,50\n", "t.csv",
       llms, topo, ComputeOptions{});
   EXPECT_EQ(without[0].data_parallel, 1);
-  for (const auto& [cell, want] : {std::pair<std::string, std::string>{"0", "t.csv:2:19: data_parallel = 0 is out of range (expected 1 .. 4096)"},
+  for (const auto& [cell, want] : {std::pair<std::string, std::string>{"-1", "t.csv:2:19: data_parallel = -1 is out of range (expected 0 .. 4096)"},
                                    {"2.5", "t.csv:2:19: data_parallel: '2.5' is not an integer"},
                                    {"", "t.csv:2:1: expected 8 fields, found 7"}}) {
     try {
@@ -92,6 +92,39 @@ TEST(Trace, DataParallelColumnIsOptional) {
     } catch (const InputError& e) {
       EXPECT_EQ(std::string(e.what()), want);
     }
+  }
+}
+
+// data_parallel = 0 (docs/model.md, "Choosing D"): `stages` counts GPU slots, which may exceed
+// the layers (tiny has 10); a row whose slots and micro-batches have no split is refused where
+// it says so.
+TEST(Trace, AFlexibleJobCountsSlotsAndNeedsASplit) {
+  const std::vector<LlmSpec> llms = {tiny()};
+  const Topology topo = one_region(80e9);
+  const std::string head = "arrival_s,model,stages,gpus_per_stage,micro_batch_size,micro_batches,iterations,data_parallel\n";
+  const auto jobs = parse_trace_csv(head + "0,tiny,16,2,1,8,50,0\n", "t.csv", llms, topo, ComputeOptions{});
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(jobs[0].data_parallel, 0);
+  EXPECT_EQ(jobs[0].stages, 16);
+  EXPECT_EQ(jobs[0].total_gpus(), 32);
+  // 12 slots, 4 micro-batches: D = 1 (S = 12 > 10), 3 (does not divide 4), 6 and 12 (> 4) fail;
+  // D = 2 (S = 6, m = 2) and D = 4 (S = 3, m = 1) are the splits.
+  const auto ok = parse_trace_csv(head + "0,tiny,12,1,1,4,50,0\n", "t.csv", llms, topo, ComputeOptions{});
+  EXPECT_EQ(ok[0].stages, 12);
+  try {
+    parse_trace_csv(head + "0,tiny,11,1,1,4,50,0\n", "t.csv", llms, topo, ComputeOptions{});
+    ADD_FAILURE() << "expected InputError: 11 slots have no split";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("t.csv:2:20: data_parallel = 0: no split of 11 stages (GPU slots) into D replicas"),
+              std::string::npos)
+        << e.what();
+  }
+  // A fixed job's stages stay at most the layers.
+  try {
+    parse_trace_csv(head + "0,tiny,12,1,1,4,50,1\n", "t.csv", llms, topo, ComputeOptions{});
+    ADD_FAILURE() << "expected InputError: 12 stages of a 10-layer model";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "t.csv:2:8: stages = 12 is out of range (expected 0 .. 10)");
   }
 }
 
