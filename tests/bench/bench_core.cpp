@@ -106,6 +106,9 @@ const int kRegistered = [] {
 // have D replicas each (docs/model.md, "Data parallelism"): every preset places them as gangs,
 // one placement search per replica, and times each replica's pipeline and each stage's ring.
 // Compare BM_ScenarioDataParallel/<preset>/200/8 with .../200/1 (one run: docs/performance.md).
+// D = 0: the same jobs flexible (docs/model.md, "Choosing D") on 8 times the least pipeline's
+// slots (stage_multiplier = 8), the GPUs of D = 8: the scheduler places each variant D in
+// {1, 2, 4, 8, ...} and chooses.
 void BM_ScenarioDataParallel(benchmark::State& state, std::string preset) {
   const long n = state.range(0), D = state.range(1);
   std::vector<geopipe::config::Override> set(3);
@@ -115,6 +118,12 @@ void BM_ScenarioDataParallel(benchmark::State& state, std::string preset) {
   set[1].value = std::to_string(D);
   set[2].path = "workload.mix.llama2-7b.data_parallel";
   set[2].value = std::to_string(D);
+  if (D == 0)
+    for (const char* m : {"gpt3-1.3b", "llama2-7b"}) {
+      set.emplace_back();
+      set.back().path = std::string("workload.mix.") + m + ".stage_multiplier";
+      set.back().value = "8";
+    }
   const Scenario sc = config::load_scenario_file(std::string(GEOPIPE_SOURCE_DIR) + "/sweeps/base/six-regions.toml", set);
   state.counters["searches"] = static_cast<double>(run_scenario(state, sc, preset).sched_searches);
 }
@@ -122,7 +131,7 @@ const int kRegisteredDp = [] {
   for (const char* p : {"bace-pipe", "delay-first", "first-fit"})
     benchmark::RegisterBenchmark((std::string("BM_ScenarioDataParallel/") + p).c_str(), BM_ScenarioDataParallel,
                                  std::string(p))
-        ->ArgsProduct({{200, 2000}, {1, 2, 8}})
+        ->ArgsProduct({{200, 2000}, {1, 2, 8, 0}})
         ->Unit(benchmark::kMillisecond)->UseRealTime()->MeasureProcessCPUTime()->Iterations(1);
   return 0;
 }();
