@@ -167,10 +167,18 @@ class SearchPolicy : public PlacementPolicy {
       relax_.clear();
       relax_capacity_version_ = view.capacity_version;
     }
-    const int key = scope_ == RelaxationScope::kPerShape ? ctx.shape(j) : j;
-    if (relax_.size() <= static_cast<size_t>(key)) relax_.resize(static_cast<size_t>(key) + 1);
-    Relax& rx = relax_[static_cast<size_t>(key)];
-    if (rx.known) return rx;
+    // kPerJob keys by job; a flexible job's variants (SchedContext::with_variant) are other
+    // shapes of the same job, so under kPerJob a variant's relaxation is decided afresh at every
+    // call (the reference mode: nothing cached that another variant could see).
+    Relax* slot = &uncached_;
+    if (scope_ == RelaxationScope::kPerShape || j != ctx.override_job) {
+      const int key = scope_ == RelaxationScope::kPerShape ? ctx.shape(j) : j;
+      if (relax_.size() <= static_cast<size_t>(key)) relax_.resize(static_cast<size_t>(key) + 1);
+      slot = &relax_[static_cast<size_t>(key)];
+      if (slot->known) return *slot;
+    }
+    Relax& rx = *slot;
+    rx = Relax{};
     rx.known = true;
     const ClusterView idle = idle_view(*ctx.topo, *ctx.compute, view.now_s, &view.capacity);
     const JobProfile& p = ctx.profile(j);
@@ -202,6 +210,7 @@ class SearchPolicy : public PlacementPolicy {
   RelaxationScope scope_;
   Pathfinder pf_;
   std::vector<Relax> relax_;  ///< by shape or by job (scope_), at relax_capacity_version_
+  Relax uncached_;            ///< kPerJob: a flexible job's variant's, decided at each call
   long relax_capacity_version_ = 0;
   bool costmin_;  ///< the cost-min allocator follows the fastest search (one replica and a gang)
 

@@ -216,5 +216,44 @@ TEST(Schedulers, RelaxationPerShapeChangesNoDecision) {
     }
 }
 
+// The same for flexible jobs (data_parallel = 0, docs/model.md "Choosing D"): each variant has a
+// shape of its own (SchedContext::with_variant), whose relaxation kPerShape caches and kPerJob
+// decides afresh; the two give the same decisions. The jobs (model, slots, g, m): "wide" on 12
+// slots of 2 GPUs has a first variant (D = 1, 24 GPUs) that no region holds, so it is relaxed to
+// several regions, and variants (D = 2, 4) whose replicas keep the one-region limit; a cache
+// keyed by the job alone would hand them the first variant's relaxation.
+TEST(Schedulers, RelaxationPerShapeChangesNoDecisionForFlexibleJobs) {
+  Scenario sc = random_cluster();
+  sc.scheduler.max_region_switches = 0;
+  const int shapes[4][4] = {{1, 12, 2, 8}, {0, 8, 2, 8}, {1, 6, 1, 8}, {1, 12, 2, 4}};
+  Rng rng(derive_seed(8, "relaxation-per-shape-flexible"));
+  std::vector<Job> jobs;
+  double t = 0;
+  for (int k = 0; k < 80; ++k) {
+    t += rng.exponential(1.0 / 120.0);
+    const int* sh = shapes[rng.below(4)];
+    const auto iters = static_cast<std::int64_t>(std::llround(rng.bounded_pareto(1.1, 200, 20000)));
+    Job j = make_job(t, sh[0], sh[1], sh[2], sh[3], iters);
+    j.data_parallel = 0;
+    jobs.push_back(j);
+  }
+  jobs = finalize_jobs(std::move(jobs));
+  int several = 0;
+  for (SearchPolicyKind kind : {SearchPolicyKind::kPathfinderCostMin, SearchPolicyKind::kPathfinderMinTime,
+                                SearchPolicyKind::kCostMinBlind, SearchPolicyKind::kDelayFirst}) {
+    SCOPED_TRACE("kind " + std::to_string(static_cast<int>(kind)));
+    ComposedScheduler per_shape("per-shape", make_priority_backfill(sc.scheduler),
+                                make_search_policy(kind, sc.scheduler, RelaxationScope::kPerShape));
+    ComposedScheduler per_job("per-job", make_priority_backfill(sc.scheduler),
+                              make_search_policy(kind, sc.scheduler, RelaxationScope::kPerJob));
+    const SimResult a = simulate(sc, jobs, per_shape, 5), b = simulate(sc, jobs, per_job, 5);
+    EXPECT_EQ(a.metrics.jobs_completed, 80);
+    expect_same_jobs(a.jobs, b.jobs);
+    expect_same_metrics(a.metrics, b.metrics);
+    for (const JobRecord& r : a.jobs) several += r.data_parallel > 1;
+  }
+  EXPECT_GT(several, 0);  // some jobs ran as several replicas: variants beyond the first were placed
+}
+
 }  // namespace
 }  // namespace geopipe
