@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "model/flexible_job.h"
 #include "model/workload.h"
 #include "util/csv_read.h"
 #include "util/input_error.h"
@@ -56,9 +57,13 @@ void check_values(const std::string& path, const ShapeRule& r, const LlmSpec& ll
     fail(path, r, kMicroBatchSize, "micro_batch_size = " + std::to_string(r.micro_batch_size) + " is out of range (expected 1 .. 1048576)");
   if (r.micro_batches < 1 || r.micro_batches > kMaxMicro)
     fail(path, r, kMicroBatches, "micro_batches = " + std::to_string(r.micro_batches) + " is out of range (expected 1 .. 1048576)");
-  if (r.data_parallel != kReplicasFromGpus && (r.data_parallel < 1 || r.data_parallel > kMaxDataParallel))
-    fail(path, r, kDataParallel, "data_parallel = " + std::to_string(r.data_parallel) + " is out of range (expected 1 .. " +
+  if (r.data_parallel != kReplicasFromGpus && (r.data_parallel < 0 || r.data_parallel > kMaxDataParallel))
+    fail(path, r, kDataParallel, "data_parallel = " + std::to_string(r.data_parallel) + " is out of range (expected 0 .. " +
                                      std::to_string(kMaxDataParallel) + ", or N/(g*S))");
+  if (r.data_parallel == kFlexibleReplicas && r.stages != kStagesFromGpus)
+    fail(path, r, kDataParallel, "data_parallel = 0 (the scheduler chooses D) needs stages = N/g (got stages = " +
+                                     std::to_string(r.stages) + "; expected N/g: the GPU count in slots of g GPUs, or a fixed "
+                                     "data_parallel)");
   if (r.data_parallel == kReplicasFromGpus && r.stages < 1)
     fail(path, r, kDataParallel, std::string("data_parallel = N/(g*S) needs a fixed stage count (stages = ") +
                                      (r.stages == 0 ? "0" : "N/g") + "; expected stages >= 1, or a fixed data_parallel)");
@@ -179,7 +184,7 @@ std::vector<ShapeRule> parse_shape_table(std::string_view text, const std::strin
     r.micro_batches = static_cast<int>(integer(kMicroBatches, 1, kMaxMicro));
     if (pos[kDataParallel] >= 0)
       r.data_parallel = cell(kDataParallel).text == "N/(g*S)" ? kReplicasFromGpus
-                                                               : static_cast<int>(integer(kDataParallel, 1, kMaxDataParallel));
+                                                               : static_cast<int>(integer(kDataParallel, 0, kMaxDataParallel));
     check_values(path, r, *llm);
     if (!rules.empty()) check_order(path, rules.back(), r);
     rules.push_back(std::move(r));
@@ -199,6 +204,16 @@ void check_shape_table(const std::vector<ShapeRule>& rules, const std::string& p
     check_values(path, r, *llm);
     if (i > 0) check_order(path, rules[i - 1], r);
     const std::string on = std::to_string(r.gpus_per_stage) + " x " + reference.name;
+    if (r.data_parallel == kFlexibleReplicas) {
+      // Its slots keep slots x m within the cells (flexible_slots); its row's smallest job must
+      // have a split whose stages fit the reference GPU (larger ones have more splits; the
+      // scenario's cluster is checked when the trace is loaded).
+      if (first_fitting_variant(r, *llm, r.min_gpus, reference, compute) < 0)
+        fail(path, r, kMinGpus, llm->name + " on " + std::to_string(mapped_stages(r, *llm, r.min_gpus)) +
+                                    " slots (N = " + std::to_string(r.min_gpus) + ") has no D x S split whose stages fit " + on +
+                                    " (expected a larger min_gpus, more gpus_per_stage or fewer micro_batches)");
+      continue;
+    }
     int s_lo = r.stages, s_hi = r.stages;
     if (r.stages == 0) {
       s_lo = s_hi = min_feasible_stages(*llm, r.micro_batch_size, r.micro_batches, r.gpus_per_stage, reference.memory_bytes, compute);
@@ -243,7 +258,43 @@ void check_shape_table(const std::vector<ShapeRule>& rules, const std::string& p
   }
 }
 
+Job flexible_job_of(const ShapeRule& rule, const LlmSpec& llm, std::int64_t gpus) {
+  Job j;
+  j.data_parallel = kFlexibleReplicas;
+  j.stages = flexible_slots(rule, llm, gpus);
+  j.gpus_per_stage = rule.gpus_per_stage;
+  j.micro_batch_size = rule.micro_batch_size;
+  j.micro_batches = rule.micro_batches;
+  j.iterations = 1;
+  return j;
+}
+
+int first_fitting_variant(const ShapeRule& rule, const LlmSpec& llm, std::int64_t gpus, const GpuType& reference,
+                          const ComputeOptions& compute) {
+  const std::vector<Job> vs = data_parallel_variants(flexible_job_of(rule, llm, gpus), llm);
+  for (std::size_t k = 0; k < vs.size(); ++k) {
+    const JobProfile p = make_profile(vs[k], llm, compute);
+    bool fits = true;
+    for (int i = 0; i < p.stages && fits; ++i) fits = p.stage_fits(i, reference);
+    if (fits) return static_cast<int>(k);
+  }
+  return -1;
+}
+
+int flexible_slots(const ShapeRule& rule, const LlmSpec& llm, std::int64_t gpus) {
+  const std::int64_t cap = std::min<std::int64_t>({kMaxPipelineCells / rule.micro_batches,
+                                                   std::int64_t{kMaxDataParallel} * llm.layers, kMaxFlexibleSlots});
+  const std::int64_t n0 = std::clamp<std::int64_t>(gpus / rule.gpus_per_stage, 1, cap);
+  // n has a split iff n = D·S with D | m, D <= kMaxDataParallel and S <= L: the largest n <= n0
+  // is the largest D·min(L, floor(n0/D)) over those D (D = 1 gives at least 1). O(min(m, 4096)).
+  std::int64_t best = 1;
+  for (std::int64_t D = 1; D <= std::min<std::int64_t>(rule.micro_batches, kMaxDataParallel) && D <= n0; ++D)
+    if (rule.micro_batches % D == 0) best = std::max(best, D * std::min<std::int64_t>(llm.layers, n0 / D));
+  return static_cast<int>(best);
+}
+
 int mapped_stages(const ShapeRule& rule, const LlmSpec& llm, std::int64_t gpus) {
+  if (rule.data_parallel == kFlexibleReplicas) return flexible_slots(rule, llm, gpus);
   if (rule.stages != kStagesFromGpus) return rule.stages;
   // a fixed D: its replicas share the N GPUs (N/(g*S) needs a fixed S: check_values)
   const std::int64_t d = rule.data_parallel == kReplicasFromGpus ? 1 : rule.data_parallel;

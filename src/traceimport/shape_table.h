@@ -14,8 +14,9 @@
 // scenario's cluster: the trace says 0), or `N/g` (S = floor(N / (g·D)), at least 1 and at most
 // the model's layers L). `max_gpus` is an integer or `inf` (no upper bound, last row only). An
 // optional column `data_parallel` gives the replicas D (docs/model.md, "Data parallelism"): a
-// fixed D >= 1 (default 1), or `N/(g*S)` with a fixed S >= 1 (D = floor(N / (g·S)), at least 1
-// and at most kMaxDataParallel): the job uses D·S·g <= N GPUs.
+// fixed D >= 1 (default 1), `N/(g*S)` with a fixed S >= 1 (D = floor(N / (g·S)), at least 1
+// and at most kMaxDataParallel): the job uses D·S·g <= N GPUs, or `0` with `stages = N/g`: a
+// flexible job of flexible_slots(N) slots whose D the scheduler chooses.
 #pragma once
 
 #include <array>
@@ -37,6 +38,9 @@ inline constexpr std::int64_t kNoGpuLimit = std::numeric_limits<std::int64_t>::m
 inline constexpr int kStagesFromGpus = -1;
 /// ShapeRule::data_parallel for "N/(g*S)": D = clamp(floor(N / (g·S)), 1, kMaxDataParallel).
 inline constexpr int kReplicasFromGpus = -1;
+/// ShapeRule::data_parallel 0: the scheduler chooses D (a flexible job, model/flexible_job.h) for
+/// the row's flexible_slots; needs stages = N/g.
+inline constexpr int kFlexibleReplicas = 0;
 /// Largest GPU count a shape table names (a bound on `min_gpus` and a finite `max_gpus`).
 inline constexpr std::int64_t kMaxTableGpus = 10'000'000;
 
@@ -56,7 +60,7 @@ struct ShapeRule {
   int stages = kStagesFromGpus;          ///< S >= 1 fixed; 0: smallest feasible; kStagesFromGpus: N/g
   int micro_batch_size = 1;              ///< b, 1..2^20
   int micro_batches = 16;                ///< m, 1..2^20
-  int data_parallel = 1;                 ///< D >= 1 fixed; kReplicasFromGpus: N/(g*S) (needs a fixed S)
+  int data_parallel = 1;                 ///< D >= 1 fixed; kReplicasFromGpus: N/(g*S) (needs a fixed S); kFlexibleReplicas (0): chosen by the scheduler (needs N/g)
   int line = 0;                          ///< line in the table's file (0: the built-in default)
   std::array<int, kNumShapeColumns> column{};  ///< column of each cell in that line (0: unknown)
 };
@@ -81,9 +85,23 @@ void check_shape_table(const std::vector<ShapeRule>& rules, const std::string& p
                        const ComputeOptions& compute);
 
 /// The stage count a trace row of `gpus` GPUs gets from `rule` (as written to the trace: 0 for a
-/// `0` row). Requires rule.min_gpus <= gpus <= rule.max_gpus.
+/// `0` row; a flexible row's slots, flexible_slots). Requires rule.min_gpus <= gpus <= rule.max_gpus.
 int mapped_stages(const ShapeRule& rule, const LlmSpec& llm, std::int64_t gpus);
-/// The replicas D a trace row of `gpus` GPUs gets from `rule` (the fixed D, or N/(g*S)).
+/// The slots a flexible row (data_parallel = 0) gives a trace row of `gpus` GPUs: the largest
+/// n <= floor(N/g), at most kMaxPipelineCells / m, kMaxDataParallel · L and kMaxFlexibleSlots,
+/// that has a D × S split (data_parallel_variants, model/flexible_job.h: D | n, D | m, n/D <= L,
+/// D <= kMaxDataParallel), i.e. the largest D·min(L, floor(n0/D)) over the divisors D of m;
+/// n = 1 always has one. The job uses n·g <= N GPUs (the remainder is left out, as for N/g).
+int flexible_slots(const ShapeRule& rule, const LlmSpec& llm, std::int64_t gpus);
+/// The flexible job (data_parallel = 0, iterations 1) a flexible row gives a trace row of `gpus` GPUs.
+Job flexible_job_of(const ShapeRule& rule, const LlmSpec& llm, std::int64_t gpus);
+/// The index in data_parallel_variants(flexible_job_of(...)) of the first variant (the least D)
+/// whose every stage fits g GPUs of `reference` under `compute`, or -1: the variant whose T_ref a
+/// flexible job's iterations are taken at (its reference variant on a cluster of that GPU type).
+int first_fitting_variant(const ShapeRule& rule, const LlmSpec& llm, std::int64_t gpus, const GpuType& reference,
+                          const ComputeOptions& compute);
+/// The replicas D a trace row of `gpus` GPUs gets from `rule` (the fixed D, 0 for a flexible
+/// row, or N/(g*S)).
 int mapped_data_parallel(const ShapeRule& rule, std::int64_t gpus);
 /// Does some row of the table give D != 1 (so the trace and the printed table need the column)?
 bool has_data_parallel(const std::vector<ShapeRule>& rules);

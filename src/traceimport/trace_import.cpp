@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <sstream>
+#include <utility>
 
+#include "model/flexible_job.h"
 #include "model/gpu.h"
 #include "model/llm.h"
 #include "traceimport/format_reader.h"
@@ -181,6 +184,19 @@ class TrefCache {
     }
     return t;
   }
+  /// T_ref of a flexible row's job of `gpus` GPUs: its first variant whose stages fit the
+  /// reference GPU (first_fitting_variant; the first variant if none does), per slot count.
+  double t_ref_flexible_s(std::size_t k, std::int64_t gpus) {
+    const ShapeRule& r = shapes_[k];
+    const Job flex = flexible_job_of(r, *llms_[k], gpus);
+    const auto key = std::make_pair(k, flex.stages);
+    if (auto it = flexible_.find(key); it != flexible_.end()) return it->second;
+    const std::vector<Job> vs = data_parallel_variants(flex, *llms_[k]);
+    const int v = std::max(0, first_fitting_variant(r, *llms_[k], gpus, ref_, compute_));
+    const double t = reference_iteration_time_s(vs[static_cast<std::size_t>(v)], *llms_[k], ref_, compute_);
+    flexible_.emplace(key, t);
+    return t;
+  }
 
  private:
   const std::vector<ShapeRule>& shapes_;
@@ -189,6 +205,7 @@ class TrefCache {
   std::vector<const LlmSpec*> llms_;
   std::vector<int> s_ref_;
   std::vector<std::vector<double>> table_;  ///< [shape][S], -1 = not yet
+  std::map<std::pair<std::size_t, int>, double> flexible_;  ///< (flexible row, slots) -> T_ref
 };
 
 }  // namespace
@@ -264,6 +281,10 @@ ImportResult import_trace(std::string_view text, const std::string& path, const 
   TrefCache tref(r.shapes, ref, opt.compute);
   for (std::size_t k = 0; k < r.shapes.size(); ++k) {
     const ShapeRule& s = r.shapes[k];
+    if (s.data_parallel == kFlexibleReplicas) {  // its slots may exceed the layers: T_ref of its split
+      r.t_ref_s.push_back(tref.t_ref_flexible_s(k, s.min_gpus));
+      continue;
+    }
     const int lo = mapped_stages(s, tref.llm(k), s.min_gpus);
     r.t_ref_s.push_back(tref.t_ref_s(k, tref.effective_stages(k, lo)));
   }
@@ -302,7 +323,8 @@ ImportResult import_trace(std::string_view text, const std::string& path, const 
       j.shape = k;
       j.stages = mapped_stages(shape, tref.llm(ku), n);
       j.data_parallel = mapped_data_parallel(shape, n);
-      const double t_ref = tref.t_ref_s(ku, tref.effective_stages(ku, j.stages));
+      const double t_ref = j.data_parallel == kFlexibleReplicas ? tref.t_ref_flexible_s(ku, n)
+                                                                : tref.t_ref_s(ku, tref.effective_stages(ku, j.stages));
       const double run = f.run_s * opt.time_scale;
       if (!(run / t_ref <= kMaxJobIterations))
         throw InputError(path, f.run_cell->line, f.run_cell->column,
@@ -376,7 +398,8 @@ void write_trace_csv(std::ostream& os, const ImportResult& r, const ImportOption
           ", recompute " + (opt.compute.recompute == Recompute::kFull ? "full" : "none") + ", " +
           std::string(opt.compute.schedule().name()) + ")");
   comment("Shape table (" + (opt.shapes.empty() ? std::string("built-in default") : opt.shape_table_path) +
-          "; N = the row's GPUs, N/g: S = floor(N/(g*D)) in 1..layers; N/(g*S): D = floor(N/(g*S))), with T_ref at its smallest S:");
+          "; N = the row's GPUs, N/g: S = floor(N/(g*D)) in 1..layers; N/(g*S): D = floor(N/(g*S)); D = 0: the scheduler "
+          "chooses D for S = N/g slots), with T_ref at its smallest S:");
   for (std::size_t k = 0; k < r.shapes.size(); ++k) {
     const ShapeRule& s = r.shapes[k];
     comment("  " + std::to_string(s.min_gpus) + ".." + max_gpus_text(s) + " GPUs -> " + s.model + ", g = " +

@@ -4,8 +4,8 @@
 // trace, 1 a helios/acme trace, 2 an alibaba-2023 trace, 3 a shape table (parsed, then checked
 // against the reference GPU). For traces, the other bits set options: 4 skip_bad_rows, 8
 // keep_duplicates, 16 a window and a limit (--from 10 --to 1e6 --limit 5), 32 --time-scale 1e-3
-// with --arrival-offset 60, 64 a shape table with `0` and fixed stage counts, 128 --min-gpus 2
-// --max-gpus 64 and every known state kept.
+// with --arrival-offset 60, 64 a shape table with `0` and fixed stage counts and a flexible row
+// (data_parallel = 0, from 48 GPUs), 128 --min-gpus 2 --max-gpus 64 and every known state kept.
 //
 // Bad input must end in InputError. A trace that imports is written (write_trace_csv) and read
 // back by the trace parser (model/trace.h) on a cluster of the reference GPU: what the importer
@@ -32,10 +32,11 @@ using namespace geopipe;
 
 const std::vector<traceimport::ShapeRule>& small_table() {
   static const std::vector<traceimport::ShapeRule> t = traceimport::parse_shape_table(
-      "min_gpus,max_gpus,model,gpus_per_stage,stages,micro_batch_size,micro_batches\n"
-      "1,1,gpt3-1.3b,1,0,1,4\n"
-      "2,3,llama2-7b,1,3,2,8\n"
-      "4,inf,llama2-13b,4,N/g,1,32\n",
+      "min_gpus,max_gpus,model,gpus_per_stage,stages,micro_batch_size,micro_batches,data_parallel\n"
+      "1,1,gpt3-1.3b,1,0,1,4,1\n"
+      "2,3,llama2-7b,1,3,2,8,1\n"
+      "4,47,llama2-13b,4,N/g,1,32,1\n"
+      "48,inf,llama2-7b,1,N/g,1,16,0\n",
       "fuzz-shapes.csv");
   return t;
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "model/flexible_job.h"
 #include "model/gpu.h"
 #include "model/llm.h"
 #include "model/trace.h"
@@ -435,7 +436,83 @@ TEST(TraceImportShapes, DataParallelColumnMapsGpuCountsToReplicas) {
   EXPECT_EQ(error_of([&] { parse_shape_table(h + "1,inf,llama2-7b,1,N/g,1,16,N/(g*S)\n", "s.csv"); }),
             "s.csv:2:28: data_parallel = N/(g*S) needs a fixed stage count (stages = N/g; expected stages >= 1, or a fixed data_parallel)");
   EXPECT_EQ(error_of([&] { parse_shape_table(h + "1,inf,llama2-7b,1,2,1,16,0\n", "s.csv"); }),
-            "s.csv:2:26: data_parallel = 0 is out of range (expected 1 .. 4096, or N/(g*S))");
+            "s.csv:2:26: data_parallel = 0 (the scheduler chooses D) needs stages = N/g (got stages = 2; expected N/g: the GPU "
+            "count in slots of g GPUs, or a fixed data_parallel)");
+  EXPECT_EQ(error_of([&] { parse_shape_table(h + "1,inf,llama2-7b,1,2,1,16,-1\n", "s.csv"); }),
+            "s.csv:2:26: data_parallel = -1 is out of range (expected 0 .. 4096, or N/(g*S))");
+}
+
+// data_parallel = 0 in the shape table (docs/trace-import.md, "The shape table"): the job is
+// flexible (docs/model.md, "Choosing D") on the largest slot count n <= N/g that has a D x S split
+// (D | n, D | m, n/D <= L), capped by the cells and D; T_ref is its first split that fits the
+// reference GPU.
+TEST(TraceImportShapes, AFlexibleRowLetsTheSchedulerChooseD) {
+  const std::string h = "min_gpus,max_gpus,model,gpus_per_stage,stages,micro_batch_size,micro_batches,data_parallel\n";
+  const std::vector<ShapeRule> rules = parse_shape_table(h + "2,inf,llama2-7b,1,N/g,1,16,0\n", "s.csv");
+  ASSERT_EQ(rules.size(), 1u);
+  EXPECT_EQ(rules[0].data_parallel, kFlexibleReplicas);
+  EXPECT_TRUE(has_data_parallel(rules));
+  const LlmSpec& llama = *find_builtin_llm("llama2-7b");  // 32 layers
+  // N = 6: 6 slots (D = 1 of 6 stages, or 2 of 3). N = 35: 35 = 5 x 7 shares no D > 1 with
+  // m = 16 and 35 > 32 layers, so 34 (2 x 17). N = 100: 4 x 25. N = 100000: D <= gcd = 16 needs
+  // n <= 16 x 32 = 512, the largest such n.
+  for (const auto& [n, slots] : {std::pair<std::int64_t, int>{6, 6}, {35, 34}, {100, 100}, {100000, 512}})
+    EXPECT_EQ(mapped_stages(rules[0], llama, n), slots) << "N = " << n;
+  EXPECT_EQ(mapped_data_parallel(rules[0], 35), 0);
+  // flexible_slots' closed form against its definition: the largest n <= N/g with a split
+  for (const int m : {1, 4, 12, 16, 96})
+    for (std::int64_t n = 1; n <= 300; ++n) {
+      ShapeRule rule = rules[0];
+      rule.micro_batches = m;
+      Job j;
+      j.data_parallel = 0;
+      j.micro_batches = m;
+      j.stages = static_cast<int>(n);
+      while (data_parallel_variants(j, llama).empty()) --j.stages;
+      ASSERT_EQ(flexible_slots(rule, llama, n), j.stages) << "m = " << m << ", N = " << n;
+    }
+  ImportOptions o = with(Format::kPhilly);
+  o.shapes = rules;
+  o.shape_table_path = "s.csv";
+  const ImportResult r = import("timestamp,duration,num_gpus\n0,3600,6\n10,3600,35\n20,3600,100\n", o);
+  ASSERT_EQ(r.rows_kept(), 3);
+  const std::vector<int> want_slots = {6, 34, 100};
+  for (std::size_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(r.jobs[k].stages, want_slots[k]) << k;
+    EXPECT_EQ(r.jobs[k].data_parallel, 0) << k;
+  }
+  // T_ref: N = 6 at its first split, one pipeline of 6 stages and 16 micro-batches; N = 100 at
+  // its only one, 4 replicas of 25 stages and 4 micro-batches each (one replica's time).
+  const GpuType& a100 = *find_builtin_gpu("A100-80GB");
+  EXPECT_EQ(r.jobs[0].iterations, std::llround(3600 / hand_t_ref(llama, 6, 1, 1, 16, a100)));
+  EXPECT_EQ(r.jobs[2].iterations, std::llround(3600 / hand_t_ref(llama, 25, 1, 1, 4, a100)));
+  std::ostringstream os;
+  write_trace_csv(os, r, o, "geopipe trace import", "t.csv");
+  EXPECT_TRUE(contains(os.str(), ",llama2-7b,34,1,1,16,")) << os.str();
+  EXPECT_TRUE(contains(os.str(), "\narrival_s,model,stages,gpus_per_stage,micro_batch_size,micro_batches,iterations,data_parallel\n"));
+  // the written trace loads: every row has a split
+  const std::string body = os.str().substr(os.str().find("arrival_s,"));
+  const std::vector<Job> back = parse_trace_csv(body, "t.csv", builtin_llms(), Topology{}, ComputeOptions{});
+  ASSERT_EQ(back.size(), 3u);
+  EXPECT_EQ(back[1].stages, 34);
+  EXPECT_EQ(back[1].data_parallel, 0);
+  // a row whose smallest job has more slots than the model has layers (64 > 32: D = 2 of 32
+  // stages and 8 micro-batches first): its T_ref (printed with the table) and its jobs'
+  o.shapes = parse_shape_table(h + "2,63,llama2-7b,1,N/g,1,16,0\n64,inf,llama2-7b,1,N/g,1,16,0\n", "s.csv");
+  const ImportResult big = import("timestamp,duration,num_gpus\n0,3600,64\n", o);
+  ASSERT_EQ(big.rows_kept(), 1);
+  EXPECT_EQ(big.jobs[0].stages, 64);
+  const double t64 = hand_t_ref(llama, 32, 1, 1, 8, a100);
+  EXPECT_NEAR(big.t_ref_s[1], t64, 1e-12 * t64);
+  EXPECT_EQ(big.jobs[0].iterations, std::llround(3600 / t64));
+  // a fixed stage count, and a row whose smallest job (1 slot: llama2-7b on one A100) has no
+  // split that fits, are refused where they are written
+  EXPECT_EQ(error_of([&] { parse_shape_table(h + "2,inf,llama2-7b,1,4,1,16,0\n", "s.csv"); }),
+            "s.csv:2:26: data_parallel = 0 (the scheduler chooses D) needs stages = N/g (got stages = 4; expected N/g: the GPU "
+            "count in slots of g GPUs, or a fixed data_parallel)");
+  o.shapes = parse_shape_table(h + "1,inf,llama2-7b,1,N/g,1,16,0\n", "s.csv");
+  const std::string e = error_of([&] { import("timestamp,duration,num_gpus\n0,3600,6\n", o); });
+  EXPECT_TRUE(contains(e, "s.csv:2:1: llama2-7b on 1 slots (N = 1) has no D x S split whose stages fit 1 x A100-80GB")) << e;
 }
 
 TEST(TraceImportShapes, GapsOverlapsAndBadCellsAreLocated) {
