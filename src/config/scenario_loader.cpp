@@ -579,6 +579,7 @@ void Builder::build_scheduler(Scenario& sc) {
              util::format_number(kMinMonitorPeriodS) + " s)");
   read(*st, "view_noise_sigma", s.view_noise_sigma);
   read(*st, "view_refresh_s", s.view_refresh_s);
+  read(*st, "variant_patience", s.variant_patience);
 }
 
 std::string Builder::unfit_details(const JobProfile& p, const Topology& topo) const {

@@ -233,6 +233,8 @@ const TableSpec& scheduler_spec() {
       F("view_noise_sigma", K::kFloat).ge(0).lt(1).def(d.view_noise_sigma).says("relative noise on the viewed bandwidth"),
       F("view_refresh_s", K::kFloat).ge(kMinMonitorPeriodS).le(kMaxSeconds).def(d.view_refresh_s).in("s")
           .says("live noisy view: measured again this often while jobs wait"),
+      F("variant_patience", K::kFloat).ge(1).le(1e9).def(d.variant_patience).added_later()
+          .says("flexible jobs: a variant starts only within this factor of the best on the idle cluster"),
   }};
   return t;
 }

@@ -38,6 +38,10 @@ struct SchedulerParams {
   /// Live and noisy view only (view_staleness_s = 0, view_noise_sigma > 0): the monitor also
   /// measures every this many s while jobs wait, and each such measurement calls the scheduler.
   double view_refresh_s = 60.0;
+  /// Flexible jobs (data_parallel = 0) under bace-pipe and its ablations: a variant may start
+  /// only if its estimated iteration time is at most this many times the best the job's
+  /// variants reach on the idle cluster; else the job waits (docs/model.md, "Choosing D").
+  double variant_patience = 3.0;
 };
 
 struct Scenario {

@@ -20,7 +20,8 @@ Placement PlacementPolicy::place_gang(const SchedContext& ctx, int j, const Clus
   return all;
 }
 
-size_t PlacementPolicy::choose_variant(const SchedContext&, std::span<const VariantCandidate>, const ClusterView&) {
+int PlacementPolicy::choose_variant(const SchedContext&, int, std::span<const VariantCandidate>,
+                                    std::span<const JobProfile>, const ClusterView&) {
   return 0;
 }
 

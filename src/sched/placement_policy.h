@@ -40,11 +40,15 @@ class PlacementPolicy {
   /// Deterministic, as place().
   virtual Placement place_gang(const SchedContext& ctx, int job, const ClusterView& view);
 
-  /// Which placed variant a flexible job starts as (docs/model.md, "Choosing D"): an index
+  /// Which placed variant flexible job `job` starts as (docs/model.md, "Choosing D"): an index
   /// into `cands` (non-empty, each placed by this policy as if the job were of that fixed
-  /// shape, in increasing D). The default, the fill baselines' rule: the first, the least D
-  /// that places. The search policies override it with their own objective.
-  virtual size_t choose_variant(const SchedContext& ctx, std::span<const VariantCandidate> cands, const ClusterView& view);
+  /// shape, in increasing D), or -1: none, the job waits. `variants` are all of the job's
+  /// variants (SchedContext::variants_of, with its iterations; cands point into it). The
+  /// default, the fill baselines' rule: the first, the least D that places. The search
+  /// policies override it with their own objective. Deterministic, as place(); a -1 must keep
+  /// the failure cache's contract (failures_depend_only_on_shape_and_epoch).
+  virtual int choose_variant(const SchedContext& ctx, int job, std::span<const VariantCandidate> cands,
+                             std::span<const JobProfile> variants, const ClusterView& view);
 
   /// Opt-in to the scheduler's failure cache (docs/model.md, "Skipping hopeless searches").
   /// Return true only if whether place() finds *a* placement depends on nothing but

@@ -88,7 +88,9 @@ int ComposedScheduler::place_flexible(const SchedContext& ctx, int j, const Clus
     if (!pl.empty()) cands_.push_back({static_cast<int>(k), &flex_[k], std::move(pl)});
   }
   if (!cands_.empty()) {
-    VariantCandidate& c = cands_[placement_->choose_variant(ctx, cands_, view)];
+    const int pick = placement_->choose_variant(ctx, j, cands_, flex_, view);
+    if (pick < 0) return -1;  // the policy waits for a better variant (never on the idle cluster)
+    VariantCandidate& c = cands_[static_cast<size_t>(pick)];
     out = std::move(c.placement);
     return c.variant;
   }

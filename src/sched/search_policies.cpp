@@ -2,6 +2,7 @@
 // ablations, and delay-first. All run the branch-and-bound of sched/pathfinder.h on the
 // scheduler's view, with a per-job relaxation that keeps impossible constraints from making a
 // job wait forever (docs/model.md, "Relaxations").
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <vector>
@@ -104,13 +105,27 @@ class SearchPolicy : public PlacementPolicy {
   /// least estimate_gang_iteration_s under this policy's bandwidth model (for one replica the
   /// single-pipeline estimate, bit for bit), or, for the cost-min allocator, the cheapest
   /// estimate_gang_cost_usd among those within (1 + ε) of it; ties: the smaller D.
-  size_t choose_variant(const SchedContext&, std::span<const VariantCandidate> cands, const ClusterView& view) override {
+  /// bace-pipe and its ablations (sync_aware_) are patient, as their pathfinder is with stalls:
+  /// only a variant whose estimate is at most scheduler.variant_patience times the best the
+  /// idle cluster offers the job (idle_best_s) may start, else the job waits (-1); never on a
+  /// cluster whose GPUs are all free, so the job starts at the latest when the cluster is idle.
+  int choose_variant(const SchedContext& ctx, int j, std::span<const VariantCandidate> cands,
+                     std::span<const JobProfile> variants, const ClusterView& view) override {
     variant_s_.resize(cands.size());
     for (size_t c = 0; c < cands.size(); ++c)
       variant_s_[c] = estimate_gang_iteration_s(*cands[c].profile, cands[c].placement, view, bandwidth_);
-    return fastest_or_cheapest(cands.size(), [&](size_t c) { return variant_s_[c]; }, [&](size_t c) {
+    eligible_.clear();
+    const bool idle = view.total_free >= view.topo->total_gpus();
+    const double cap_s = sync_aware_ && !idle ? idle_best_s(ctx, j, variants, view) * prm_.variant_patience * (1.0 + 1e-12)
+                                              : std::numeric_limits<double>::infinity();
+    for (size_t c = 0; c < cands.size(); ++c)
+      if (variant_s_[c] <= cap_s) eligible_.push_back(c);
+    if (eligible_.empty()) return -1;
+    const size_t best = fastest_or_cheapest(eligible_.size(), [&](size_t e) { return variant_s_[eligible_[e]]; }, [&](size_t e) {
+      const size_t c = eligible_[e];
       return estimate_gang_cost_usd(*cands[c].profile, cands[c].placement, variant_s_[c], view);
     });
+    return static_cast<int>(eligible_[best]);
   }
 
  protected:
@@ -119,6 +134,30 @@ class SearchPolicy : public PlacementPolicy {
   /// bandwidth model; `costmin` whether the cheapest gang within (1 + ε) of the fastest wins.
   SearchPolicy(const SchedulerParams& p, RelaxationScope scope, bool sync_aware, BandwidthModel bandwidth, bool costmin)
       : prm_(p), scope_(scope), costmin_(costmin), sync_aware_(sync_aware), bandwidth_(bandwidth) {}
+
+  /// The least estimate_gang_iteration_s of flexible job j's variants, each placed by this policy
+  /// (place, or place_gang for D > 1) on the idle cluster at the view's capacities (+inf if none
+  /// places there). Decided once per flexible shape and capacity state, as the relaxations are
+  /// (the cost-min allocator's placements there depend on the prices of the clock it was
+  /// decided at, within its (1 + ε) of the fastest).
+  double idle_best_s(const SchedContext& ctx, int j, std::span<const JobProfile> variants, const ClusterView& view) {
+    if (view.capacity_version != idle_capacity_version_) {
+      idle_best_.clear();
+      idle_capacity_version_ = view.capacity_version;
+    }
+    const auto key = static_cast<size_t>(ctx.shape(j));
+    if (idle_best_.size() <= key) idle_best_.resize(key + 1, std::numeric_limits<double>::quiet_NaN());
+    double& best = idle_best_[key];
+    if (!std::isnan(best)) return best;
+    best = std::numeric_limits<double>::infinity();
+    const ClusterView idle = idle_view(*ctx.topo, *ctx.compute, view.now_s, &view.capacity);
+    for (size_t k = 0; k < variants.size(); ++k) {
+      const SchedContext vc = ctx.with_variant(j, static_cast<int>(k), variants[k]);
+      const Placement pl = variants[k].data_parallel > 1 ? place_gang(vc, j, idle) : place(vc, j, idle);
+      if (!pl.empty()) best = std::min(best, estimate_gang_iteration_s(variants[k], pl, idle, bandwidth_));
+    }
+    return best;
+  }
 
   /// Of n candidates with estimated iteration times time_s(c): the fastest, or, for the cost-min
   /// allocator, the cheapest usd(c) among those within (1 + ε) of it; ties: the lower index.
@@ -248,6 +287,9 @@ class SearchPolicy : public PlacementPolicy {
   BandwidthModel bandwidth_;
   std::vector<Gang> gangs_;  ///< place_gang's candidates (storage reused)
   std::vector<double> variant_s_;  ///< choose_variant's estimates (storage reused)
+  std::vector<size_t> eligible_;   ///< choose_variant's candidates within the patience bound
+  std::vector<double> idle_best_;  ///< by flexible shape: idle_best_s, NaN = not yet (at idle_capacity_version_)
+  long idle_capacity_version_ = 0;
   ClusterView stacked_;      ///< place_gang's stacked view (storage reused)
 };
 

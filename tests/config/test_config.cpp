@@ -745,9 +745,10 @@ TEST(Paths, ScenarioPathsCoverTheSchema) {
                         "network.link.<a>/<b>.bandwidth_gbps", "network.link.<a>/<b>.egress_usd_per_gb", "cluster.capacity_scale", "cluster.region.<name>.gpus",
                         "cluster.region.<name>.price_profile_usd_per_kwh", "gpu.<name>.idle_power_w",
                         "model.<name>.bytes_per_elem", "workload.load_scale", "workload.trace",
-                        "workload.mix.<model>.weight", "workload.mix.<model>.data_parallel", "sim.dp_sync", "sim.diloco_interval", "scheduler.epsilon", "scheduler.view_noise_sigma"})
+                        "workload.mix.<model>.weight", "workload.mix.<model>.data_parallel", "sim.dp_sync", "sim.diloco_interval", "scheduler.epsilon", "scheduler.view_noise_sigma",
+                        "scheduler.variant_patience"})
     EXPECT_NE(std::find(paths.begin(), paths.end(), p), paths.end()) << p;
-  EXPECT_EQ(paths.size(), 77u);
+  EXPECT_EQ(paths.size(), 78u);
 }
 
 // What `geopipe list params` prints: the same paths, with each field's type and range.

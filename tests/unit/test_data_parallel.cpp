@@ -3,6 +3,7 @@
 // clock, egress and gang placement of D-replica jobs end to end.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <stdexcept>
@@ -448,6 +449,47 @@ TEST(FlexibleJob, EveryPresetStartsItAsAVariantExactlyAsThatFixedJob) {
   const double u = unit_time(whole, 0, sc.topology.gpu_types[0], sc.compute);
   EXPECT_NEAR(time_of("bace-pipe"), 2 * u, 1e-12 * u);
   EXPECT_GT(time_of("first-fit"), 2.5 * u);
+}
+
+TEST(FlexibleJob, BacePipeWaitsForAVariantWithinItsPatience) {
+  // Two regions of 4 GPUs joined by a 10 MB/s link. Jobs A and B (3 stages each) take 3 GPUs of
+  // each region; flexible job C (2 slots, m = 2) arrives with one GPU free in each: its one
+  // pipeline (D = 1) would send activations over the link below their stall-free demand, and
+  // its two replicas (D = 2, one stage each) fit only as one per region, whose all-reduce of the
+  // whole model (2.4e8 bytes) takes 24 s per iteration over the link, against about a
+  // millisecond of compute. bace-pipe waits (the idle cluster offers the job a variant
+  // thousands of times faster, beyond its patience of 3) and starts C when A ends, inside one
+  // region; at a patience of 1e9 it starts C at once as the spread gang.
+  Scenario sc = mesh(2, 4, 1e7, 0.001);
+  auto run = [&](const std::string& preset, double patience) {
+    sc.scheduler.variant_patience = patience;
+    std::vector<Job> jobs = {dp_job(3, 1, 4, 10000), dp_job(3, 1, 4, 20000), flexible_job(2, 2, 1000)};
+    for (int k = 0; k < 3; ++k) jobs[static_cast<size_t>(k)].id = k;
+    jobs[2].arrival_s = 0.5;
+    auto sched = make_scheduler(preset, sc.scheduler);
+    return simulate(sc, jobs, *sched, 1);
+  };
+  const SimResult patient = run("bace-pipe", 3.0), eager = run("bace-pipe", 1e9), delay = run("delay-first", 3.0);
+  for (const SimResult* r : {&patient, &eager, &delay}) ASSERT_EQ(r->metrics.jobs_completed, 3);
+  const JobRecord &a = patient.jobs[0], &c = patient.jobs[2];
+  EXPECT_NE(a.stage_region.front(), patient.jobs[1].stage_region.front());  // A and B in the two regions
+  EXPECT_EQ(c.start_s, a.finish_s);  // C waited for A's region
+  EXPECT_TRUE(std::all_of(c.stage_region.begin(), c.stage_region.end(), [&](int r) { return r == c.stage_region.front(); }));
+  EXPECT_EQ(c.sync_bytes, 0.0);  // nothing crossed the link
+  // At a patience of 1e9 bace-pipe starts the spread gang at once: 26 s per iteration.
+  const JobRecord& ce = eager.jobs[2];
+  EXPECT_EQ(ce.start_s, 0.5);
+  EXPECT_EQ(ce.data_parallel, 2);
+  EXPECT_NE(ce.stage_region[0], ce.stage_region[1]);
+  EXPECT_GT(ce.finish_s - ce.arrival_s, 100 * (c.finish_s - c.arrival_s));
+  // delay-first starts at once too, as the variant it estimates fastest of those that fit:
+  // one pipeline over the link (stalled, but far from the gang's all-reduce), still slower
+  // than waiting.
+  const JobRecord& cd = delay.jobs[2];
+  EXPECT_EQ(cd.start_s, 0.5);
+  EXPECT_EQ(cd.data_parallel, 1);
+  EXPECT_NE(cd.stage_region[0], cd.stage_region[1]);
+  EXPECT_GT(cd.finish_s - cd.arrival_s, 2 * (c.finish_s - c.arrival_s));
 }
 
 TEST(FlexibleJob, AStartWithoutAValidVariantIsASchedulerBug) {
