@@ -1,5 +1,6 @@
 #include "model/flexible_job.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -42,14 +43,19 @@ std::vector<Job> flexible_variants_that_fit(const Job& job, const LlmSpec& llm, 
   return out;
 }
 
+int first_variant_that_fits(std::span<const Job> variants, const LlmSpec& llm, const Topology& topo,
+                            const ComputeOptions& compute) {
+  for (size_t k = 0; k < variants.size(); ++k)
+    if (stages_fit_some_region(variants[k], llm, topo, compute)) return static_cast<int>(k);
+  return -1;
+}
+
 Job reference_variant(const Job& job, const LlmSpec& llm, const Topology& topo, const ComputeOptions& compute) {
   if (!is_flexible(job)) return job;
   const std::vector<Job> all = data_parallel_variants(job, llm);
   if (all.empty())
     throw std::logic_error("reference_variant: flexible job of " + std::to_string(job.stages) + " slots has no variant");
-  for (const Job& v : all)
-    if (stages_fit_some_region(v, llm, topo, compute)) return v;
-  return all.front();
+  return all[static_cast<size_t>(std::max(0, first_variant_that_fits(all, llm, topo, compute)))];
 }
 
 }  // namespace geopipe

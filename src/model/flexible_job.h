@@ -3,6 +3,7 @@
 // *variants* is one way to run those slots as D replicas of an S-stage pipeline.
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "model/job.h"
@@ -33,6 +34,13 @@ std::vector<Job> data_parallel_variants(const Job& job, const LlmSpec& llm);
 /// question (sched/feasibility.h).
 std::vector<Job> flexible_variants_that_fit(const Job& job, const LlmSpec& llm, const Topology& topo,
                                             const ComputeOptions& compute);
+
+/// The index of the first of `variants` (the least D) of which every stage fits g GPUs of some
+/// region of `topo` (in a region of at least g GPUs) under `compute`, or -1: the one test of
+/// flexible_variants_that_fit and reference_variant, and of the trace importer's reference
+/// variant (on a region of its reference GPU).
+int first_variant_that_fits(std::span<const Job> variants, const LlmSpec& llm, const Topology& topo,
+                            const ComputeOptions& compute);
 
 /// The job as one fixed shape for what needs one before the scheduler has chosen: `job` itself
 /// when it is not flexible, else its first variant (the least D) that fits, or, if none fits,

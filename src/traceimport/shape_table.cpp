@@ -271,14 +271,13 @@ Job flexible_job_of(const ShapeRule& rule, const LlmSpec& llm, std::int64_t gpus
 
 int first_fitting_variant(const ShapeRule& rule, const LlmSpec& llm, std::int64_t gpus, const GpuType& reference,
                           const ComputeOptions& compute) {
-  const std::vector<Job> vs = data_parallel_variants(flexible_job_of(rule, llm, gpus), llm);
-  for (std::size_t k = 0; k < vs.size(); ++k) {
-    const JobProfile p = make_profile(vs[k], llm, compute);
-    bool fits = true;
-    for (int i = 0; i < p.stages && fits; ++i) fits = p.stage_fits(i, reference);
-    if (fits) return static_cast<int>(k);
-  }
-  return -1;
+  // a cluster of one region of the reference GPU, large enough for a stage
+  Topology topo;
+  topo.gpu_types = {reference};
+  Region r;
+  r.gpu_count = rule.gpus_per_stage;
+  topo.regions = {r};
+  return first_variant_that_fits(data_parallel_variants(flexible_job_of(rule, llm, gpus), llm), llm, topo, compute);
 }
 
 int flexible_slots(const ShapeRule& rule, const LlmSpec& llm, std::int64_t gpus) {
