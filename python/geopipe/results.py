@@ -90,9 +90,9 @@ def _read(path, jobs: bool = False):
     met = _format5_columns(met, "total_cost_usd")
     attrs["evaluator"] = _h5.evaluator(attrs)
     met = _format6_columns(met, attrs["evaluator"])
-    met = _format7_columns(met)
+    met = _format8_columns(_format7_columns(met), attrs["evaluator"])
     if job is not None:
-        job = _format7_columns(_format5_columns(job, "cost_usd"))
+        job = _format8_columns(_format7_columns(_format5_columns(job, "cost_usd")), attrs["evaluator"])
     err_ids = sorted({int(i) for i in np.asarray(err["id"]) if int(i) >= 0})
     return scen, met, err_ids, attrs, job
 
@@ -169,6 +169,29 @@ def _format7_columns(df: pd.DataFrame) -> pd.DataFrame:
         df.insert(df.columns.get_loc("stall_fraction") + 1, "sync_fraction", 0.0)
     if "gpus_per_stage" in df.columns and "data_parallel" not in df.columns:
         df.insert(df.columns.get_loc("gpus_per_stage") + 1, "data_parallel", np.int32(1))
+    return df
+
+
+def _format8_columns(df: pd.DataFrame, evaluator: str) -> pd.DataFrame:
+    """A table of a file before format 8 with the columns of failures and checkpoints added,
+    filled with what they are for runs without them (docs/hdf5-format.md, "Format versions"):
+    /metrics failures = preemptions = restarts = 0, lost_gpu_hours = checkpoint_gpu_hours = 0,
+    goodput = 1 for a simulation (0 for a test function), after sync_fraction; /jobs failures =
+    preemptions = restarts = 0, lost_gpu_hours = checkpoint_gpu_hours = 0, after sync_bytes."""
+    if "failures" in df.columns or "sync_bytes" not in df.columns:
+        return df
+    df = df.copy()
+    if "sync_fraction" in df.columns:  # /metrics
+        at = df.columns.get_loc("sync_fraction") + 1
+        cols = (("failures", np.int64(0)), ("preemptions", np.int64(0)), ("restarts", np.int64(0)),
+                ("lost_gpu_hours", 0.0), ("checkpoint_gpu_hours", 0.0),
+                ("goodput", 1.0 if evaluator == "simulation" else 0.0))
+    else:  # /jobs
+        at = df.columns.get_loc("sync_bytes") + 1
+        cols = (("failures", np.int32(0)), ("preemptions", np.int32(0)), ("restarts", np.int32(0)), ("lost_gpu_hours", 0.0),
+                ("checkpoint_gpu_hours", 0.0))
+    for k, (name, value) in enumerate(cols):
+        df.insert(at + k, name, value)
     return df
 
 

@@ -153,7 +153,7 @@ void write_run(const Scenario& sc, const RunOutcome& run, int pid, EventSink& ev
                {"tid", tracks.tid(s.region, s.lane)},
                {"ts", us(s.start_s)},
                {"dur", us_between(s.start_s, s.finish_s)},
-               {"name", model + " #" + std::to_string(rec.id)},
+               {"name", model + " #" + std::to_string(rec.id) + (s.failed ? " (failed)" : "")},
                {"cat", "job"},
                {"args", std::move(args)}});
   }
@@ -168,6 +168,23 @@ void write_run(const Scenario& sc, const RunOutcome& run, int pid, EventSink& ev
                {"name", "arrive " + model + " #" + std::to_string(rec.id)},
                {"cat", "arrival"},
                {"args", {{"job", rec.id}, {"model", model}, {"arrival_s", rec.arrival_s}, {"start_s", rec.start_s}}}});
+  }
+  // Failures and completed checkpoints: instants on the queue track (docs/timeline.md).
+  for (const TimelineMark& m : tl.marks) {
+    const JobRecord& rec = jobs.at(static_cast<std::size_t>(m.job));
+    const std::string& model = sc.llms[static_cast<std::size_t>(rec.model)].name;
+    const bool ckpt = m.kind == TimelineMark::Kind::kCheckpoint;
+    const char* what = ckpt ? "checkpoint" : m.kind == TimelineMark::Kind::kFailure ? "failure" : "eviction";
+    Json args{{"job", rec.id}, {"model", model}, {"t_s", m.t_s}};
+    if (ckpt) args["checkpoint_s"] = m.duration_s;
+    event(Json{{"ph", "i"},
+               {"s", "t"},
+               {"pid", pid},
+               {"tid", tracks.queue},
+               {"ts", us(m.t_s)},
+               {"name", std::string(what) + " " + model + " #" + std::to_string(rec.id)},
+               {"cat", what},
+               {"args", std::move(args)}});
   }
   // Counters (process-scoped; the tid is the queue track's, which viewers ignore for counters).
   auto counter = [&](const std::string& name, double t, Json args) {

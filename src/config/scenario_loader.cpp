@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <exception>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <new>
 #include <sstream>
@@ -139,6 +140,7 @@ class Builder {
   void build_workload(Scenario& sc);
   void build_mix(Scenario& sc, const toml::table& workload);
   void build_scheduler(Scenario& sc);
+  void build_faults(Scenario& sc);
   void check_mix_fits(const Scenario& sc);
   void check_iterations(const Scenario& sc, const JobProfile& prof, std::size_t i) const;
   void check_arrival_span(const Scenario& sc, const toml::table& workload) const;
@@ -235,6 +237,9 @@ void Builder::build_cluster(Scenario& sc) {
   const std::vector<std::string> gpu_names = util::names_of(sc.topology.gpu_types);
 
   std::map<std::string, const toml::node*> seen;
+  // faults.gpu_mtbf_h: the MTBF of every region without its own (build_faults reads the rest).
+  const toml::table* ft = table(root_, "faults");
+  const toml::node* default_mtbf = ft ? get(*ft, "gpu_mtbf_h") : nullptr;
   const auto list = entries(&ct, "region");
   for (std::size_t i = 0; i < list.size(); ++i) {
     const toml::table& t = *list[i];
@@ -266,6 +271,13 @@ void Builder::build_cluster(Scenario& sc) {
     }
     r.gpu_count = static_cast<int>(std::max<long long>(0, std::llround(static_cast<double>(gpus) * sc.capacity_scale)));
 
+    // Spot capacity: its preemptions and its discount on the price (docs/model.md, "Failures and checkpoints").
+    double price_factor = 1;
+    if (const toml::node* m = get(t, "spot_mtbp_h")) r.spot_mtbp_s = number_of(*m) * units::kSecondsPerHour;
+    if (const toml::node* f = get(t, "spot_price_factor")) {
+      if (!r.spot()) fail(*f, p + ".spot_price_factor is given without spot_mtbp_h (the spot capacity's preemptions)");
+      price_factor = number_of(*f);
+    }
     const toml::node* flat = get(t, "price_usd_per_kwh");
     const toml::node* prof = get(t, "price_profile_usd_per_kwh");
     const toml::node* pser = get(t, "price_series");
@@ -292,6 +304,7 @@ void Builder::build_cluster(Scenario& sc) {
       col.names = {"usd_per_kwh"};
       read(t, "price_series_column", col.names[0]);
       read(t, "price_series_scale", col.scale);
+      col.scale *= price_factor;
       col.max_value = kMaxPrice / col.scale;  // price_usd_per_kwh's bounds, in the file's unit
       col.zero_allowed = false;
       col.constant_key = "price_usd_per_kwh";
@@ -303,11 +316,11 @@ void Builder::build_cluster(Scenario& sc) {
       }
       r.price = PriceProfile::series(cached);
     } else if (flat) {
-      r.price = PriceProfile::flat(number_of(*flat));
+      r.price = PriceProfile::flat(number_of(*flat) * price_factor);
     } else {
       std::array<double, 24> hourly{};
       const toml::array& a = *prof->as_array();
-      for (std::size_t h = 0; h < 24; ++h) hourly[h] = number_of(*a.get(h));
+      for (std::size_t h = 0; h < 24; ++h) hourly[h] = number_of(*a.get(h)) * price_factor;
       r.price = PriceProfile::hourly(hourly, r.utc_offset_h);
     }
     read(t, "pue", r.pue);
@@ -332,6 +345,9 @@ void Builder::build_cluster(Scenario& sc) {
     } else if (const toml::node* c = get(t, "carbon_series_column")) {
       fail(*c, p + ".carbon_series_column is given without carbon_series");
     }
+    if (const toml::node* m = get(t, "gpu_mtbf_h")) r.gpu_mtbf_s = number_of(*m) * units::kSecondsPerHour;
+    else if (default_mtbf) r.gpu_mtbf_s = number_of(*default_mtbf) * units::kSecondsPerHour;
+    if (const toml::node* b = get(t, "checkpoint_gbps")) r.checkpoint_bytes_per_s = units::gbps_to_bytes_per_s(number_of(*b));
     sc.topology.regions.push_back(std::move(r));
   }
   if (sc.topology.total_gpus() <= 0) {
@@ -580,6 +596,30 @@ void Builder::build_scheduler(Scenario& sc) {
   read(*st, "view_noise_sigma", s.view_noise_sigma);
   read(*st, "view_refresh_s", s.view_refresh_s);
   read(*st, "variant_patience", s.variant_patience);
+}
+
+void Builder::build_faults(Scenario& sc) {
+  const toml::table* ft = table(root_, "faults");
+  if (!ft) return;
+  FaultParams& f = sc.faults;
+  read(*ft, "restart_s", f.restart_s);
+  read(*ft, "checkpoint_bytes_per_param", f.checkpoint_bytes_per_param);
+  read(*ft, "preemption_notice_s", f.preemption_notice_s);
+  // A number or a word the schema accepted ("auto", "none").
+  auto number_or_word = [&](std::string_view k, std::optional<double>& out) {
+    const toml::node* n = get(*ft, k);
+    if (!n) return;
+    if (const auto* w = n->as_string()) out = w->get() == "none" ? std::optional<double>(std::numeric_limits<double>::infinity()) : std::nullopt;
+    else out = number_of(*n);
+  };
+  number_or_word("checkpoint_interval_s", f.checkpoint_interval_s);
+  number_or_word("checkpoint_cost_s", f.checkpoint_cost_s);
+  if (!f.checkpoint_interval_s && f.checkpoint_cost_s && *f.checkpoint_cost_s == 0) {
+    const toml::node* at = get(*ft, "checkpoint_interval_s");
+    fail(at ? *at : *get(*ft, "checkpoint_cost_s"),
+         "faults.checkpoint_interval_s = \"auto\" needs a positive checkpoint cost (Young/Daly's sqrt(2 C M) is 0 "
+         "for faults.checkpoint_cost_s = 0; give an interval in s, or a cost)");
+  }
 }
 
 std::string Builder::unfit_details(const JobProfile& p, const Topology& topo) const {
@@ -877,6 +917,7 @@ Scenario Builder::build() {
   build_gpus(sc);
   build_models(sc);
   build_cluster(sc);
+  build_faults(sc);
   build_network(sc);
   build_workload(sc);
   build_scheduler(sc);

@@ -6,6 +6,7 @@
 
 #include "util/input_error.h"
 #include "config/toml_text.h"
+#include "model/faults.h"
 #include "model/job.h"
 #include "model/llm.h"
 #include "model/scenario.h"
@@ -43,6 +44,10 @@ using K = Kind;
 constexpr double kMaxLatencyMs = 1e6;   ///< 1000 s
 constexpr double kMaxSeconds = 1e6;
 constexpr double kMaxEgressUsdPerGb = 1e6;
+/// GPU MTBF bounds, h: 3.6 s to 10^12 h (a failure rate that keeps every job's expected segment
+/// time finite is checked per attempt, model/faults.h).
+constexpr double kMinMtbfH = 1e-3;
+constexpr double kMaxMtbfH = 1e12;
 
 // One function per table. A default is the initialiser of the model struct the key is read
 // into (model/*.h), printed by Field::def; only defaults that are not a value stay text.
@@ -139,6 +144,14 @@ const TableSpec& region_spec() {
           .says("CSV carbon-intensity series (gCO2/kWh) in place of carbon_g_per_kwh"),
       F("carbon_series_column", K::kString).def("\"carbon_g_per_kwh\" or \"carbon_intensity_avg\"").added_later()
           .says("carbon_series' value column"),
+      F("gpu_mtbf_h", K::kFloat).ge(kMinMtbfH).le(kMaxMtbfH).def("= faults.gpu_mtbf_h").in("h").added_later()
+          .says("mean time between job-killing failures of one GPU of this region (docs/model.md, \"Failures and checkpoints\")"),
+      F("spot_mtbp_h", K::kFloat).ge(kMinMtbfH).le(kMaxMtbfH).def("none (on-demand)").in("h").added_later()
+          .says("spot capacity: mean time between preemptions of one GPU of this region (docs/model.md, \"Failures and checkpoints\")"),
+      F("spot_price_factor", K::kFloat).gt(0).le(1).def(1).added_later()
+          .says("spot capacity: multiplies the region's electricity price (its discount); needs spot_mtbp_h"),
+      F("checkpoint_gbps", K::kFloat).ge(kMinGbps).le(kMaxGbps).def(kDefaultCheckpointGbps).in("Gbit/s").added_later()
+          .says("storage write bandwidth of the region for \"auto\" checkpoint costs"),
   }};
   return t;
 }
@@ -239,6 +252,25 @@ const TableSpec& scheduler_spec() {
   return t;
 }
 
+const TableSpec& faults_spec() {
+  const FaultParams d{};
+  static const TableSpec t{{
+      F("gpu_mtbf_h", K::kFloat).ge(kMinMtbfH).le(kMaxMtbfH).def("none (no failures)").in("h")
+          .added_later().says("mean time between job-killing failures of one GPU: a job of n GPUs fails at rate n / MTBF"),
+      F("restart_s", K::kFloat).ge(0).le(kMaxSeconds).def(d.restart_s).in("s")
+          .added_later().says("after a failure the job holds no GPU this long (detection + restart), then waits to be placed"),
+      F("checkpoint_interval_s", K::kFloat).ge(1).le(1e9).words("auto", "none").def("\"auto\"").in("s")
+          .added_later().says("seconds of training between two checkpoints; \"auto\" = Young/Daly sqrt(2 C M), \"none\" = never"),
+      F("checkpoint_cost_s", K::kFloat).ge(0).le(kMaxSeconds).words("auto").def("\"auto\"").in("s")
+          .added_later().says("blocking seconds per checkpoint; \"auto\" = checkpoint bytes over the regions' checkpoint_gbps"),
+      F("preemption_notice_s", K::kFloat).ge(0).le(kMaxSeconds).def(d.preemption_notice_s).in("s").added_later()
+          .says("spot preemption: seconds between the notice and the loss of the GPUs (a checkpoint that fits is written)"),
+      F("checkpoint_bytes_per_param", K::kFloat).gt(0).le(64).def(d.checkpoint_bytes_per_param).in("bytes")
+          .added_later().says("bytes a checkpoint writes per parameter (12 = fp32 weights + Adam moments)"),
+  }};
+  return t;
+}
+
 }  // namespace
 
 const TableSpec& scenario_root() {
@@ -251,6 +283,7 @@ const TableSpec& scenario_root() {
       TA("model", &model_spec(), "name").says("custom LLMs"),
       T("workload", &workload_spec()).req(),
       T("scheduler", &scheduler_spec()),
+      T("faults", &faults_spec()).says("GPU failures and checkpoint-restart (docs/model.md)"),
   }};
   return root;
 }
@@ -293,7 +326,11 @@ std::string type_name(const Field& f) {
   const std::string n = f.length ? std::to_string(f.length) + " " : std::string();
   switch (f.kind) {
     case Kind::kInt: return "integer";
-    case Kind::kFloat: return "number";
+    case Kind::kFloat:
+      if (!f.words_[0].empty())
+        return "number or \"" + std::string(f.words_[0]) + "\"" +
+               (f.words_[1].empty() ? "" : " or \"" + std::string(f.words_[1]) + "\"");
+      return "number";
     case Kind::kString: return "string";
     case Kind::kFloatArray: return "array of " + n + "numbers";
     case Kind::kStringArray: return "array of " + n + "strings";

@@ -5,6 +5,7 @@
 // loader itself. Documented for users in docs/scenario-format.md.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -66,6 +67,8 @@ struct Field {
   /// Leaves added after HDF5 format 4: at their default they are left out of a scenario's content
   /// key (docs/hdf5-format.md, "Scenario keys"), so adding them keeps the keys of earlier files.
   bool keyed_only_when_set = false;
+  /// Words a number key also accepts in place of a number ("auto", "none"; empty = none).
+  std::array<std::string_view, 2> words_{};
   /// A string naming an input file (relative to the scenario's directory): a scenario's
   /// content key holds the file's size and digest, not its name (docs/hdf5-format.md).
   bool names_file = false;
@@ -94,6 +97,8 @@ struct Field {
   template <std::size_t N>
   Field says(const char (&d)[N]) && { doc = d; return std::move(*this); }
   Field added_later() && { keyed_only_when_set = true; return std::move(*this); }
+  Field words(std::string_view a, std::string_view b = {}) && { words_ = {a, b}; return std::move(*this); }
+  bool accepts_word(std::string_view w) const { return !w.empty() && (w == words_[0] || w == words_[1]); }
   Field file() && { names_file = true; return std::move(*this); }
   Field req() const& { return Field(*this).req(); }
   Field gt(double v) const& { return Field(*this).gt(v); }

@@ -77,6 +77,13 @@ void SchemaCheck::check_number(const toml::node& n, const Field& f, const PathRe
       fail(n, path.str() + ": expected an integer, got " + got);
     }
   } else if (!n.is_number()) {
+    if (const auto* w = n.as_string(); w && f.accepts_word(w->get())) return;
+    if (!f.words_[0].empty()) {
+      std::string ws = "\"" + std::string(f.words_[0]) + "\"";
+      if (!f.words_[1].empty()) ws += " or \"" + std::string(f.words_[1]) + "\"";
+      fail(n, path.str() + ": expected a number or " + ws + ", got " +
+                  (n.is_string() ? value_text(n) : type_phrase(n.type())));
+    }
     fail(n, path.str() + ": expected a number, got " + type_phrase(n.type()));
   }
   const double v = number_of(n);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "model/faults.h"
 #include "model/job.h"
 #include "model/llm.h"
 #include "model/topology.h"
@@ -61,6 +62,10 @@ struct Scenario {
   std::vector<Job> trace_jobs;      ///< non-empty: replay these instead of generating
   std::string trace_path;           ///< the CSV file trace_jobs were read from, as resolved ("" if none)
   SchedulerParams scheduler;
+  /// [faults]: restart and checkpoint knobs (model/faults.h); the failure rates are the
+  /// regions' (Region::gpu_mtbf_s). Without failures and a finite checkpoint interval nothing
+  /// of it acts (docs/model.md, "Failures and checkpoints").
+  FaultParams faults;
 
   /// The job list for a seed: the trace if one is given, else the generator's output.
   std::vector<Job> jobs_for_seed(std::uint64_t seed) const;

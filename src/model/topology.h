@@ -8,6 +8,7 @@
 #pragma once
 
 #include <array>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -53,6 +54,10 @@ class PriceProfile {
   void build_prefix();
 };
 
+/// Default storage write bandwidth of a region for checkpoints (`[[cluster.region]]
+/// checkpoint_gbps`; model/faults.h), Gbit/s.
+inline constexpr double kDefaultCheckpointGbps = 100.0;
+
 struct Region {
   std::string name;
   int gpu_type = 0;              ///< index into Topology::gpu_types
@@ -64,6 +69,16 @@ struct Region {
   /// Measured carbon intensity (g/kWh over simulation time) in place of carbon_g_per_kwh;
   /// null = the constant. Shared, immutable.
   std::shared_ptr<const StepSeries> carbon_series;
+  /// Mean time between job-killing failures of one of its GPUs, s (`gpu_mtbf_h` of the region
+  /// or of [faults]; +inf = never; model/faults.h).
+  double gpu_mtbf_s = std::numeric_limits<double>::infinity();
+  /// Spot capacity (`spot_mtbp_h`; model/faults.h): mean time between preemptions of one of its
+  /// GPUs, s; +inf = on-demand capacity, never preempted. Its price already carries the spot
+  /// discount (`spot_price_factor`, applied by the config loader).
+  double spot_mtbp_s = std::numeric_limits<double>::infinity();
+  bool spot() const { return spot_mtbp_s < std::numeric_limits<double>::infinity(); }
+  /// Storage write bandwidth for checkpoints, bytes/s (`checkpoint_gbps`; model/faults.h).
+  double checkpoint_bytes_per_s = units::gbps_to_bytes_per_s(kDefaultCheckpointGbps);
 };
 
 struct Link {

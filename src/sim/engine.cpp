@@ -13,8 +13,10 @@
 #include <utility>
 
 #include "model/data_parallel.h"
+#include "model/faults.h"
 #include "model/flexible_job.h"
 #include "model/rng.h"
+#include "model/units.h"
 #include "sim/bandwidth_monitor.h"
 #include "sim/energy.h"
 #include "sim/metrics_accumulator.h"
@@ -71,6 +73,16 @@ struct Running {
   DilocoClock clock;
   double u = 0, U = 0, T_inner = 0, Y = 0;
 
+  // Faults (docs/model.md, "Failures and checkpoints"): this attempt's failure rate,
+  // checkpoint cost and interval, the end of its last completed checkpoint (or its start), and
+  // whether it writes a checkpoint now (no progress, idle power: update_timing).
+  double lambda = 0, ckpt_cost_s = 0, ckpt_every_s = 0, segment_start_s = 0;
+  bool checkpointing = false;
+  double ckpt_end_s = 0;  // the end of the checkpoint it writes (checkpointing)
+  // Spot capacity: the rate of its preemptions; after a notice it is being evicted.
+  double lambda_spot = 0;
+  bool evicting = false;
+
   /// The state of a slot about to hold a newly started job: every field as default-constructed,
   /// the vectors emptied but keeping their storage (a slot is reused by job after job).
   void reset() {
@@ -86,6 +98,8 @@ struct Running {
     sync_egress_usd = sync_cross_bytes = sync_s = 0;
     diloco = false;
     u = U = T_inner = Y = 0;
+    lambda = ckpt_cost_s = ckpt_every_s = segment_start_s = ckpt_end_s = lambda_spot = 0;
+    checkpointing = evicting = false;
   }
 };
 
@@ -143,6 +157,7 @@ class Engine {
   friend class PriceSource;
   friend class LinkCapacitySource;
   friend class MonitorSource;
+  friend class FaultSource;
  public:
   Engine(const Scenario& sc, const std::vector<Job>& jobs, Scheduler& sched, std::uint64_t seed, const SimOptions& opt)
       : sc_(sc), topo_(sc.topology), jobs_(jobs), sched_(sched), opt_(opt), net_(sc.topology),
@@ -195,6 +210,16 @@ class Engine {
     for (const auto& reg : topo_.regions) has_profiles_ |= !reg.price.is_flat();
     if (opt.record_timeline) timeline_.emplace(topo_, n);
     series_limit_s_ = error_limit_of_series(topo_);
+    // Faults act when a region fails or checkpoints have a fixed finite interval; otherwise
+    // nothing of them runs (the results of a scenario without them are unchanged).
+    for (const auto& reg : topo_.regions) faults_on_ |= std::isfinite(reg.gpu_mtbf_s) || reg.spot();
+    faults_on_ |= sc.faults.checkpoint_interval_s && std::isfinite(*sc.faults.checkpoint_interval_s);
+    if (faults_on_) {
+      fault_seed_ = derive_seed(seed, "faults");
+      spot_seed_ = derive_seed(seed, "spot");
+      jf_.resize(n);
+      for (size_t i = 0; i < n; ++i) jf_[i].resume_remaining = static_cast<double>(jobs[i].iterations);
+    }
     make_sources();
   }
   ~Engine();
@@ -390,6 +415,7 @@ class Engine {
     // DiLoCo: the interval's own mean iteration time, so that its stall (dt − iterations ·
     // T_nocomm) is exact in a part of a cycle too; +inf for an interval without an iteration.
     if (r.diloco) rates.iteration_s = iters > 0 ? dt / iters : kInf;
+    rates.checkpointing = r.checkpointing;
     on_record(j, [&](auto& rec) {
       acc_.job_ran(rec, rates, r.last_t, t, iters);
       if (r.replicas > 1) acc_.job_synced(rec, SyncRates{r.sync_egress_usd, r.sync_cross_bytes, r.sync_s}, syncs);
@@ -423,7 +449,8 @@ class Engine {
     in.optimizer_step_s = sc_.compute.optimizer_step_s;
     // A hop whose link is down gets no bandwidth: the job makes no progress (T = +inf) and its
     // GPUs draw idle power until the link returns (docs/model.md, "Time series").
-    bool down = false;
+    // A job writing a checkpoint makes no progress and draws idle power too.
+    bool down = r.checkpointing;
     for (size_t h = 0; h < H; ++h) down |= r.bw_f[h] <= 0 || r.bw_b[h] <= 0;
     r.T = down ? kInf : schedule_.iteration_time(in, scratch_);
     std::fill(r.power_w.begin(), r.power_w.end(), 0.0);
@@ -456,7 +483,7 @@ class Engine {
     const JobProfile& p = profile(j);
     const size_t S = static_cast<size_t>(p.stages), D = static_cast<size_t>(r.replicas);
     const size_t H = S - 1;
-    bool down = false;
+    bool down = r.checkpointing;
     for (size_t h = 0; h < r.hop_lat.size(); ++h) {
       if (r.flow_f[h] < 0) {
         r.bw_f[h] = r.bw_b[h] = topo_.intra_bandwidth_bytes_per_s;
@@ -586,7 +613,8 @@ class Engine {
     if (sc_.compute.layer_partition != LayerPartition::kEven && D == 1)
       placed = placed_profile(even, pl.stage_region, topo_, sc_.compute);
     const JobProfile& p = placed ? *placed : even;
-    if (is_running(j) || on_record(j, [](const auto& rec) { return rec.start_s >= 0; }))
+    const bool restart = faults_on_ && jf_[static_cast<size_t>(j)].attempt > 0;
+    if (is_running(j) || (!restart && on_record(j, [](const auto& rec) { return rec.start_s >= 0; })))
       throw std::logic_error("scheduler " + std::string(sched_.name()) + ": job started twice");
     if (free_slots_.empty()) {
       free_slots_.push_back(static_cast<int>(slots_.size()));
@@ -677,7 +705,8 @@ class Engine {
     if (r.diloco) r.U = r.clock.total_units(p.iterations);
     r.last_t = t;
     ++running_;
-    on_record(j, [&](auto& rec) { rec.start_s = t; });
+    if (faults_on_) start_attempt(j, r, p, t);
+    if (!restart) on_record(j, [&](auto& rec) { rec.start_s = t; });
     pending_start_.push_back(j);
     if (timeline_) timeline_->job_started(t, j, pl.stage_region);
     // The placement and layer split are outputs only (no metric reads them): kept when the
@@ -691,6 +720,20 @@ class Engine {
 
   void finish(int j, double t) {
     settle(j, t);
+    release(j);
+    release_profile(j);
+    if (opt_.record_jobs) {
+      JobRecord& rec = rec_[static_cast<size_t>(j)];
+      rec.finish_s = t;
+      rec.mean_iteration_s = (t - rec.start_s) / rec.iterations;
+    } else {
+      tally_[static_cast<size_t>(j)].finish_s = t;
+    }
+    if (timeline_) timeline_->job_finished(t, j);
+  }
+
+  /// Running job j gives back its GPUs, flows and slot (it finished or failed; settled).
+  void release(int j) {
     Running& r = running(j);
     const JobProfile& p = profile(j);
     const int R = topo_.num_regions();
@@ -717,16 +760,7 @@ class Engine {
     // next job: at most one slot per GPU, so memory follows the running jobs).
     free_slots_.push_back(slot_of_[static_cast<size_t>(j)]);
     slot_of_[static_cast<size_t>(j)] = -1;
-    release_profile(j);
     --running_;
-    if (opt_.record_jobs) {
-      JobRecord& rec = rec_[static_cast<size_t>(j)];
-      rec.finish_s = t;
-      rec.mean_iteration_s = (t - rec.start_s) / rec.iterations;
-    } else {
-      tally_[static_cast<size_t>(j)].finish_s = t;
-    }
-    if (timeline_) timeline_->job_finished(t, j);
   }
 
   // Re-run max-min on changed links; settle and re-time the jobs whose share changed, and
@@ -743,9 +777,190 @@ class Engine {
     for (int j : pending_start_) {
       Running& r = running(j);
       if (!std::binary_search(changed_.begin(), changed_.end(), j)) update_timing(j, t);
-      if (opt_.record_jobs) rec_[static_cast<size_t>(j)].first_iteration_s = r.T;
+      const bool first = !faults_on_ || jf_[static_cast<size_t>(j)].attempt == 0;
+      if (opt_.record_jobs && first) rec_[static_cast<size_t>(j)].first_iteration_s = r.T;
+      if (faults_on_) check_segment(j, r, t);
     }
     pending_start_.clear();
+  }
+
+  // ---- Failures and checkpoints (docs/model.md, "Failures and checkpoints") ----
+  // A running job's attempt has a failure time (Poisson, rate λ, from its own stream) and a
+  // checkpoint timer; a failed job waits restart_s holding nothing, then waits in the queue.
+  enum class FaultKind : int {
+    kFailure = 0,
+    kEvicted = 1,          ///< the end of a preemption notice that left no time for a checkpoint
+    kCheckpointEnd = 2,
+    kPreemptNotice = 3,    ///< spot capacity takes the job's GPUs back after preemption_notice_s
+    kCheckpointStart = 4,
+    kRestart = 5,
+  };
+  struct FaultEvent {
+    double t;
+    int job;
+    int attempt;
+    FaultKind kind;
+    /// (time, job id, kind): a failure before a checkpoint's end at the same time.
+    bool operator>(const FaultEvent& o) const {
+      if (t != o.t) return t > o.t;
+      if (job != o.job) return job > o.job;
+      return kind > o.kind;
+    }
+  };
+  /// Per job, while faults act.
+  struct JobFaults {
+    double resume_remaining = 0;  ///< iterations left at its last completed checkpoint (all before one)
+    double resume_u = 0;          ///< DiLoCo: its cycle position there
+    long version = 0;             ///< its Running::version when it failed (completions of old attempts stay invalid)
+    int attempt = 0;              ///< failures so far
+    bool restarting = false;      ///< between a failure and the end of restart_s
+  };
+
+  /// A new attempt of job j starts on `r` at t (start()): where it resumes, its rate, checkpoint
+  /// cost and interval, and its first fault events.
+  void start_attempt(int j, Running& r, const JobProfile& p, double t) {
+    JobFaults& f = jf_[static_cast<size_t>(j)];
+    r.version = f.version;
+    r.remaining = f.resume_remaining;
+    if (r.diloco) r.u = f.resume_u;
+    if (f.attempt > 0) {
+      acc_.job_restarted();
+      if (opt_.record_jobs) ++rec_[static_cast<size_t>(j)].restarts;
+    }
+    const FaultParams& fp = sc_.faults;
+    r.lambda = failure_rate_per_s(r.regions, p.gpus_per_stage, topo_);
+    r.ckpt_cost_s = fp.checkpoint_cost_s ? *fp.checkpoint_cost_s
+                                         : checkpoint_cost_auto_s(p.params, r.regions, fp.checkpoint_bytes_per_param, topo_);
+    r.ckpt_every_s = fp.checkpoint_interval_s ? *fp.checkpoint_interval_s
+                                              : young_daly_interval_s(r.ckpt_cost_s, r.lambda > 0 ? 1.0 / r.lambda : kInf);
+    r.segment_start_s = t;
+    if (r.lambda > 0) {
+      Rng rng(derive_stream_seed(fault_seed_, (static_cast<std::uint64_t>(j) << 32) | static_cast<std::uint32_t>(f.attempt)));
+      faults_.push({t - std::log(rng.uniform_pos()) / r.lambda, j, f.attempt, FaultKind::kFailure});
+    }
+    if (std::isfinite(r.ckpt_every_s)) faults_.push({t + r.ckpt_every_s, j, f.attempt, FaultKind::kCheckpointStart});
+    r.lambda_spot = preemption_rate_per_s(r.regions, p.gpus_per_stage, topo_);
+    if (r.lambda_spot > 0) {
+      Rng rng(derive_stream_seed(spot_seed_, (static_cast<std::uint64_t>(j) << 32) | static_cast<std::uint32_t>(f.attempt)));
+      faults_.push({t - std::log(rng.uniform_pos()) / r.lambda_spot, j, f.attempt, FaultKind::kPreemptNotice});
+    }
+  }
+
+  /// A job just timed at its start: refuses an attempt that expects more than
+  /// kMaxExpectedFailuresPerSegment failures before its next checkpoint (or its end), which
+  /// would practically never finish.
+  void check_segment(int j, const Running& r, double t) const {
+    // Preemptions lose work too when no checkpoint fits in their notice.
+    const double lambda = r.lambda + (r.ckpt_cost_s > sc_.faults.preemption_notice_s ? r.lambda_spot : 0.0);
+    if (lambda <= 0 || std::isinf(r.T)) return;
+    const double left_s = r.diloco ? r.clock.time_to(r.U, r.T_inner, r.Y) - r.clock.time_to(r.u, r.T_inner, r.Y)
+                                   : r.remaining * r.T;
+    const double x = std::min(r.ckpt_every_s + r.ckpt_cost_s, left_s);
+    const double expected = std::expm1(lambda * x);
+    if (!(expected > kMaxExpectedFailuresPerSegment)) return;
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "job %d, started at t = %s on %d GPUs (a failure every %s), needs %s of work before its next "
+                  "checkpoint or its end and would expect %.3g failures before it got there",
+                  j, format_seconds(t).c_str(), r.gpus, format_seconds(1.0 / lambda).c_str(), format_seconds(x).c_str(),
+                  expected);
+    throw InputError(sc_.source_path, 0, 0,
+                     std::string(buf) + " (expected at most " + std::to_string(static_cast<long>(kMaxExpectedFailuresPerSegment)) +
+                         ": a longer faults.gpu_mtbf_h or spot_mtbp_h, or checkpoints: faults.checkpoint_interval_s)");
+  }
+
+  bool fault_valid(const FaultEvent& e) const {
+    const JobFaults& f = jf_[static_cast<size_t>(e.job)];
+    if (f.attempt != e.attempt) return false;
+    if (e.kind == FaultKind::kRestart) return f.restarting;
+    if (!is_running(e.job)) return false;
+    const Running& r = slots_[static_cast<size_t>(slot_of_[static_cast<size_t>(e.job)])];
+    switch (e.kind) {
+      case FaultKind::kCheckpointStart: return !r.checkpointing && !r.evicting;
+      case FaultKind::kCheckpointEnd: return r.checkpointing;
+      case FaultKind::kPreemptNotice: return !r.evicting;
+      case FaultKind::kEvicted: return r.evicting;
+      default: return true;
+    }
+  }
+
+  void checkpoint_starts(int j, double t) {
+    settle(j, t);
+    Running& r = running(j);
+    r.checkpointing = true;
+    r.ckpt_end_s = t + r.ckpt_cost_s;
+    update_timing(j, t);  // no progress, idle power; its completion is withdrawn
+    faults_.push({r.ckpt_end_s, j, jf_[static_cast<size_t>(j)].attempt, FaultKind::kCheckpointEnd});
+  }
+
+  void checkpoint_ends(int j, double t) {
+    settle(j, t);
+    Running& r = running(j);
+    JobFaults& f = jf_[static_cast<size_t>(j)];
+    const double gpu_s = r.gpus * r.ckpt_cost_s;
+    acc_.checkpoint_written(gpu_s);
+    if (opt_.record_jobs) rec_[static_cast<size_t>(j)].checkpoint_gpu_hours += gpu_s / units::kSecondsPerHour;
+    if (timeline_) timeline_->job_mark(t, j, TimelineMark::Kind::kCheckpoint, r.ckpt_cost_s);
+    f.resume_remaining = r.remaining;
+    f.resume_u = r.u;
+    r.segment_start_s = t;
+    r.checkpointing = false;
+    if (r.evicting) return job_stops(j, t, /*failed=*/false);  // it saved all it did within its notice
+    update_timing(j, t);
+    if (std::isfinite(r.ckpt_every_s)) faults_.push({t + r.ckpt_every_s, j, f.attempt, FaultKind::kCheckpointStart});
+  }
+
+  /// Spot capacity preempts job j at t: it gets preemption_notice_s. If a checkpoint fits in
+  /// it (or the one it writes ends within it) it saves its work and leaves at the checkpoint's
+  /// end; otherwise it trains on and loses its work since its last checkpoint at the end of the
+  /// notice. Either way it then restarts as after a failure.
+  void preempt_notice(int j, double t) {
+    Running& r = running(j);
+    r.evicting = true;
+    acc_.job_preempted();
+    if (opt_.record_jobs) ++rec_[static_cast<size_t>(j)].preemptions;
+    const double notice = sc_.faults.preemption_notice_s;
+    const int attempt = jf_[static_cast<size_t>(j)].attempt;
+    if (r.checkpointing) {
+      if (r.ckpt_end_s > t + notice) faults_.push({t + notice, j, attempt, FaultKind::kEvicted});
+    } else if (r.ckpt_cost_s <= notice) {
+      checkpoint_starts(j, t);
+    } else {
+      faults_.push({t + notice, j, attempt, FaultKind::kEvicted});
+    }
+  }
+
+  /// Job j fails at t: it loses its work since its last completed checkpoint, gives back its
+  /// GPUs and links, and waits restart_s before it waits in the queue again.
+  void job_fails(int j, double t) { job_stops(j, t, /*failed=*/true); }
+
+  /// Job j stops at t, failed or evicted (a preemption's end): it loses its work since its last
+  /// completed checkpoint, gives back its GPUs and links, and waits restart_s before it waits
+  /// in the queue again.
+  void job_stops(int j, double t, bool failed) {
+    settle(j, t);
+    Running& r = running(j);
+    JobFaults& f = jf_[static_cast<size_t>(j)];
+    const double lost_gpu_s = r.gpus * (t - r.segment_start_s);
+    acc_.job_lost(lost_gpu_s, failed);
+    if (opt_.record_jobs) {
+      JobRecord& rec = rec_[static_cast<size_t>(j)];
+      if (failed) ++rec.failures;
+      rec.lost_gpu_hours += lost_gpu_s / units::kSecondsPerHour;
+    }
+    f.version = r.version + 1;
+    release(j);
+    ++f.attempt;
+    f.restarting = true;
+    ++restarting_;
+    if (timeline_) timeline_->job_failed(t, j, failed);
+    faults_.push({t + sc_.faults.restart_s, j, f.attempt, FaultKind::kRestart});
+  }
+
+  void job_restarts(int j) {
+    jf_[static_cast<size_t>(j)].restarting = false;
+    --restarting_;
+    queue_.insert(j);
   }
 
   void build_view(double t) {
@@ -872,6 +1087,13 @@ class Engine {
   std::vector<double> inf_buf_, zero_buf_;
   MetricsAccumulator acc_;
   std::optional<TimelineRecorder> timeline_;  ///< only if opt_.record_timeline
+  // Faults: on only when a region fails or checkpoints have a fixed interval (constructor).
+  bool faults_on_ = false;
+  std::uint64_t fault_seed_ = 0;  ///< the "faults" stream; attempt k of job j draws from its stream (j, k)
+  std::uint64_t spot_seed_ = 0;   ///< the "spot" stream, likewise for preemptions
+  std::vector<JobFaults> jf_;     ///< per job (faults_on_ only)
+  std::priority_queue<FaultEvent, std::vector<FaultEvent>, std::greater<>> faults_;
+  int restarting_ = 0;            ///< failed jobs within their restart_s
 };
 
 // Completions in (time, job id) order; a completion frees GPUs and links (a new epoch).
@@ -1047,8 +1269,60 @@ class MonitorSource final : public EventSource {
   }
 };
 
+// Failures, checkpoints and restarts (docs/model.md, "Failures and checkpoints"), in (time,
+// job id, kind) order: a failure frees GPUs (a new epoch, the scheduler is called), a restart
+// puts the job back in the queue (the scheduler is called).
+class FaultSource final : public EventSource {
+ public:
+  using EventSource::EventSource;
+  double next_s() override {
+    while (!e_.faults_.empty() && !e_.fault_valid(e_.faults_.top())) e_.faults_.pop();
+    return e_.faults_.empty() ? kInf : e_.faults_.top().t;
+  }
+  Fired fire(double t) override {
+    Fired f;
+    while (!e_.faults_.empty()) {
+      const Engine::FaultEvent ev = e_.faults_.top();
+      if (!e_.fault_valid(ev)) {
+        e_.faults_.pop();
+        continue;
+      }
+      if (ev.t > t) break;
+      e_.faults_.pop();
+      switch (ev.kind) {
+        case Engine::FaultKind::kFailure:
+          e_.job_fails(ev.job, t);
+          f.call = f.epoch = true;
+          break;
+        case Engine::FaultKind::kEvicted:
+          e_.job_stops(ev.job, t, /*failed=*/false);
+          f.call = f.epoch = true;
+          break;
+        case Engine::FaultKind::kPreemptNotice: e_.preempt_notice(ev.job, t); break;
+        case Engine::FaultKind::kCheckpointStart: e_.checkpoint_starts(ev.job, t); break;
+        case Engine::FaultKind::kCheckpointEnd:
+          // The end of a checkpoint under a preemption notice releases the job's GPUs.
+          if (e_.running(ev.job).evicting) f.call = f.epoch = true;
+          e_.checkpoint_ends(ev.job, t);
+          break;
+        case Engine::FaultKind::kRestart:
+          e_.job_restarts(ev.job);
+          f.call = true;
+          break;
+      }
+    }
+    return f;
+  }
+  bool may_unblock_later() const override { return e_.restarting_ > 0; }
+  std::string what() const override { return "were failures, checkpoints and restarts of jobs"; }
+  std::string fewer() const override {
+    return "a longer faults.gpu_mtbf_h or faults.checkpoint_interval_s, or jobs that finish sooner";
+  }
+};
+
 void Engine::make_sources() {
   sources_.push_back(std::make_unique<CompletionSource>(*this));
+  if (faults_on_) sources_.push_back(std::make_unique<FaultSource>(*this));
   sources_.push_back(std::make_unique<ArrivalSource>(*this));
   if (has_profiles_ && opt_.price_events) sources_.push_back(std::make_unique<PriceSource>(*this));
   for (const Link& l : topo_.links) has_link_series_ |= l.capacity_series != nullptr;

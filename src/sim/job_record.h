@@ -29,6 +29,12 @@ struct JobRecord {
   double carbon_g = 0;
   double cross_region_bytes = 0;  ///< activations and gradients of its pipelines' hops
   double sync_bytes = 0;           ///< data-parallel synchronisation between regions (D > 1)
+  // Failures and checkpoints (docs/model.md, "Failures and checkpoints"); 0 without them.
+  int failures = 0;                ///< times it failed
+  int preemptions = 0;             ///< times spot capacity preempted it
+  int restarts = 0;                ///< times it started again after a failure
+  double lost_gpu_hours = 0;       ///< GPU-hours of work its failures threw away
+  double checkpoint_gpu_hours = 0; ///< GPU-hours its completed checkpoints held its GPUs
   bool finished() const { return finish_s >= 0; }
 };
 

@@ -82,6 +82,11 @@ JobRow job_row(const Scenario& sc, const JobRecord& rec) {
   row.carbon_g = rec.carbon_g;
   row.cross_region_bytes = rec.cross_region_bytes;
   row.sync_bytes = rec.sync_bytes;
+  row.failures = rec.failures;
+  row.preemptions = rec.preemptions;
+  row.restarts = rec.restarts;
+  row.lost_gpu_hours = rec.lost_gpu_hours;
+  row.checkpoint_gpu_hours = rec.checkpoint_gpu_hours;
   return row;
 }
 

@@ -57,6 +57,12 @@ const char* metric_source_name(MetricSource s);
   X(double, sync_bytes, "bytes", kTb, true, kSimulation, "bytes of data-parallel synchronisation between regions")   \
   X(double, stall_fraction, "", kPlain, true, kSimulation, "run-time-weighted share of iterations lost to comm.")      \
   X(double, sync_fraction, "", kPlain, true, kSimulation, "run-time-weighted share of iterations spent synchronising") \
+  X(long, failures, "", kPlain, true, kSimulation, "job failures (docs/model.md, Failures and checkpoints)")          \
+  X(long, preemptions, "", kPlain, true, kSimulation, "preemptions of jobs by spot capacity")                          \
+  X(long, restarts, "", kPlain, true, kSimulation, "starts of jobs after a failure or preemption")                     \
+  X(double, lost_gpu_hours, "h", kPlain, true, kSimulation, "GPU-hours of work thrown away by failures")               \
+  X(double, checkpoint_gpu_hours, "h", kPlain, true, kSimulation, "GPU-hours spent writing checkpoints")               \
+  X(double, goodput, "", kPlain, true, kSimulation, "useful / allocated GPU-hours (1 without failures, checkpoints)")   \
   X(long, sched_calls, "", kPlain, true, kSimulation, "scheduler invocations")                                         \
   X(long, sched_searches, "", kPlain, true, kSimulation, "placement searches run")                                     \
   X(long, sched_search_nodes, "", kPlain, true, kSimulation, "search nodes expanded in them")                          \

@@ -25,6 +25,7 @@ void MetricsAccumulator::job_ran(Record& rec, const JobRates& r, double t0_s, do
   rec.egress_cost_usd += iters * r.egress_usd_per_iteration;
   busy_gpu_s_ += iters * r.busy_gpu_s_per_iteration;
   alloc_gpu_s_ += dt * r.gpus;
+  if (r.checkpointing) return;
   run_s_ += dt;
   // A job whose link is down (iteration_s = +inf) is stalled for the whole interval.
   stall_s_ += std::isinf(r.iteration_s) ? dt : dt * (r.iteration_s - r.iteration_nocomm_s) / r.iteration_s;
@@ -77,6 +78,9 @@ ScenarioMetrics MetricsAccumulator::finish(const std::vector<Record>& records, c
   m.gpu_utilization = alloc_gpu_s_ > 0 ? busy_gpu_s_ / alloc_gpu_s_ : 0.0;
   m.stall_fraction = run_s_ > 0 ? stall_s_ / run_s_ : 0.0;
   m.sync_fraction = run_s_ > 0 ? sync_s_ / run_s_ : 0.0;
+  m.lost_gpu_hours = lost_gpu_s_ / units::kSecondsPerHour;
+  m.checkpoint_gpu_hours = checkpoint_gpu_s_ / units::kSecondsPerHour;
+  m.goodput = alloc_gpu_s_ > 0 ? (alloc_gpu_s_ - lost_gpu_s_ - checkpoint_gpu_s_) / alloc_gpu_s_ : 0.0;
   m.sched_searches = effort.searches;
   m.sched_search_nodes = effort.nodes;
   m.sched_truncated_searches = effort.truncated;

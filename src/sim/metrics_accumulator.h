@@ -45,6 +45,9 @@ struct JobRates {
   double egress_usd_per_iteration = 0;    ///< Σ over cross-region hops of hop_egress_usd_per_iteration
   std::span<const int> power_regions;     ///< the distinct regions of the job ...
   std::span<const double> power_w;        ///< ... and the facility power it draws in each
+  /// Writing a checkpoint (iteration_s = +inf): its GPUs are allocated but the time is neither
+  /// run time nor a stall (stall_fraction, sync_fraction leave it out).
+  bool checkpointing = false;
 };
 
 /// What the metrics need of one job: the fields of its JobRecord (same names, same meaning) that
@@ -85,6 +88,19 @@ class MetricsAccumulator {
     rec.sync_bytes += syncs * rates.cross_region_bytes_per_sync;
     sync_s_ += syncs * rates.sync_s_per_sync;
   }
+  /// A job failed, throwing away `lost_gpu_s` GPU-seconds of work
+  /// (docs/model.md, "Failures and checkpoints").
+  /// (A job evicted by spot capacity at the end of its notice: failed = false.)
+  void job_lost(double lost_gpu_s, bool failed) {
+    if (failed) ++m_.failures;
+    lost_gpu_s_ += lost_gpu_s;
+  }
+  /// Spot capacity preempted a job (its notice).
+  void job_preempted() { ++m_.preemptions; }
+  /// A failed job started again.
+  void job_restarted() { ++m_.restarts; }
+  /// A job completed a checkpoint that held its GPUs `gpu_s` GPU-seconds.
+  void checkpoint_written(double gpu_s) { checkpoint_gpu_s_ += gpu_s; }
   /// One event time processed.
   void event() { ++m_.events; }
   /// One scheduler call that took `wall_s` (a measurement).
@@ -100,6 +116,7 @@ class MetricsAccumulator {
   const Topology& topo_;
   ScenarioMetrics m_;
   double busy_gpu_s_ = 0, alloc_gpu_s_ = 0, run_s_ = 0, stall_s_ = 0, sync_s_ = 0;
+  double lost_gpu_s_ = 0, checkpoint_gpu_s_ = 0;
 };
 
 }  // namespace geopipe

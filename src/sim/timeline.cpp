@@ -44,7 +44,9 @@ TimelineRecorder::TimelineRecorder(const Topology& topo, std::size_t jobs) : top
 
 void TimelineRecorder::job_started(double t, int job, std::span<const int> stage_region) {
   auto& first = first_slice_.at(static_cast<std::size_t>(job));
-  if (first >= 0) throw std::logic_error("timeline: job started twice");
+  // A job starts again only after a failure closed its slices.
+  if (first >= 0 && !tl_.slices[static_cast<std::size_t>(first)].failed)
+    throw std::logic_error("timeline: job started twice");
   first = static_cast<int>(tl_.slices.size());
   for (std::size_t i = 0; i < stage_region.size(); ++i) {
     const int reg = stage_region[i];
@@ -74,6 +76,18 @@ void TimelineRecorder::job_finished(double t, int job) {
     s.finish_s = t;
     lane_busy_[static_cast<std::size_t>(s.region)][static_cast<std::size_t>(s.lane)] = 0;
   }
+}
+
+void TimelineRecorder::job_failed(double t, int job, bool failed) {
+  job_finished(t, job);
+  const int first = first_slice_[static_cast<std::size_t>(job)];
+  for (auto k = static_cast<std::size_t>(first); k < tl_.slices.size() && tl_.slices[k].job == job; ++k)
+    tl_.slices[k].failed = true;
+  job_mark(t, job, failed ? TimelineMark::Kind::kFailure : TimelineMark::Kind::kEviction);
+}
+
+void TimelineRecorder::job_mark(double t, int job, TimelineMark::Kind kind, double duration_s) {
+  tl_.marks.push_back({t, job, kind, duration_s});
 }
 
 void TimelineRecorder::sample(double t, std::span<const int> free_gpus, std::span<const double> capacity, std::span<const double> residual,

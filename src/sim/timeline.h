@@ -29,6 +29,17 @@ struct TimelineSlice {
   int stages = 0;         ///< stages of the job placed in this region
   double start_s = 0;
   double finish_s = -1;   ///< -1 until the job finishes (every started job finishes in a run)
+  bool failed = false;    ///< the attempt ended in a failure at finish_s (the job started again later)
+};
+
+/// A moment of a job's life that is not a start or an end: a failure (an instant), a completed
+/// checkpoint (of duration_s, ending at t_s); docs/model.md, "Failures and checkpoints".
+struct TimelineMark {
+  enum class Kind { kFailure, kCheckpoint, kEviction };
+  double t_s = 0;
+  int job = 0;
+  Kind kind = Kind::kFailure;
+  double duration_s = 0;
 };
 
 /// Sum of the max-min allocations of the flows on link direction from -> to.
@@ -59,8 +70,9 @@ struct TimelineQueueSample {
 /// (bitwise), at the event time of the change, after everything done at that time (completions,
 /// arrivals, re-sharing, the scheduler's starts); each counter's samples are in increasing time.
 struct Timeline {
-  std::vector<TimelineSlice> slices;        ///< in start order; a job's slices are adjacent,
+  std::vector<TimelineSlice> slices;        ///< in start order; an attempt's slices are adjacent,
                                             ///< one per distinct region, in pipeline order
+  std::vector<TimelineMark> marks;          ///< in time order (failures and checkpoints only)
   std::vector<int> lanes;                   ///< per region: lanes used (its most concurrent jobs)
   std::vector<TimelineLinkSample> links;    ///< directions with capacity > 0 only
   std::vector<TimelineBusySample> busy;
@@ -84,6 +96,11 @@ class TimelineRecorder {
   void job_started(double t, int job, std::span<const int> stage_region);
   /// Job `job` (started) finished at t: its lanes are free from t on.
   void job_finished(double t, int job);
+  /// Job `job` (started) failed (or was evicted: `failed` false) at t: its slices end (failed),
+  /// its lanes are free; it may start again.
+  void job_failed(double t, int job, bool failed = true);
+  /// A mark of job `job` at t (a completed checkpoint: of `duration_s`, ending at t).
+  void job_mark(double t, int job, TimelineMark::Kind kind, double duration_s = 0);
   /// The state after everything done at event time t: free GPUs per region, residual bandwidth
   /// per link direction (row-major R×R, as NetworkState::residuals()), jobs waiting.
   void sample(double t, std::span<const int> free_gpus, std::span<const double> capacity,

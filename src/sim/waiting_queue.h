@@ -66,6 +66,21 @@ class WaitingQueue {
     ++live_;
   }
 
+  /// Puts `id` back in id order: a job that waits again (a restart after a failure, docs/model.md
+  /// "Failures and checkpoints"); `id` must not be waiting. O(n) unless it exceeds every id.
+  void insert(int id) {
+    if (ids_.empty() || id > ids_.back()) {
+      push_back(id);
+      return;
+    }
+    compact();  // removed entries out: ids_ holds exactly the live ids
+    const auto it = std::lower_bound(ids_.begin(), ids_.end(), id);
+    assert(it == ids_.end() || *it != id);
+    removed_.insert(removed_.begin() + (it - ids_.begin()), 0);
+    ids_.insert(it, id);
+    ++live_;
+  }
+
   /// Removes `id`; returns false (and changes nothing) if it is not waiting.
   bool erase(int id) {
     const auto it = std::lower_bound(ids_.begin() + static_cast<std::ptrdiff_t>(head_), ids_.end(), id);

@@ -79,6 +79,8 @@ std::string canonical_number(const Field& f, const toml::node& n) {
     if (auto i = n.value<std::int64_t>()) return std::to_string(*i);
   } else if (auto d = n.value<double>()) {
     return canonical_double(*d);
+  } else if (const auto* w = n.as_string(); w && f.accepts_word(w->get())) {
+    return toml_quote(w->get());
   }
   return marked_text(n);
 }

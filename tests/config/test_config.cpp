@@ -253,6 +253,63 @@ TEST(GoodScenario, Defaults) {
 
 // Data parallelism (docs/model.md, "Data parallelism"): the [sim] keys and the mix key, their
 // defaults, and what the loader refuses.
+TEST(GoodScenario, FaultKeys) {
+  const Scenario d = load_scenario_string(kMinimal, "minimal.toml");
+  for (const Region& r : d.topology.regions) EXPECT_TRUE(std::isinf(r.gpu_mtbf_s));
+  EXPECT_FALSE(d.faults.checkpoint_interval_s.has_value());  // "auto"
+  EXPECT_FALSE(d.faults.checkpoint_cost_s.has_value());      // "auto"
+  EXPECT_EQ(d.faults.restart_s, 600.0);
+  EXPECT_EQ(d.faults.checkpoint_bytes_per_param, 12.0);
+  const std::string text = R"(
+[scenario]
+name = "f"
+[[cluster.region]]
+name = "a"
+gpu = "A100-80GB"
+gpus = 8
+price_usd_per_kwh = 0.1
+[[cluster.region]]
+name = "b"
+gpu = "A100-80GB"
+gpus = 8
+price_usd_per_kwh = 0.1
+gpu_mtbf_h = 10
+checkpoint_gbps = 8
+spot_mtbp_h = 20
+spot_price_factor = 0.25
+[workload]
+num_jobs = 5
+[[workload.mix]]
+model = "gpt3-1.3b"
+[faults]
+gpu_mtbf_h = 50000
+restart_s = 300
+checkpoint_interval_s = "none"
+checkpoint_cost_s = 45
+checkpoint_bytes_per_param = 14
+)";
+  const Scenario sc = load_scenario_string(text, "f.toml");
+  EXPECT_EQ(sc.topology.regions[0].gpu_mtbf_s, 50000.0 * 3600);  // the [faults] default
+  EXPECT_EQ(sc.topology.regions[1].gpu_mtbf_s, 10.0 * 3600);     // its own
+  EXPECT_EQ(sc.topology.regions[0].checkpoint_bytes_per_s, 100e9 / 8);
+  EXPECT_EQ(sc.topology.regions[1].checkpoint_bytes_per_s, 1e9);
+  EXPECT_FALSE(sc.topology.regions[0].spot());
+  EXPECT_EQ(sc.topology.regions[1].spot_mtbp_s, 20.0 * 3600);
+  EXPECT_DOUBLE_EQ(sc.topology.regions[1].price.usd_per_kwh_at(0), 0.1 * 0.25);  // the spot discount
+  EXPECT_EQ(sc.faults.preemption_notice_s, 120.0);
+  EXPECT_EQ(sc.faults.restart_s, 300.0);
+  ASSERT_TRUE(sc.faults.checkpoint_interval_s.has_value());
+  EXPECT_TRUE(std::isinf(*sc.faults.checkpoint_interval_s));  // "none"
+  EXPECT_EQ(sc.faults.checkpoint_cost_s, 45.0);
+  EXPECT_EQ(sc.faults.checkpoint_bytes_per_param, 14.0);
+  std::string fixed = text;
+  fixed.replace(fixed.find("\"none\""), 6, "3600");
+  EXPECT_EQ(load_scenario_string(fixed, "f.toml").faults.checkpoint_interval_s, 3600.0);
+  // An override sets a word as well as a number.
+  const Scenario o = load_scenario_string(text, "f.toml", {parse_override("faults.checkpoint_interval_s=\"auto\"")});
+  EXPECT_FALSE(o.faults.checkpoint_interval_s.has_value());
+}
+
 TEST(GoodScenario, DataParallelKeys) {
   const Scenario d = load_scenario_string(kMinimal, "minimal.toml");
   EXPECT_EQ(d.compute.dp_sync, DpSync::kAllReduce);
@@ -746,9 +803,10 @@ TEST(Paths, ScenarioPathsCoverTheSchema) {
                         "cluster.region.<name>.price_profile_usd_per_kwh", "gpu.<name>.idle_power_w",
                         "model.<name>.bytes_per_elem", "workload.load_scale", "workload.trace",
                         "workload.mix.<model>.weight", "workload.mix.<model>.data_parallel", "sim.dp_sync", "sim.diloco_interval", "scheduler.epsilon", "scheduler.view_noise_sigma",
-                        "scheduler.variant_patience"})
+                        "scheduler.variant_patience", "faults.gpu_mtbf_h", "faults.checkpoint_interval_s",
+                        "cluster.region.<name>.gpu_mtbf_h", "cluster.region.<name>.checkpoint_gbps"})
     EXPECT_NE(std::find(paths.begin(), paths.end(), p), paths.end()) << p;
-  EXPECT_EQ(paths.size(), 78u);
+  EXPECT_EQ(paths.size(), 88u);
 }
 
 // What `geopipe list params` prints: the same paths, with each field's type and range.
@@ -851,7 +909,7 @@ const schema::TableSpec* spec_at(const std::string& path) {
 // (which the schema derives from the model structs), "**required**" or "—".
 TEST(Paths, DocumentedDefaultsAreTheSchemas) {
   const auto documented = documented_defaults(read_file(std::string(GEOPIPE_SOURCE_DIR) + "/docs/scenario-format.md"));
-  ASSERT_EQ(documented.size(), 11u) << "sections with a key table";
+  ASSERT_EQ(documented.size(), 12u) << "sections with a key table";
   for (const auto& [section, rows] : documented) {
     const schema::TableSpec* spec = spec_at(section);
     ASSERT_NE(spec, nullptr) << section;

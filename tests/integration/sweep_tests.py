@@ -781,7 +781,7 @@ def test_long_texts(c):
     out = c.path("long.h5")
     c.run(c.sweep_cmd(sweep, out, "--save-jobs", "--threads", "1", "--no-mpi"))
     with h5py.File(out, "r") as f:
-        assert int(f.attrs["format_version"]) == 7
+        assert int(f.attrs["format_version"]) == 8
         jobs = f["jobs"][:]
         widths = {n: jobs.dtype[n].itemsize for n in ("model", "regions")}
     longest = 0
@@ -1048,7 +1048,7 @@ def test_merge_studies(c):
     if same_model:  # its results are this model's: --resume upgrades the file and reuses them
         p = c.run([c.bin, "sweep", os.path.join(data, "format3.toml"), "-o", v3, "--resume", "--no-mpi"])
         with h5py.File(v3, "r") as f:
-            assert int(f.attrs["format_version"]) == 7 and "point_key" in f["scenarios"].dtype.names
+            assert int(f.attrs["format_version"]) == 8 and "point_key" in f["scenarios"].dtype.names
         assert accounting(p.stderr) == (4, 0, 0), p.stderr
         assert keyed(v3) == before
         c.run([c.bin, "merge", v3, ha, "-o", c.path("v3m.h5")])
@@ -1436,7 +1436,7 @@ def test_value_upgrade(c):
     p = c.run([c.bin, "sweep", toml, "-o", v5, "--resume", "--no-mpi"])
     assert accounting(p.stderr) == (40, 0, 0), p.stderr
     with h5py.File(v5, "r") as f:
-        assert int(f.attrs["format_version"]) == 7 and f.attrs["evaluator"] == "test_function"
+        assert int(f.attrs["format_version"]) == 8 and f.attrs["evaluator"] == "test_function"
         up = f["metrics"][:]
     up, old = up[np.argsort(up["id"])], old[np.argsort(old["id"])]
     assert (up["value"] == old["avg_jct_s"]).all() and (up["avg_jct_s"] == 0).all()
@@ -1557,7 +1557,7 @@ def test_format_upgrade(c):
     p = c.run([c.bin, "sweep", os.path.join(data, "format4.toml"), "-o", v4, "--resume", "--no-mpi"])
     assert accounting(p.stderr) == (4, 0, 0), p.stderr
     with h5py.File(v4, "r") as f:
-        assert int(f.attrs["format_version"]) == 7 and f.attrs["evaluator"] == "simulation"
+        assert int(f.attrs["format_version"]) == 8 and f.attrs["evaluator"] == "simulation"
         m, j = f["metrics"][:], f["jobs"][:]
     same_columns(old_m, m, old_j, j)
     assert (m["electricity_cost_usd"] == m["total_cost_usd"]).all() and (m["egress_cost_usd"] == 0).all()
@@ -1578,7 +1578,7 @@ def test_format_upgrade(c):
     merged = c.path("v45.h5")
     c.run([c.bin, "merge", v4b, fresh, "-o", merged])
     with h5py.File(merged, "r") as f:
-        assert int(f.attrs["format_version"]) == 7 and len(f["metrics"]) == 4
+        assert int(f.attrs["format_version"]) == 8 and len(f["metrics"]) == 4
     print("  format 4: read as results without egress; --resume upgraded it to format 6, 4 results reused, "
           "old columns identical, new ones filled; a fresh run agrees")
 
@@ -1586,7 +1586,7 @@ def test_format_upgrade(c):
 def test_format6_upgrade(c):
     """A file of format 6 (tests/sweep/data/format6.h5, written by geopipe 3779462) is read as
     results of jobs of one pipeline each: summarize, geopipe.load and load_jobs see
-    sync_bytes = sync_fraction = 0 and data_parallel = 1; --resume rewrites it in format 7 with
+    sync_bytes = sync_fraction = 0 and data_parallel = 1; --resume rewrites it in format 8 with
     every result reused, every old column unchanged bit for bit and the new ones filled; the
     same sweep run afresh by this build agrees with it bit for bit, the new columns included."""
     sys.path.insert(0, os.path.join(c.src, "python"))
@@ -1613,17 +1613,65 @@ def test_format6_upgrade(c):
     p = c.run([c.bin, "sweep", os.path.join(data, "format6.toml"), "-o", v6, "--resume", "--no-mpi"])
     assert accounting(p.stderr) == (4, 0, 0), p.stderr
     with h5py.File(v6, "r") as f:
-        assert int(f.attrs["format_version"]) == 7
+        assert int(f.attrs["format_version"]) == 8
         m, j = f["metrics"][:], f["jobs"][:]
     same_columns(old_m, m, old_j, j)
     assert (m["sync_bytes"] == 0).all() and (m["sync_fraction"] == 0).all()
     assert (j["data_parallel"] == 1).all() and (j["sync_bytes"] == 0).all()
-    fresh = c.path("v7.h5")
+    fresh = c.path("v8.h5")
     c.run([c.bin, "sweep", os.path.join(data, "format6.toml"), "-o", fresh, "--save-jobs", "--no-mpi"])
     with h5py.File(fresh, "r") as f:
         m7, j7 = f["metrics"][:], f["jobs"][:]
     same_columns(m, m7, j, j7)
-    print("  format 6: read as results of one-pipeline jobs; --resume upgraded it to format 7, 4 results reused, "
+    print("  format 6: read as results of one-pipeline jobs; --resume upgraded it to format 8, 4 results reused, "
+          "old columns identical, new ones filled; a fresh run agrees bit for bit")
+
+
+def test_format7_upgrade(c):
+    """A file of format 7 (tests/sweep/data/format7.h5, written by geopipe c5d3e90) is read as
+    results without failures or checkpoints: summarize, geopipe.load and load_jobs see
+    failures = restarts = preemptions = 0, lost and checkpoint GPU-hours 0 and goodput 1;
+    --resume rewrites it in format 8 with every result reused, every old column unchanged bit
+    for bit and the new ones filled; the same sweep run afresh by this build agrees with it bit
+    for bit, the new columns included."""
+    sys.path.insert(0, os.path.join(c.src, "python"))
+    import geopipe
+    data = os.path.join(c.src, "tests/sweep/data")
+    v7 = c.path("v7.h5")
+    shutil.copy(os.path.join(data, "format7.h5"), v7)
+    with h5py.File(v7, "r") as f:
+        assert int(f.attrs["format_version"]) == 7 and "goodput" not in f["metrics"].dtype.names
+        assert "failures" not in f["jobs"].dtype.names
+    p = c.run([c.bin, "summarize", v7, "--metric", "goodput", "--format", "csv"])
+    rows = list(csv.DictReader(io.StringIO(p.stdout)))
+    assert rows and all(float(r["mean"]) == 1.0 for r in rows), p.stdout
+    df = geopipe.load(v7)
+    for col in ("failures", "preemptions", "restarts", "lost_gpu_hours", "checkpoint_gpu_hours"):
+        assert (df[col] == 0).all(), col
+    assert (df["goodput"] == 1).all()
+    cols = list(df.columns)
+    assert cols.index("failures") == cols.index("sync_fraction") + 1, cols
+    jobs = geopipe.load_jobs(v7)
+    assert (jobs["failures"] == 0).all() and (jobs["lost_gpu_hours"] == 0).all()
+    cols = list(jobs.columns)
+    assert cols.index("failures") == cols.index("sync_bytes") + 1, cols
+    as_this_model(c, v7, os.path.join(data, "format7.toml"))
+    with h5py.File(v7, "r") as f:  # the results it holds now (this model's, in format 7)
+        old_m, old_j = f["metrics"][:], f["jobs"][:]
+    p = c.run([c.bin, "sweep", os.path.join(data, "format7.toml"), "-o", v7, "--resume", "--no-mpi"])
+    assert accounting(p.stderr) == (4, 0, 0), p.stderr
+    with h5py.File(v7, "r") as f:
+        assert int(f.attrs["format_version"]) == 8
+        m, j = f["metrics"][:], f["jobs"][:]
+    same_columns(old_m, m, old_j, j)
+    assert (m["failures"] == 0).all() and (m["goodput"] == 1).all() and (m["checkpoint_gpu_hours"] == 0).all()
+    assert (j["failures"] == 0).all() and (j["restarts"] == 0).all() and (j["checkpoint_gpu_hours"] == 0).all()
+    fresh = c.path("v8.h5")
+    c.run([c.bin, "sweep", os.path.join(data, "format7.toml"), "-o", fresh, "--save-jobs", "--no-mpi"])
+    with h5py.File(fresh, "r") as f:
+        m8, j8 = f["metrics"][:], f["jobs"][:]
+    same_columns(m, m8, j, j8)
+    print("  format 7: read as results without failures; --resume upgraded it to format 8, 4 results reused, "
           "old columns identical, new ones filled; a fresh run agrees bit for bit")
 
 

@@ -187,6 +187,11 @@ TEST(JobRow, FromRecordWithRegionBlocksAndEveryColumnNamedOnce) {
   rec.cross_region_bytes = 11;
   rec.data_parallel = 3;
   rec.sync_bytes = 12;
+  rec.failures = 13;
+  rec.preemptions = 17;
+  rec.restarts = 14;
+  rec.lost_gpu_hours = 15;
+  rec.checkpoint_gpu_hours = 16;
   const JobRow row = job_row(sc, rec);
   EXPECT_EQ(row.job_id, 7);
   EXPECT_EQ(row.model, "m1");
@@ -202,8 +207,9 @@ TEST(JobRow, FromRecordWithRegionBlocksAndEveryColumnNamedOnce) {
                                              "layers", "arrival_s", "start_s", "finish_s", "iterations",
                                              "mean_iteration_s", "first_iteration_s", "energy_j", "cost_usd",
                                              "electricity_cost_usd", "egress_cost_usd", "carbon_g",
-                                             "cross_region_bytes", "sync_bytes"}));
-  EXPECT_EQ(numbers, (std::vector<double>{7, 4, 2, 3, 1, 2, 3, 4, 5, 6, 8, 9.5, 9, 0.5, 10, 11, 12}));
+                                             "cross_region_bytes", "sync_bytes", "failures", "preemptions", "restarts",
+                                             "lost_gpu_hours", "checkpoint_gpu_hours"}));
+  EXPECT_EQ(numbers, (std::vector<double>{7, 4, 2, 3, 1, 2, 3, 4, 5, 6, 8, 9.5, 9, 0.5, 10, 11, 12, 13, 17, 14, 15, 16}));
   EXPECT_EQ(regions_text(sc, {}), "");
   EXPECT_EQ(regions_text(sc, {0, 1, 0}), "a;b;a");
   // D replicas of S stages (replica by replica): each replica's blocks, replicas joined by '|'

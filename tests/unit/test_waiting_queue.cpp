@@ -76,5 +76,29 @@ TEST(WaitingQueue, MatchesASetUnderRandomOperations) {
   }
 }
 
+TEST(WaitingQueue, InsertPutsAJobBackInIdOrder) {
+  // A failed job waits again ahead of every job that arrived after it (docs/model.md,
+  // "Failures and checkpoints"): insert keeps the ids in increasing order.
+  WaitingQueue q(std::vector<int>{1, 3, 5, 7, 9});
+  q.erase(3);
+  q.erase(1);
+  q.insert(4);  // between 3 (gone) and 5
+  EXPECT_EQ(q.to_vector(), (std::vector<int>{4, 5, 7, 9}));
+  EXPECT_EQ(q.front(), 4);
+  q.insert(0);
+  q.insert(12);  // beyond every id: an append
+  EXPECT_EQ(q.to_vector(), (std::vector<int>{0, 4, 5, 7, 9, 12}));
+  EXPECT_EQ(q.size(), 6u);
+  EXPECT_TRUE(q.erase(4));
+  EXPECT_FALSE(q.erase(4));
+  q.insert(4);  // an id that left comes back
+  EXPECT_EQ(q.to_vector(), (std::vector<int>{0, 4, 5, 7, 9, 12}));
+  EXPECT_EQ(*q.upper_bound(4), 5);
+  for (int id : {0, 4, 5, 7, 9, 12}) EXPECT_TRUE(q.erase(id));
+  EXPECT_TRUE(q.empty());
+  q.insert(3);
+  EXPECT_EQ(q.to_vector(), (std::vector<int>{3}));
+}
+
 }  // namespace
 }  // namespace geopipe

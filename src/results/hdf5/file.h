@@ -28,8 +28,10 @@ namespace geopipe::sweep::h5 {
 /// cut texts; 4: /scenarios.point_key, attribute collection; 5: egress cost and partition
 /// columns; 6: /metrics.value (a test function's value, until then stored as avg_jct_s),
 /// attribute evaluator; 7: data parallelism (/metrics sync_bytes, sync_fraction; /jobs
-/// data_parallel, sync_bytes).
-constexpr std::int64_t kFormatVersion = 7;
+/// data_parallel, sync_bytes); 8: failures and checkpoints (/metrics failures, preemptions,
+/// restarts, lost_gpu_hours, checkpoint_gpu_hours, goodput; /jobs failures, preemptions,
+/// restarts, lost_gpu_hours, checkpoint_gpu_hours).
+constexpr std::int64_t kFormatVersion = 8;
 
 // Limits on what a file read by geopipe may claim (docs/hdf5-format.md, "Damaged files and
 // limits"), checked before anything is allocated for it.

@@ -106,6 +106,17 @@ Table read_joined(const std::string& path) {
         t.numeric.emplace_back(n, 0.0);
       }
   }
+  if (in.metrics_format < 8) {
+    // A file before format 8: nothing failed and every allocated GPU-hour was useful
+    // (fill_columns_since, results/hdf5/table.h).
+    const std::size_t n = t.numeric.empty() ? 0 : t.numeric[0].size();
+    const double goodput = in.evaluator() == MetricSource::kSimulation ? 1.0 : 0.0;
+    for (const char* name : {"failures", "preemptions", "restarts", "lost_gpu_hours", "checkpoint_gpu_hours", "goodput"})
+      if (std::find(t.names.begin(), t.names.end(), name) == t.names.end()) {
+        t.names.push_back(name);
+        t.numeric.emplace_back(n, std::string_view(name) == "goodput" ? goodput : 0.0);
+      }
+  }
   return t;
 }
 

@@ -226,6 +226,9 @@ int format_adding_column(std::string_view column) {
     return 5;
   if (column == "value") return 6;
   if (column == "sync_bytes" || column == "sync_fraction" || column == "data_parallel") return 7;
+  if (column == "failures" || column == "preemptions" || column == "restarts" || column == "lost_gpu_hours" ||
+      column == "checkpoint_gpu_hours" || column == "goodput")
+    return 8;
   return 3;
 }
 
@@ -249,6 +252,13 @@ void fill_columns_since(unsigned char* row, const Layout& l, int format, MetricS
     if (const Field* f = l.find("data_parallel")) put_i64(row, *f, 1);
     if (const Field* f = l.find("sync_bytes")) put_f64(row, *f, 0.0);
     if (const Field* f = l.find("sync_fraction")) put_f64(row, *f, 0.0);
+  }
+  if (format < 8) {  // before failures and checkpoints: nothing failed, every GPU-hour was useful
+    for (const char* c : {"failures", "preemptions", "restarts"})
+      if (const Field* f = l.find(c)) put_i64(row, *f, 0);
+    for (const char* c : {"lost_gpu_hours", "checkpoint_gpu_hours"})
+      if (const Field* f = l.find(c)) put_f64(row, *f, 0.0);
+    if (const Field* f = l.find("goodput")) put_f64(row, *f, evaluator == MetricSource::kSimulation ? 1.0 : 0.0);
   }
   if (format < 6) {
     if (const Field* f = l.find("value")) {

@@ -131,7 +131,9 @@ const Layout& metrics_layout();
 
 /// The format version in which /metrics or /jobs gained `column`: 5 for electricity_cost_usd,
 /// egress_cost_usd, sched_partition_misses (/metrics) and layers (/jobs); 6 for value
-/// (/metrics); 7 for sync_bytes (both), sync_fraction (/metrics) and data_parallel (/jobs); 3
+/// (/metrics); 7 for sync_bytes (both), sync_fraction (/metrics) and data_parallel (/jobs); 8
+/// for failures, preemptions, restarts, lost_gpu_hours, checkpoint_gpu_hours (both) and goodput
+/// (/metrics); 3
 /// for every other column (files of formats 3 and 4 have them).
 int format_adding_column(std::string_view column);
 /// `l` without the columns added after format `format` (3..kFormatVersion): the layout a table
@@ -148,6 +150,9 @@ Layout columns_of_format(const Layout& l, int format);
 ///   avg_jct_s and avg_jct_s = 0, as this build writes such a row.
 /// - Format 7 (data parallelism): data_parallel = 1, sync_bytes = 0, sync_fraction = 0 (every
 ///   job was one pipeline).
+/// - Format 8 (failures and checkpoints): failures = preemptions = restarts = 0,
+///   lost_gpu_hours = checkpoint_gpu_hours = 0, goodput = 1 for a simulation (0 for a test
+///   function, which leaves the simulation's metrics at 0).
 void fill_columns_since(unsigned char* row, const Layout& l, int format, MetricSource evaluator);
 const Layout& errors_layout();
 Layout jobs_layout(const JobTextBytes& text);
