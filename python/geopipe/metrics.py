@@ -44,7 +44,7 @@ METRICS = tuple(Metric(*m) for m in (
     ("stall_fraction", "", "", True, "run-time-weighted share of iterations lost to comm."),
     ("sync_fraction", "", "", True, "run-time-weighted share of iterations spent synchronising"),
     ("failures", "", "", True, "job failures (docs/model.md, Failures and checkpoints)"),
-    ("preemptions", "", "", True, "preemptions of jobs by spot capacity"),
+    ("preemptions", "", "", True, "preemptions of jobs by spot capacity or a scheduler"),
     ("restarts", "", "", True, "starts of jobs after a failure or preemption"),
     ("lost_gpu_hours", "h", "", True, "GPU-hours of work thrown away by failures"),
     ("checkpoint_gpu_hours", "h", "", True, "GPU-hours spent writing checkpoints"),

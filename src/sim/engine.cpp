@@ -214,6 +214,7 @@ class Engine {
     // nothing of them runs (the results of a scenario without them are unchanged).
     for (const auto& reg : topo_.regions) faults_on_ |= std::isfinite(reg.gpu_mtbf_s) || reg.spot();
     faults_on_ |= sc.faults.checkpoint_interval_s && std::isfinite(*sc.faults.checkpoint_interval_s);
+    faults_on_ |= sched.preempts();  // its preemptions checkpoint and re-queue jobs
     if (faults_on_) {
       fault_seed_ = derive_seed(seed, "faults");
       spot_seed_ = derive_seed(seed, "spot");
@@ -914,12 +915,11 @@ class Engine {
   /// it (or the one it writes ends within it) it saves its work and leaves at the checkpoint's
   /// end; otherwise it trains on and loses its work since its last checkpoint at the end of the
   /// notice. Either way it then restarts as after a failure.
-  void preempt_notice(int j, double t) {
+  void preempt_notice(int j, double t, double notice) {
     Running& r = running(j);
     r.evicting = true;
     acc_.job_preempted();
     if (opt_.record_jobs) ++rec_[static_cast<size_t>(j)].preemptions;
-    const double notice = sc_.faults.preemption_notice_s;
     const int attempt = jf_[static_cast<size_t>(j)].attempt;
     if (r.checkpointing) {
       if (r.ckpt_end_s > t + notice) faults_.push({t + notice, j, attempt, FaultKind::kEvicted});
@@ -1025,14 +1025,30 @@ class Engine {
     sched_.schedule(ctx_, queue_, view_, decisions_);
     acc_.scheduler_call(std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count());
     if (decisions_.empty()) return;
+    // Preemptions first (a checkpoint, then the GPUs come back: not within this call).
+    bool starts = false;
+    for (const Decision& d : decisions_) {
+      if (!d.preempt) {
+        starts = true;
+        continue;
+      }
+      if (!sched_.preempts())
+        throw std::logic_error("scheduler " + std::string(sched_.name()) + ": a preemption, but preempts() is false");
+      if (d.job < 0 || d.job >= static_cast<int>(jobs_.size()) || !is_running(d.job) || running(d.job).evicting)
+        throw std::logic_error("scheduler " + std::string(sched_.name()) + ": preempted a job that is not running");
+      preempt_notice(d.job, t, kInf);  // no deadline: its checkpoint always completes
+    }
+    if (!starts) return;
     for (Decision& d : decisions_) {
+      if (d.preempt) continue;
       if (d.job < 0 || d.job >= static_cast<int>(jobs_.size()) || profile_slot_[static_cast<size_t>(d.job)] < 0)
         throw std::logic_error("scheduler " + std::string(sched_.name()) + ": started a job that is not waiting");
       become_variant(d.job, d.variant);
       start(d.job, std::move(d.placement), t);
     }
     // Started jobs leave the queue (amortised O(log n) each, arrival order kept).
-    for (const Decision& d : decisions_) queue_.erase(d.job);
+    for (const Decision& d : decisions_)
+      if (!d.preempt) queue_.erase(d.job);
     rebalance(t);
   }
 
@@ -1298,7 +1314,7 @@ class FaultSource final : public EventSource {
           e_.job_stops(ev.job, t, /*failed=*/false);
           f.call = f.epoch = true;
           break;
-        case Engine::FaultKind::kPreemptNotice: e_.preempt_notice(ev.job, t); break;
+        case Engine::FaultKind::kPreemptNotice: e_.preempt_notice(ev.job, t, e_.sc_.faults.preemption_notice_s); break;
         case Engine::FaultKind::kCheckpointStart: e_.checkpoint_starts(ev.job, t); break;
         case Engine::FaultKind::kCheckpointEnd:
           // The end of a checkpoint under a preemption notice releases the job's GPUs.

@@ -7,7 +7,10 @@
 // exact timing of the scenario's pipeline schedule (model/pipeline_schedule.h) over the bandwidth its hops currently get from
 // max-min sharing (sim/network.h), and is recomputed only when one of its hop allocations
 // changes. At each arrival, completion and price change, and at a tick that changed the view,
-// the scheduler is called once with the waiting queue. Jobs are never preempted.
+// the scheduler is called once with the waiting queue. With failures, spot capacity, fixed
+// checkpoints or a preemptive scheduler (model/faults.h; docs/model.md, "Failures and checkpoints")
+// jobs also fail, checkpoint, are preempted and restart: events of their own, in (time, job, kind)
+// order after the completions.
 //
 // Determinism: no wall-clock input reaches a decision; events at the same time are processed
 // completions first (by job id), then arrivals (by id), then the monitor's tick, then the

@@ -31,7 +31,7 @@ struct JobRecord {
   double sync_bytes = 0;           ///< data-parallel synchronisation between regions (D > 1)
   // Failures and checkpoints (docs/model.md, "Failures and checkpoints"); 0 without them.
   int failures = 0;                ///< times it failed
-  int preemptions = 0;             ///< times spot capacity preempted it
+  int preemptions = 0;             ///< times spot capacity or the scheduler preempted it
   int restarts = 0;                ///< times it started again after a failure
   double lost_gpu_hours = 0;       ///< GPU-hours of work its failures threw away
   double checkpoint_gpu_hours = 0; ///< GPU-hours its completed checkpoints held its GPUs

@@ -36,7 +36,7 @@ namespace geopipe {
   X(double, cross_region_bytes, "bytes", "bytes its pipelines' hops sent between regions")      \
   X(double, sync_bytes, "bytes", "bytes its synchronisation sent between regions")             \
   X(std::int32_t, failures, "", "times it failed")                                               \
-  X(std::int32_t, preemptions, "", "times spot capacity preempted it")                           \
+  X(std::int32_t, preemptions, "", "times spot capacity or the scheduler preempted it")          \
   X(std::int32_t, restarts, "", "times it started again after a failure or preemption")          \
   X(double, lost_gpu_hours, "h", "GPU-hours of work its failures threw away")                    \
   X(double, checkpoint_gpu_hours, "h", "GPU-hours its checkpoints held its GPUs")

@@ -58,7 +58,7 @@ const char* metric_source_name(MetricSource s);
   X(double, stall_fraction, "", kPlain, true, kSimulation, "run-time-weighted share of iterations lost to comm.")      \
   X(double, sync_fraction, "", kPlain, true, kSimulation, "run-time-weighted share of iterations spent synchronising") \
   X(long, failures, "", kPlain, true, kSimulation, "job failures (docs/model.md, Failures and checkpoints)")          \
-  X(long, preemptions, "", kPlain, true, kSimulation, "preemptions of jobs by spot capacity")                          \
+  X(long, preemptions, "", kPlain, true, kSimulation, "preemptions of jobs by spot capacity or a scheduler")           \
   X(long, restarts, "", kPlain, true, kSimulation, "starts of jobs after a failure or preemption")                     \
   X(double, lost_gpu_hours, "h", kPlain, true, kSimulation, "GPU-hours of work thrown away by failures")               \
   X(double, checkpoint_gpu_hours, "h", kPlain, true, kSimulation, "GPU-hours spent writing checkpoints")               \

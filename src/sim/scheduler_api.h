@@ -83,13 +83,20 @@ struct SearchEffort {
   long partition_misses = 0;
 };
 
-/// Start job `job` now on `placement`.
+/// Start job `job` now on `placement`; or, with `preempt`, preempt running job `job`.
 struct Decision {
   int job = -1;
   Placement placement;
   /// A flexible job: the index in SchedContext::variants_of(job) of the variant it starts as
   /// (the placement lists that variant's D·S stages); -1 for a fixed job.
   int variant = -1;
+  /// Preempt running job `job` (placement and variant unused; only a scheduler whose
+  /// preempts() is true may): it writes a checkpoint (its checkpoint cost, blocking, its GPUs
+  /// held), then gives its GPUs back, holds none for faults.restart_s and waits in the queue
+  /// again ahead of later arrivals, resuming from that checkpoint. Its GPUs are free only once
+  /// the checkpoint ends, when the scheduler is called again; the view of this call does not
+  /// show them free (docs/model.md, "Failures and checkpoints").
+  bool preempt = false;
 };
 
 /// A scheduler is invoked at every event time with the waiting queue. It must be
@@ -105,6 +112,8 @@ class Scheduler {
                         std::vector<Decision>& out) = 0;
   /// Search effort so far (zero for schedulers that do not search).
   virtual SearchEffort effort() const { return {}; }
+  /// May it preempt running jobs (Decision::preempt)? No shipped preset does: their papers do not.
+  virtual bool preempts() const { return false; }
 };
 
 }  // namespace geopipe

@@ -46,6 +46,9 @@ const char* const kCanned[] = {
     "scheduler.max_region_switches=0",
     "scheduler.view_noise_sigma=0.999",
     "\"scenario\".\"name\"=x",
+    "faults.gpu_mtbf_h=0.5",
+    "faults.checkpoint_interval_s=\"none\"",
+    "cluster.region[0].spot_mtbp_h=0.01",
 };
 constexpr std::size_t kNumCanned = std::size(kCanned);
 
@@ -83,6 +86,9 @@ int fuzz_one(const std::uint8_t* data, std::size_t size) {
       auto scheduler = geopipe::make_scheduler(sc.scheduler.preset, sc.scheduler);
       geopipe::SimOptions opt;
       opt.price_events = false;
+      // Failures may restart a job up to 10^5 times per segment (model/faults.h): the budget keeps
+      // one input fast, and a run beyond it is an InputError like any other.
+      opt.max_events = 200'000;
       (void)geopipe::simulate(sc, jobs, *scheduler, sc.seed, opt);
     }
   } catch (const geopipe::InputError&) {

@@ -4,6 +4,7 @@
 // would practically never finish.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -286,6 +287,71 @@ TEST(Faults, APreemptionWhoseNoticeFitsACheckpointLosesNothing) {
     }
     EXPECT_NEAR(r.jobs[0].finish_s, m.gpu_hours * 3600 / 2 + static_cast<double>(m.preemptions) * 60, 1e-9 * W);
   }
+}
+
+/// Starts job 1 before job 0 whenever both wait, and preempts job 0 to make room for job 1
+/// (a shortest-first rule by hand: job 1 is the short one).
+class PreemptForJobOne final : public Scheduler {
+ public:
+  std::string_view name() const override { return "preempt-for-1"; }
+  bool preempts() const override { return true; }
+  void schedule(const SchedContext& ctx, const WaitingQueue& queue, ClusterView& view, std::vector<Decision>& out) override {
+    std::vector<int> order(queue.begin(), queue.end());
+    std::sort(order.begin(), order.end(), [](int a, int b) { return a == 1 ? true : b == 1 ? false : a < b; });
+    for (int j : order) {
+      Placement p{{0, 0}};
+      if (view.free_gpus[0] >= 2) {
+        view.commit(ctx.profile(j), p);
+        out.push_back({j, p});
+      } else if (j == 1 && !preempted_) {
+        Decision d;
+        d.job = 0;
+        d.preempt = true;
+        out.push_back(d);
+        preempted_ = true;
+      }
+    }
+  }
+
+ private:
+  bool preempted_ = false;
+};
+
+TEST(Faults, ASchedulerPreemptsAJobWhichResumesFromItsCheckpoint) {
+  // Two GPUs. Job 0 (W0 of work) runs from 0; job 1 (W1) arrives at t1 and the scheduler
+  // preempts job 0: it checkpoints for C, leaves at t1 + C, job 1 starts then and ends at
+  // t1 + C + W1; job 0 restarts after R < W1 and waits for job 1, then does its remaining
+  // W0 − t1: it ends at W0 + C + W1. Nothing is lost; one preemption, one restart.
+  Scenario sc = one_region(2);
+  const Job j0 = job(2, 20000, 0, 0);
+  const double W0 = work_s(sc, j0), W1 = work_s(sc, job(2, 4000));
+  const double t1 = W0 / 3, C = 13, R = W1 / 2;
+  sc.faults.checkpoint_cost_s = C;
+  sc.faults.restart_s = R;
+  const std::vector<Job> jobs = {j0, job(2, 4000, t1, 1)};
+  PreemptForJobOne s;
+  const SimResult r = simulate(sc, jobs, s, 1);
+  ASSERT_EQ(r.metrics.jobs_completed, 2);
+  EXPECT_NEAR(r.jobs[1].start_s, t1 + C, 1e-9 * W0);
+  EXPECT_NEAR(r.jobs[1].finish_s, t1 + C + W1, 1e-9 * W0);
+  EXPECT_NEAR(r.jobs[0].finish_s, W0 + C + W1, 1e-9 * W0);
+  EXPECT_EQ(r.jobs[0].start_s, 0.0);  // its first start
+  EXPECT_EQ(r.metrics.preemptions, 1);
+  EXPECT_EQ(r.jobs[0].preemptions, 1);
+  EXPECT_EQ(r.metrics.restarts, 1);
+  EXPECT_EQ(r.metrics.failures, 0);
+  EXPECT_EQ(r.metrics.lost_gpu_hours, 0.0);
+  EXPECT_NEAR(r.metrics.checkpoint_gpu_hours, 2 * C / 3600, 1e-12);
+  // A scheduler that does not declare preempts() may not preempt.
+  class Liar final : public Scheduler {
+   public:
+    std::string_view name() const override { return "liar"; }
+    void schedule(const SchedContext& ctx, const WaitingQueue& q, ClusterView& v, std::vector<Decision>& out) override {
+      inner_.schedule(ctx, q, v, out);
+    }
+    PreemptForJobOne inner_;
+  } liar;
+  EXPECT_THROW(simulate(sc, jobs, liar, 1), std::logic_error);
 }
 
 TEST(Faults, SpotPriceFactorAndPreemptionRateByHand) {
