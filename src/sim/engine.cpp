@@ -703,7 +703,7 @@ class Engine {
     if (D > 1) start_sync(r, p, j);
     r.gpus = D * p.stages * p.gpus_per_stage;
     r.remaining = p.iterations;
-    if (r.diloco) r.U = r.clock.total_units(p.iterations);
+    if (r.diloco) r.U = r.clock.total_units(static_cast<double>(jobs_[static_cast<size_t>(j)].iterations));
     r.last_t = t;
     ++running_;
     if (faults_on_) start_attempt(j, r, p, t);
@@ -957,9 +957,15 @@ class Engine {
     faults_.push({t + sc_.faults.restart_s, j, f.attempt, FaultKind::kRestart});
   }
 
+  /// Failed or preempted job j waits again: the scheduler sees what is left of it (its
+  /// profile's iterations, which its estimates and priorities read), not its whole length. A
+  /// DiLoCo job keeps its whole length (its progress is a cycle position).
   void job_restarts(int j) {
+    const JobFaults& f = jf_[static_cast<size_t>(j)];
     jf_[static_cast<size_t>(j)].restarting = false;
     --restarting_;
+    if (!(sc_.compute.dp_sync == DpSync::kDiLoCo && profile(j).data_parallel > 1))
+      profile_pool_[static_cast<size_t>(profile_slot_[static_cast<size_t>(j)])].iterations = f.resume_remaining;
     queue_.insert(j);
   }
 

@@ -299,6 +299,7 @@ class PreemptForJobOne final : public Scheduler {
     std::vector<int> order(queue.begin(), queue.end());
     std::sort(order.begin(), order.end(), [](int a, int b) { return a == 1 ? true : b == 1 ? false : a < b; });
     for (int j : order) {
+      if (j == 0 && preempted_) seen_iterations_ = ctx.profile(0).iterations;
       Placement p{{0, 0}};
       if (view.free_gpus[0] >= 2) {
         view.commit(ctx.profile(j), p);
@@ -312,6 +313,7 @@ class PreemptForJobOne final : public Scheduler {
       }
     }
   }
+  double seen_iterations_ = -1;  ///< job 0's iterations as the scheduler saw them after its preemption
 
  private:
   bool preempted_ = false;
@@ -342,6 +344,8 @@ TEST(Faults, ASchedulerPreemptsAJobWhichResumesFromItsCheckpoint) {
   EXPECT_EQ(r.metrics.failures, 0);
   EXPECT_EQ(r.metrics.lost_gpu_hours, 0.0);
   EXPECT_NEAR(r.metrics.checkpoint_gpu_hours, 2 * C / 3600, 1e-12);
+  // Waiting again, job 0 shows the scheduler what is left of it: 2/3 of its 20,000 iterations.
+  EXPECT_NEAR(s.seen_iterations_, 20000.0 * 2 / 3, 1e-6);
   // A scheduler that does not declare preempts() may not preempt.
   class Liar final : public Scheduler {
    public:
