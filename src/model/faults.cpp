@@ -6,22 +6,24 @@
 
 namespace geopipe {
 
-double failure_rate_per_s(std::span<const int> stage_region, int gpus_per_stage, const Topology& topo) {
+namespace {
+/// Σ g / (the region's mean time between events, `field`) over the placement's entries, per s.
+double rate_per_s(std::span<const int> stage_region, int gpus_per_stage, const Topology& topo, double Region::*field) {
   double rate = 0;
   for (int r : stage_region) {
-    const double m = topo.regions[static_cast<size_t>(r)].gpu_mtbf_s;
+    const double m = topo.regions[static_cast<size_t>(r)].*field;
     if (std::isfinite(m)) rate += gpus_per_stage / m;
   }
   return rate;
 }
+}  // namespace
+
+double failure_rate_per_s(std::span<const int> stage_region, int gpus_per_stage, const Topology& topo) {
+  return rate_per_s(stage_region, gpus_per_stage, topo, &Region::gpu_mtbf_s);
+}
 
 double preemption_rate_per_s(std::span<const int> stage_region, int gpus_per_stage, const Topology& topo) {
-  double rate = 0;
-  for (int r : stage_region) {
-    const double m = topo.regions[static_cast<size_t>(r)].spot_mtbp_s;
-    if (std::isfinite(m)) rate += gpus_per_stage / m;
-  }
-  return rate;
+  return rate_per_s(stage_region, gpus_per_stage, topo, &Region::spot_mtbp_s);
 }
 
 double checkpoint_cost_auto_s(std::span<const double> stage_params, std::span<const int> stage_region,

@@ -930,10 +930,6 @@ class Engine {
     }
   }
 
-  /// Job j fails at t: it loses its work since its last completed checkpoint, gives back its
-  /// GPUs and links, and waits restart_s before it waits in the queue again.
-  void job_fails(int j, double t) { job_stops(j, t, /*failed=*/true); }
-
   /// Job j stops at t, failed or evicted (a preemption's end): it loses its work since its last
   /// completed checkpoint, gives back its GPUs and links, and waits restart_s before it waits
   /// in the queue again.
@@ -1313,7 +1309,7 @@ class FaultSource final : public EventSource {
       e_.faults_.pop();
       switch (ev.kind) {
         case Engine::FaultKind::kFailure:
-          e_.job_fails(ev.job, t);
+          e_.job_stops(ev.job, t, /*failed=*/true);
           f.call = f.epoch = true;
           break;
         case Engine::FaultKind::kEvicted:

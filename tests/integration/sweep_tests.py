@@ -1583,6 +1583,47 @@ def test_format_upgrade(c):
           "old columns identical, new ones filled; a fresh run agrees")
 
 
+def upgrade_resumed(c, fmt, filled):
+    """The shared half of the format-upgrade tests: tests/sweep/data/format<fmt>.h5, relabelled as
+    this model's results (as_this_model), is resumed with every result reused (4) and rewritten
+    in format 8 with every old column unchanged bit for bit; filled(metrics, jobs) checks the
+    new columns; a fresh run of the same sweep by this build agrees with it bit for bit."""
+    data = os.path.join(c.src, "tests/sweep/data")
+    toml = os.path.join(data, f"format{fmt}.toml")
+    path = c.path(f"v{fmt}.h5")
+    as_this_model(c, path, toml)
+    with h5py.File(path, "r") as f:  # the results it holds now (this model's, in its format)
+        old_m, old_j = f["metrics"][:], f["jobs"][:]
+    p = c.run([c.bin, "sweep", toml, "-o", path, "--resume", "--no-mpi"])
+    assert accounting(p.stderr) == (4, 0, 0), p.stderr
+    with h5py.File(path, "r") as f:
+        assert int(f.attrs["format_version"]) == 8
+        m, j = f["metrics"][:], f["jobs"][:]
+    same_columns(old_m, m, old_j, j)
+    filled(m, j)
+    fresh = c.path(f"fresh{fmt}.h5")
+    c.run([c.bin, "sweep", toml, "-o", fresh, "--save-jobs", "--no-mpi"])
+    with h5py.File(fresh, "r") as f:
+        m8, j8 = f["metrics"][:], f["jobs"][:]
+    same_columns(m, m8, j, j8)
+
+
+def fixture_copy(c, fmt):
+    """A copy of tests/sweep/data/format<fmt>.h5 at c.path("v<fmt>.h5"); its path."""
+    path = c.path(f"v{fmt}.h5")
+    shutil.copy(os.path.join(c.src, "tests/sweep/data", f"format{fmt}.h5"), path)
+    with h5py.File(path, "r") as f:
+        assert int(f.attrs["format_version"]) == fmt
+    return path
+
+
+def summarize_means(c, path, metric):
+    p = c.run([c.bin, "summarize", path, "--metric", metric, "--format", "csv"])
+    rows = list(csv.DictReader(io.StringIO(p.stdout)))
+    assert rows, p.stdout
+    return [float(r["mean"]) for r in rows]
+
+
 def test_format6_upgrade(c):
     """A file of format 6 (tests/sweep/data/format6.h5, written by geopipe 3779462) is read as
     results of jobs of one pipeline each: summarize, geopipe.load and load_jobs see
@@ -1591,38 +1632,21 @@ def test_format6_upgrade(c):
     same sweep run afresh by this build agrees with it bit for bit, the new columns included."""
     sys.path.insert(0, os.path.join(c.src, "python"))
     import geopipe
-    data = os.path.join(c.src, "tests/sweep/data")
-    v6 = c.path("v6.h5")
-    shutil.copy(os.path.join(data, "format6.h5"), v6)
+    v6 = fixture_copy(c, 6)
     with h5py.File(v6, "r") as f:
-        assert int(f.attrs["format_version"]) == 6 and "sync_bytes" not in f["metrics"].dtype.names
-        assert "data_parallel" not in f["jobs"].dtype.names
-        old_m, old_j = f["metrics"][:], f["jobs"][:]
-    p = c.run([c.bin, "summarize", v6, "--metric", "sync_fraction", "--format", "csv"])
-    rows = list(csv.DictReader(io.StringIO(p.stdout)))
-    assert rows and all(float(r["mean"]) == 0.0 for r in rows), p.stdout
+        assert "sync_bytes" not in f["metrics"].dtype.names and "data_parallel" not in f["jobs"].dtype.names
+    assert all(v == 0.0 for v in summarize_means(c, v6, "sync_fraction"))
     df = geopipe.load(v6)
     assert (df["sync_bytes"] == 0).all() and (df["sync_fraction"] == 0).all()
     jobs = geopipe.load_jobs(v6)
     assert (jobs["data_parallel"] == 1).all() and (jobs["sync_bytes"] == 0).all()
     cols = list(jobs.columns)
     assert cols.index("data_parallel") == cols.index("gpus_per_stage") + 1, cols
-    as_this_model(c, v6, os.path.join(data, "format6.toml"))
-    with h5py.File(v6, "r") as f:  # the results it holds now (this model's, in format 6)
-        old_m, old_j = f["metrics"][:], f["jobs"][:]
-    p = c.run([c.bin, "sweep", os.path.join(data, "format6.toml"), "-o", v6, "--resume", "--no-mpi"])
-    assert accounting(p.stderr) == (4, 0, 0), p.stderr
-    with h5py.File(v6, "r") as f:
-        assert int(f.attrs["format_version"]) == 8
-        m, j = f["metrics"][:], f["jobs"][:]
-    same_columns(old_m, m, old_j, j)
-    assert (m["sync_bytes"] == 0).all() and (m["sync_fraction"] == 0).all()
-    assert (j["data_parallel"] == 1).all() and (j["sync_bytes"] == 0).all()
-    fresh = c.path("v8.h5")
-    c.run([c.bin, "sweep", os.path.join(data, "format6.toml"), "-o", fresh, "--save-jobs", "--no-mpi"])
-    with h5py.File(fresh, "r") as f:
-        m7, j7 = f["metrics"][:], f["jobs"][:]
-    same_columns(m, m7, j, j7)
+
+    def filled(m, j):
+        assert (m["sync_bytes"] == 0).all() and (m["sync_fraction"] == 0).all()
+        assert (j["data_parallel"] == 1).all() and (j["sync_bytes"] == 0).all()
+    upgrade_resumed(c, 6, filled)
     print("  format 6: read as results of one-pipeline jobs; --resume upgraded it to format 8, 4 results reused, "
           "old columns identical, new ones filled; a fresh run agrees bit for bit")
 
@@ -1636,15 +1660,10 @@ def test_format7_upgrade(c):
     for bit, the new columns included."""
     sys.path.insert(0, os.path.join(c.src, "python"))
     import geopipe
-    data = os.path.join(c.src, "tests/sweep/data")
-    v7 = c.path("v7.h5")
-    shutil.copy(os.path.join(data, "format7.h5"), v7)
+    v7 = fixture_copy(c, 7)
     with h5py.File(v7, "r") as f:
-        assert int(f.attrs["format_version"]) == 7 and "goodput" not in f["metrics"].dtype.names
-        assert "failures" not in f["jobs"].dtype.names
-    p = c.run([c.bin, "summarize", v7, "--metric", "goodput", "--format", "csv"])
-    rows = list(csv.DictReader(io.StringIO(p.stdout)))
-    assert rows and all(float(r["mean"]) == 1.0 for r in rows), p.stdout
+        assert "goodput" not in f["metrics"].dtype.names and "failures" not in f["jobs"].dtype.names
+    assert all(v == 1.0 for v in summarize_means(c, v7, "goodput"))
     df = geopipe.load(v7)
     for col in ("failures", "preemptions", "restarts", "lost_gpu_hours", "checkpoint_gpu_hours"):
         assert (df[col] == 0).all(), col
@@ -1655,22 +1674,11 @@ def test_format7_upgrade(c):
     assert (jobs["failures"] == 0).all() and (jobs["lost_gpu_hours"] == 0).all()
     cols = list(jobs.columns)
     assert cols.index("failures") == cols.index("sync_bytes") + 1, cols
-    as_this_model(c, v7, os.path.join(data, "format7.toml"))
-    with h5py.File(v7, "r") as f:  # the results it holds now (this model's, in format 7)
-        old_m, old_j = f["metrics"][:], f["jobs"][:]
-    p = c.run([c.bin, "sweep", os.path.join(data, "format7.toml"), "-o", v7, "--resume", "--no-mpi"])
-    assert accounting(p.stderr) == (4, 0, 0), p.stderr
-    with h5py.File(v7, "r") as f:
-        assert int(f.attrs["format_version"]) == 8
-        m, j = f["metrics"][:], f["jobs"][:]
-    same_columns(old_m, m, old_j, j)
-    assert (m["failures"] == 0).all() and (m["goodput"] == 1).all() and (m["checkpoint_gpu_hours"] == 0).all()
-    assert (j["failures"] == 0).all() and (j["restarts"] == 0).all() and (j["checkpoint_gpu_hours"] == 0).all()
-    fresh = c.path("v8.h5")
-    c.run([c.bin, "sweep", os.path.join(data, "format7.toml"), "-o", fresh, "--save-jobs", "--no-mpi"])
-    with h5py.File(fresh, "r") as f:
-        m8, j8 = f["metrics"][:], f["jobs"][:]
-    same_columns(m, m8, j, j8)
+
+    def filled(m, j):
+        assert (m["failures"] == 0).all() and (m["goodput"] == 1).all() and (m["checkpoint_gpu_hours"] == 0).all()
+        assert (j["failures"] == 0).all() and (j["restarts"] == 0).all() and (j["checkpoint_gpu_hours"] == 0).all()
+    upgrade_resumed(c, 7, filled)
     print("  format 7: read as results without failures; --resume upgraded it to format 8, 4 results reused, "
           "old columns identical, new ones filled; a fresh run agrees bit for bit")
 

@@ -187,10 +187,12 @@ TEST(Faults, LostWorkIsTheTimeSinceTheLastCheckpoint) {
   sc.faults.checkpoint_interval_s = W / 5;
   sc.faults.checkpoint_cost_s = W / 100;
   sc.faults.restart_s = W / 50;
+  long failures = 0;
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
     ScriptedScheduler s(Placements{{0, 0}});
     const SimResult r = simulate(sc, {j}, s, seed);
     const ScenarioMetrics& m = r.metrics;
+    failures += m.failures;
     EXPECT_NEAR(m.gpu_hours, 2 * W / 3600 + m.lost_gpu_hours + m.checkpoint_gpu_hours, 1e-9 * m.gpu_hours);
     EXPECT_NEAR(m.goodput, 2 * W / 3600 / m.gpu_hours, 1e-9);
     EXPECT_EQ(r.jobs[0].failures, m.failures);
@@ -202,6 +204,7 @@ TEST(Faults, LostWorkIsTheTimeSinceTheLastCheckpoint) {
     ScriptedScheduler s2(Placements{{0, 0}});
     EXPECT_EQ(simulate(sc, {j}, s2, seed).jobs[0].finish_s, r.jobs[0].finish_s);
   }
+  EXPECT_GT(failures, 20);  // about 2.2 per run at λ = 2/W: the identities are tested with failures
 }
 
 TEST(Faults, AFailedJobWaitsAheadOfLaterArrivals) {
@@ -215,13 +218,16 @@ TEST(Faults, AFailedJobWaitsAheadOfLaterArrivals) {
   sc.faults.checkpoint_interval_s = kInf;
   sc.faults.restart_s = 0;
   const std::vector<Job> jobs = {j0, job(2, 10, 1.0, 1)};
+  int failed_runs = 0;
   for (std::uint64_t seed = 1; seed <= 10; ++seed) {
     ScriptedScheduler s(Placements{{0, 0}, {0, 0}});
     const SimResult r = simulate(sc, jobs, s, seed);
     ASSERT_EQ(r.metrics.jobs_completed, 2);
     if (r.jobs[0].failures == 0) continue;
+    ++failed_runs;
     EXPECT_GE(r.jobs[1].start_s, r.jobs[0].finish_s) << seed;
   }
+  EXPECT_GE(failed_runs, 5);  // e^{-4} of runs see no failure: the case is exercised
 }
 
 TEST(Faults, AJobThatWouldPracticallyNeverFinishIsRefused) {
