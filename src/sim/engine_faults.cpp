@@ -1,0 +1,143 @@
+// Failures, checkpoints, preemptions and restarts of running jobs (docs/model.md, "Failures and
+// checkpoints"): the Engine's members that act on them (sim/engine_impl.h).
+#include <cmath>
+#include <cstdio>
+
+#include "sim/engine_impl.h"
+
+namespace geopipe::engine_detail {
+
+void Engine::start_attempt(int j, Running& r, const JobProfile& p, double t) {
+  JobFaults& f = jf_[static_cast<size_t>(j)];
+  r.version = f.version;
+  r.remaining = f.resume_remaining;
+  if (r.diloco) r.u = f.resume_u;
+  if (f.attempt > 0) {
+    acc_.job_restarted();
+    if (opt_.record_jobs) ++rec_[static_cast<size_t>(j)].restarts;
+  }
+  const FaultParams& fp = sc_.faults;
+  r.lambda = failure_rate_per_s(r.regions, p.gpus_per_stage, topo_);
+  r.ckpt_cost_s = fp.checkpoint_cost_s ? *fp.checkpoint_cost_s
+                                       : checkpoint_cost_auto_s(p.params, r.regions, fp.checkpoint_bytes_per_param, topo_);
+  r.ckpt_every_s = fp.checkpoint_interval_s ? *fp.checkpoint_interval_s
+                                            : young_daly_interval_s(r.ckpt_cost_s, r.lambda > 0 ? 1.0 / r.lambda : kInf);
+  r.segment_start_s = t;
+  if (r.lambda > 0) {
+    Rng rng(derive_stream_seed(fault_seed_, (static_cast<std::uint64_t>(j) << 32) | static_cast<std::uint32_t>(f.attempt)));
+    faults_.push({t - std::log(rng.uniform_pos()) / r.lambda, j, f.attempt, FaultKind::kFailure});
+  }
+  if (std::isfinite(r.ckpt_every_s)) faults_.push({t + r.ckpt_every_s, j, f.attempt, FaultKind::kCheckpointStart});
+  r.lambda_spot = preemption_rate_per_s(r.regions, p.gpus_per_stage, topo_);
+  if (r.lambda_spot > 0) {
+    Rng rng(derive_stream_seed(spot_seed_, (static_cast<std::uint64_t>(j) << 32) | static_cast<std::uint32_t>(f.attempt)));
+    faults_.push({t - std::log(rng.uniform_pos()) / r.lambda_spot, j, f.attempt, FaultKind::kPreemptNotice});
+  }
+}
+
+void Engine::check_segment(int j, const Running& r, double t) const {
+  // Preemptions lose work too when no checkpoint fits in their notice.
+  const double lambda = r.lambda + (r.ckpt_cost_s > sc_.faults.preemption_notice_s ? r.lambda_spot : 0.0);
+  if (lambda <= 0 || std::isinf(r.T)) return;
+  const double left_s = r.diloco ? r.clock.time_to(r.U, r.T_inner, r.Y) - r.clock.time_to(r.u, r.T_inner, r.Y)
+                                 : r.remaining * r.T;
+  const double x = std::min(r.ckpt_every_s + r.ckpt_cost_s, left_s);
+  const double expected = std::expm1(lambda * x);
+  if (!(expected > kMaxExpectedFailuresPerSegment)) return;
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "job %d, started at t = %s on %d GPUs (a failure every %s), needs %s of work before its next "
+                "checkpoint or its end and would expect %.3g failures before it got there",
+                j, format_seconds(t).c_str(), r.gpus, format_seconds(1.0 / lambda).c_str(), format_seconds(x).c_str(),
+                expected);
+  throw InputError(sc_.source_path, 0, 0,
+                   std::string(buf) + " (expected at most " + std::to_string(static_cast<long>(kMaxExpectedFailuresPerSegment)) +
+                       ": a longer faults.gpu_mtbf_h or spot_mtbp_h, or checkpoints: faults.checkpoint_interval_s)");
+}
+
+bool Engine::fault_valid(const FaultEvent& e) const {
+  const JobFaults& f = jf_[static_cast<size_t>(e.job)];
+  if (f.attempt != e.attempt) return false;
+  if (e.kind == FaultKind::kRestart) return f.restarting;
+  if (!is_running(e.job)) return false;
+  const Running& r = slots_[static_cast<size_t>(slot_of_[static_cast<size_t>(e.job)])];
+  switch (e.kind) {
+    case FaultKind::kCheckpointStart: return !r.checkpointing && !r.evicting;
+    case FaultKind::kCheckpointEnd: return r.checkpointing;
+    case FaultKind::kPreemptNotice: return !r.evicting;
+    case FaultKind::kEvicted: return r.evicting;
+    default: return true;
+  }
+}
+
+void Engine::checkpoint_starts(int j, double t) {
+  settle(j, t);
+  Running& r = running(j);
+  r.checkpointing = true;
+  r.ckpt_end_s = t + r.ckpt_cost_s;
+  update_timing(j, t);  // no progress, idle power; its completion is withdrawn
+  faults_.push({r.ckpt_end_s, j, jf_[static_cast<size_t>(j)].attempt, FaultKind::kCheckpointEnd});
+}
+
+void Engine::checkpoint_ends(int j, double t) {
+  settle(j, t);
+  Running& r = running(j);
+  JobFaults& f = jf_[static_cast<size_t>(j)];
+  const double gpu_s = r.gpus * r.ckpt_cost_s;
+  acc_.checkpoint_written(gpu_s);
+  if (opt_.record_jobs) rec_[static_cast<size_t>(j)].checkpoint_gpu_hours += gpu_s / units::kSecondsPerHour;
+  if (timeline_) timeline_->job_mark(t, j, TimelineMark::Kind::kCheckpoint, r.ckpt_cost_s);
+  f.resume_remaining = r.remaining;
+  f.resume_u = r.u;
+  r.segment_start_s = t;
+  r.checkpointing = false;
+  if (r.evicting) return job_stops(j, t, /*failed=*/false);  // it saved all it did within its notice
+  update_timing(j, t);
+  if (std::isfinite(r.ckpt_every_s)) faults_.push({t + r.ckpt_every_s, j, f.attempt, FaultKind::kCheckpointStart});
+}
+
+void Engine::preempt_notice(int j, double t, double notice) {
+  Running& r = running(j);
+  r.evicting = true;
+  acc_.job_preempted();
+  if (opt_.record_jobs) ++rec_[static_cast<size_t>(j)].preemptions;
+  const int attempt = jf_[static_cast<size_t>(j)].attempt;
+  if (r.checkpointing) {
+    if (r.ckpt_end_s > t + notice) faults_.push({t + notice, j, attempt, FaultKind::kEvicted});
+  } else if (r.ckpt_cost_s <= notice) {
+    checkpoint_starts(j, t);
+  } else {
+    faults_.push({t + notice, j, attempt, FaultKind::kEvicted});
+  }
+}
+
+void Engine::job_stops(int j, double t, bool failed) {
+  settle(j, t);
+  Running& r = running(j);
+  JobFaults& f = jf_[static_cast<size_t>(j)];
+  const double lost_gpu_s = r.gpus * (t - r.segment_start_s);
+  acc_.job_lost(lost_gpu_s, failed);
+  if (opt_.record_jobs) {
+    JobRecord& rec = rec_[static_cast<size_t>(j)];
+    if (failed) ++rec.failures;
+    rec.lost_gpu_hours += lost_gpu_s / units::kSecondsPerHour;
+  }
+  f.version = r.version + 1;
+  release(j);
+  ++f.attempt;
+  f.restarting = true;
+  ++restarting_;
+  if (timeline_) timeline_->job_failed(t, j, failed);
+  faults_.push({t + sc_.faults.restart_s, j, f.attempt, FaultKind::kRestart});
+}
+
+void Engine::job_restarts(int j) {
+  const JobFaults& f = jf_[static_cast<size_t>(j)];
+  jf_[static_cast<size_t>(j)].restarting = false;
+  --restarting_;
+  if (!(sc_.compute.dp_sync == DpSync::kDiLoCo && profile(j).data_parallel > 1))
+    profile_pool_[static_cast<size_t>(profile_slot_[static_cast<size_t>(j)])].iterations = f.resume_remaining;
+  queue_.insert(j);
+}
+
+}  // namespace geopipe::engine_detail
