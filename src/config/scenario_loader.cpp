@@ -271,11 +271,33 @@ void Builder::build_cluster(Scenario& sc) {
     }
     r.gpu_count = static_cast<int>(std::max<long long>(0, std::llround(static_cast<double>(gpus) * sc.capacity_scale)));
 
-    // Spot capacity: its preemptions and its discount on the price (docs/model.md, "Failures and checkpoints").
+    // Spot capacity: its preemptions (at a rate, or where a measured availability series falls)
+    // and its discount on the price (docs/model.md, "Failures and checkpoints").
     double price_factor = 1;
     if (const toml::node* m = get(t, "spot_mtbp_h")) r.spot_mtbp_s = number_of(*m) * units::kSecondsPerHour;
+    if (const toml::node* gs = get(t, "gpus_series")) {
+      SeriesColumn col;
+      col.names = {"gpus"};
+      col.max_value = static_cast<double>(gpus);  // a region has at most its gpus
+      col.whole_numbers = true;
+      col.constant_key = "gpus";
+      auto& cached = region_series_[std::string("gpus") + '\0' + resolved_path(*gs) + '\0' + std::to_string(gpus) + '\0' +
+                                    std::to_string(std::bit_cast<std::uint64_t>(sc.capacity_scale))];
+      if (!cached) {
+        SeriesTable st = read_series_file(*gs, p + ".gpus_series", {col});
+        // cluster.capacity_scale as for gpus: max(0, round(v × scale)), halves away from zero
+        for (double& v : st.values[0]) v = std::max(0.0, std::round(v * sc.capacity_scale));
+        auto series = std::make_shared<const StepSeries>(std::move(st.times_s), std::move(st.values[0]), series_end_,
+                                                         /*merge_equal_steps=*/true, StepSeries::Integral::kNone);
+        if (series->max_value() <= 0)
+          fail(*gs, p + ".gpus_series: the region has no GPU at any time of the series (leave the region out)");
+        cached = std::move(series);
+      }
+      r.gpus_series = cached;
+    }
     if (const toml::node* f = get(t, "spot_price_factor")) {
-      if (!r.spot()) fail(*f, p + ".spot_price_factor is given without spot_mtbp_h (the spot capacity's preemptions)");
+      if (!r.spot())
+        fail(*f, p + ".spot_price_factor is given without spot_mtbp_h or gpus_series (the spot capacity's preemptions)");
       price_factor = number_of(*f);
     }
     const toml::node* flat = get(t, "price_usd_per_kwh");

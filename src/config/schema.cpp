@@ -148,8 +148,10 @@ const TableSpec& region_spec() {
           .says("mean time between job-killing failures of one GPU of this region (docs/model.md, \"Failures and checkpoints\")"),
       F("spot_mtbp_h", K::kFloat).ge(kMinMtbfH).le(kMaxMtbfH).def("none (on-demand)").in("h").added_later()
           .says("spot capacity: mean time between preemptions of one GPU of this region (docs/model.md, \"Failures and checkpoints\")"),
+      F("gpus_series", K::kString).def("none").file().added_later()
+          .says("spot capacity as a CSV availability series (time_s or datetime, and gpus: whole GPUs, at most gpus); jobs are evicted where it falls"),
       F("spot_price_factor", K::kFloat).gt(0).le(1).def(1).added_later()
-          .says("spot capacity: multiplies the region's electricity price (its discount); needs spot_mtbp_h"),
+          .says("spot capacity: multiplies the region's electricity price (its discount); needs spot_mtbp_h or gpus_series"),
       F("checkpoint_gbps", K::kFloat).ge(kMinGbps).le(kMaxGbps).def(kDefaultCheckpointGbps).in("Gbit/s").added_later()
           .says("storage write bandwidth of the region for \"auto\" checkpoint costs"),
   }};

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 
 #include "util/csv_read.h"
 #include "util/datetime.h"
@@ -173,6 +174,9 @@ SeriesTable read_series_csv(std::string_view text, const std::string& path, cons
                                                         : zero ? "; clip zeros to a small positive value in the file"
                                                                : "") +
                                                        ")");
+      if (col.whole_numbers && *v != std::floor(*v))
+        throw InputError(path, vc.line, vc.column,
+                         name + ": " + vc.text + " is not a whole number (expected a count, as " + col.constant_key + ")");
       row[k] = *v * col.scale;
     }
     if (calendar && t <= 0) {

@@ -1,6 +1,6 @@
 // Time-series CSV files of a scenario (docs/scenario-format.md, "Time series"): a link's
-// capacity (`bandwidth_trace`), a region's electricity price (`price_series`) and carbon
-// intensity (`carbon_series`). The one reader of their syntax: CSV as every CSV geopipe reads
+// capacity (`bandwidth_trace`), a region's electricity price (`price_series`), carbon
+// intensity (`carbon_series`) and available spot GPUs (`gpus_series`). The one reader of their syntax: CSV as every CSV geopipe reads
 // (util/csv_read.h), a header naming a time column and value columns, one step per row.
 //
 // Time column (the first of these names in the header, case-insensitive):
@@ -34,6 +34,7 @@ struct SeriesColumn {
   std::string zero_means;          ///< what a 0 is, for the range message (e.g. "an outage")
   std::string constant_key;        ///< the key the series replaces, for the range message
   double scale = 1.0;              ///< each value read is multiplied by it (after the range check)
+  bool whole_numbers = false;      ///< values must be whole numbers (a count of GPUs)
 };
 
 struct SeriesTable {

@@ -76,7 +76,14 @@ struct Region {
   /// GPUs, s; +inf = on-demand capacity, never preempted. Its price already carries the spot
   /// discount (`spot_price_factor`, applied by the config loader).
   double spot_mtbp_s = std::numeric_limits<double>::infinity();
-  bool spot() const { return spot_mtbp_s < std::numeric_limits<double>::infinity(); }
+  /// Spot capacity as a measured availability series (`gpus_series`; docs/model.md, "Failures
+  /// and checkpoints"): the GPUs it has at each time, whole numbers in [0, gpu_count] (after
+  /// cluster.capacity_scale); null = gpu_count always. gpu_count stays what the static uses see
+  /// (load-time feasibility, the idle cluster); the engine evicts jobs when the series falls
+  /// below what they hold. Shared, immutable.
+  std::shared_ptr<const StepSeries> gpus_series;
+  /// Spot capacity: preempted at a rate, or by a measured availability series.
+  bool spot() const { return spot_mtbp_s < std::numeric_limits<double>::infinity() || gpus_series != nullptr; }
   /// Storage write bandwidth for checkpoints, bytes/s (`checkpoint_gbps`; model/faults.h).
   double checkpoint_bytes_per_s = units::gbps_to_bytes_per_s(kDefaultCheckpointGbps);
 };

@@ -54,7 +54,14 @@ Engine::Engine(const Scenario& sc, const std::vector<Job>& jobs, Scheduler& sche
   }
   const int R = topo_.num_regions();
   free_.resize(static_cast<size_t>(R));
-  for (int r = 0; r < R; ++r) free_[static_cast<size_t>(r)] = topo_.regions[static_cast<size_t>(r)].gpu_count;
+  avail_.resize(static_cast<size_t>(R));
+  for (int r = 0; r < R; ++r) {
+    const Region& reg = topo_.regions[static_cast<size_t>(r)];
+    // A spot availability series: the GPUs it has at 0 (GpuCapacitySource follows its steps).
+    avail_[static_cast<size_t>(r)] = reg.gpus_series ? static_cast<int>(reg.gpus_series->value_at(0)) : reg.gpu_count;
+    free_[static_cast<size_t>(r)] = avail_[static_cast<size_t>(r)];
+    has_gpu_series_ |= reg.gpus_series != nullptr;
+  }
   flow_count_.assign(static_cast<size_t>(R * R), 0);
   ctx_.topo = &topo_;
   ctx_.compute = &sc.compute;
@@ -111,7 +118,14 @@ SimResult Engine::run() {
     fire(EventSource::Phase::kObserve);
     if (fired.epoch) ++epoch_;
     if (!queue_.empty() && fired.call) call_scheduler(t);
-    if (timeline_) timeline_->sample(t, free_, net_.capacities(), net_.residuals(), queue_.size());
+    if (timeline_) {
+      // The timeline's busy GPUs are gpu_count − free: GPUs a series takes away are not busy.
+      if (has_gpu_series_) {
+        tl_free_ = free_;
+        for (size_t r = 0; r < tl_free_.size(); ++r) tl_free_[r] += topo_.regions[r].gpu_count - avail_[r];
+      }
+      timeline_->sample(t, has_gpu_series_ ? tl_free_ : free_, net_.capacities(), net_.residuals(), queue_.size());
+    }
     last_t = t;
     // Nothing runs and nothing will arrive: only a new measurement of the idle network (or a
     // change of a link's capacity) can still start a waiting job. With none to come, or too
@@ -149,6 +163,7 @@ double Engine::error_limit_of_series(const Topology& topo) {
   for (const auto& reg : topo.regions) {
     take(reg.price.step_series());
     take(reg.carbon_series.get());
+    take(reg.gpus_series.get());
   }
   for (const auto& l : topo.links) take(l.capacity_series.get());
   return lim;
@@ -434,6 +449,8 @@ void Engine::start(int j, Placement&& pl, double t) {
   free_slots_.pop_back();
   Running& r = running(j);
   r.reset();
+  r.job = j;
+  r.attempt_start_s = t;
   r.regions = pl.stage_region;
   r.replicas = D;
   r.fwd.resize(static_cast<size_t>(D * S));
@@ -596,8 +613,10 @@ void Engine::build_view(double t) {
   view_.compute = &sc_.compute;
   view_.now_s = t;
   view_.free_gpus = free_;
+  if (has_gpu_series_)
+    for (size_t r = 0; r < free_.size(); ++r) view_.free_gpus[r] = visible_free(static_cast<int>(r));
   view_.total_free = 0;
-  for (int f : free_) view_.total_free += f;
+  for (int f : view_.free_gpus) view_.total_free += f;
   view_.flows = flow_count_;
   if (has_link_series_) {
     view_.capacity = net_.capacities();
@@ -635,10 +654,20 @@ void Engine::check_progress(double t) {
   else if (tried >= opt_.max_idle_measurements)
     why = "it found no placement in " + std::to_string(tried) + " measurements of the idle network";
   if (why.empty()) return;
+  // Spot availability series that ended below the regions' GPUs (sim.series_end = "hold"): the
+  // input, not the scheduler, leaves too few GPUs.
+  std::string cause = "a scheduler bug";
+  for (size_t r = 0; r < avail_.size(); ++r)
+    if (avail_[r] < topo_.regions[r].gpu_count) {
+      cause = "region '" + topo_.regions[r].name + "' has " + std::to_string(avail_[r]) + " of its " +
+              std::to_string(topo_.regions[r].gpu_count) + " GPUs at the end of its gpus_series: a scheduler bug, or " +
+              "spot capacity that never returns (end the series with more GPUs, or wrap it)";
+      break;
+    }
   throw SimulationFailure("scheduler '" + std::string(sched_.name()) + "' left " + std::to_string(queue_.size()) +
                           " job" + (queue_.size() == 1 ? "" : "s") + " waiting on an idle cluster at t = " +
                           format_seconds(t) + " (the first is job " + std::to_string(queue_.front()) + "; " + why +
-                          "; a scheduler bug)");
+                          "; " + cause + ")");
 }
 
 void Engine::call_scheduler(double t) {

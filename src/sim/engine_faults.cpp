@@ -1,5 +1,6 @@
 // Failures, checkpoints, preemptions and restarts of running jobs (docs/model.md, "Failures and
 // checkpoints"): the Engine's members that act on them (sim/engine_impl.h).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -138,6 +139,41 @@ void Engine::job_restarts(int j) {
   if (!(sc_.compute.dp_sync == DpSync::kDiLoCo && profile(j).data_parallel > 1))
     profile_pool_[static_cast<size_t>(profile_slot_[static_cast<size_t>(j)])].iterations = f.resume_remaining;
   queue_.insert(j);
+}
+
+int Engine::gpus_in(const Running& r, int reg) const {
+  const int stages = static_cast<int>(std::count(r.regions.begin(), r.regions.end(), reg));
+  return stages * profile(r.job).gpus_per_stage;
+}
+
+bool Engine::gpus_change(int reg, int gpus, double t) {
+  const auto k = static_cast<size_t>(reg);
+  const int delta = gpus - avail_[k];
+  avail_[k] = gpus;
+  free_[k] += delta;
+  if (free_[k] >= 0) return delta > 0;
+  // The jobs there hold more than the region has: jobs under a notice give theirs back at its
+  // end; of the others, the attempts started last are evicted first.
+  int missing = -free_[k];
+  victims_.clear();
+  for (size_t s = 0; s < slots_.size(); ++s) {
+    const Running& r = slots_[s];
+    if (r.job < 0 || slot_of_[static_cast<size_t>(r.job)] != static_cast<int>(s)) continue;  // a free slot
+    const int held = gpus_in(r, reg);
+    if (held == 0) continue;
+    if (r.evicting) missing -= held;
+    else victims_.push_back(r.job);
+  }
+  std::sort(victims_.begin(), victims_.end(), [&](int a, int b) {
+    const double sa = running(a).attempt_start_s, sb = running(b).attempt_start_s;
+    return sa != sb ? sa > sb : a > b;
+  });
+  for (int j : victims_) {
+    if (missing <= 0) break;
+    missing -= gpus_in(running(j), reg);
+    preempt_notice(j, t, sc_.faults.preemption_notice_s);
+  }
+  return delta > 0;
 }
 
 }  // namespace geopipe::engine_detail

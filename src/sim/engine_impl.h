@@ -85,6 +85,8 @@ struct Running {
   // Spot capacity: the rate of its preemptions; after a notice it is being evicted.
   double lambda_spot = 0;
   bool evicting = false;
+  int job = -1;               ///< the job in this slot (a free slot keeps its last one)
+  double attempt_start_s = 0; ///< when this attempt started (the eviction order of gpus_series)
 
   /// The state of a slot about to hold a newly started job: every field as default-constructed,
   /// the vectors emptied but keeping their storage (a slot is reused by job after job).
@@ -101,8 +103,9 @@ struct Running {
     sync_egress_usd = sync_cross_bytes = sync_s = 0;
     diloco = false;
     u = U = T_inner = Y = 0;
-    lambda = ckpt_cost_s = ckpt_every_s = segment_start_s = ckpt_end_s = lambda_spot = 0;
+    lambda = ckpt_cost_s = ckpt_every_s = segment_start_s = ckpt_end_s = lambda_spot = attempt_start_s = 0;
     checkpointing = evicting = false;
+    job = -1;
   }
 };
 
@@ -161,6 +164,7 @@ class Engine {
   friend class LinkCapacitySource;
   friend class MonitorSource;
   friend class FaultSource;
+  friend class GpuCapacitySource;
  public:
   Engine(const Scenario& sc, const std::vector<Job>& jobs, Scheduler& sched, std::uint64_t seed, const SimOptions& opt);
   ~Engine();
@@ -308,6 +312,18 @@ class Engine {
   /// DiLoCo job keeps its whole length (its progress is a cycle position).
   void job_restarts(int j);
 
+  /// GPUs running job r holds in region `reg`.
+  int gpus_in(const Running& r, int reg) const;
+  /// Region reg's available GPUs (its gpus_series) become `gpus` at t: free GPUs follow, and
+  /// if the jobs there hold more than it has, jobs are evicted (preempt_notice with
+  /// faults.preemption_notice_s) whose attempts started last first (ties: the higher job id),
+  /// until they, with the jobs already under a notice there, give back what is missing.
+  /// Returns whether the region gained GPUs.
+  bool gpus_change(int reg, int gpus, double t);
+  /// The free GPUs a scheduler sees in region r: none while jobs under a notice still hold
+  /// more than the region has (free_ < 0 then).
+  int visible_free(int r) const { return std::max(0, free_[static_cast<size_t>(r)]); }
+
   void build_view(double t);
 
   // The run needs more than opt_.max_events event times: an InputError that names the source
@@ -379,6 +395,12 @@ class Engine {
   std::vector<JobFaults> jf_;     ///< per job (faults_on_ only)
   std::priority_queue<FaultEvent, std::vector<FaultEvent>, std::greater<>> faults_;
   int restarting_ = 0;            ///< failed jobs within their restart_s
+  // Spot availability series (Region::gpus_series): the GPUs each region has now (gpu_count
+  // without a series). free_ = avail_ − what running jobs hold, negative while evicted jobs
+  // use their notice.
+  std::vector<int> avail_;
+  bool has_gpu_series_ = false;
+  std::vector<int> victims_, tl_free_;  ///< scratch: eviction candidates; the timeline's free GPUs
 };
 
 }  // namespace geopipe::engine_detail

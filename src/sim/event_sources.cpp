@@ -142,6 +142,59 @@ class LinkCapacitySource final : public EventSource {
   std::vector<int> links_;                   ///< its direction a * R + b
 };
 
+// Steps of spot availability series (Region::gpus_series, docs/model.md, "Failures and
+// checkpoints"): a rise gives GPUs (a new epoch, the scheduler is called), a fall below what
+// jobs hold there evicts some of them (Engine::gpus_change). Steps matter while a job runs,
+// waits or will arrive; past the last job fire() catches up with the value at t.
+class GpuCapacitySource final : public EventSource {
+ public:
+  explicit GpuCapacitySource(Engine& e) : EventSource(e) {
+    for (int r = 0; r < e.topo_.num_regions(); ++r) {
+      const StepSeries* s = e.topo_.regions[static_cast<size_t>(r)].gpus_series.get();
+      if (!s) continue;
+      const int k = static_cast<int>(cursors_.size());
+      cursors_.emplace_back(*s);
+      regions_.push_back(r);
+      const double nx = cursors_.back().next_change_s();
+      if (nx < kInf) due_.push({nx, k});
+    }
+  }
+  double next_s() override {
+    const bool matters = e_.running_ > 0 || !e_.queue_.empty() || e_.next_arrival_ < e_.jobs_.size();
+    return matters && !due_.empty() ? due_.top().t : kInf;
+  }
+  Fired fire(double t) override {
+    Fired f;
+    while (!due_.empty() && due_.top().t <= t) {
+      const int k = due_.top().series;
+      due_.pop();
+      StepSeries::Cursor& c = cursors_[static_cast<size_t>(k)];
+      c.advance_to(t);
+      const int reg = regions_[static_cast<size_t>(k)];
+      const int gpus = static_cast<int>(c.value());
+      if (gpus != e_.avail_[static_cast<size_t>(reg)] && e_.gpus_change(reg, gpus, t)) f.call = f.epoch = true;
+      const double nx = c.next_change_s();
+      if (nx < kInf) due_.push({nx, k});
+    }
+    return f;
+  }
+  bool may_unblock_later() const override { return !due_.empty(); }
+  std::string what() const override { return "were steps of spot availability series (gpus_series)"; }
+  std::string fewer() const override {
+    return "a coarser gpus_series (fewer steps), or jobs that finish sooner (shorter or fewer jobs, more GPUs)";
+  }
+
+ private:
+  struct Due {
+    double t;
+    int series;  ///< index into cursors_ (region order: ties by region)
+    bool operator>(const Due& o) const { return t > o.t || (t == o.t && series > o.series); }
+  };
+  std::priority_queue<Due, std::vector<Due>, std::greater<>> due_;
+  std::vector<StepSeries::Cursor> cursors_;  ///< one per region with a series, in region order
+  std::vector<int> regions_;                 ///< its region
+};
+
 // The scheduler's bandwidth monitor (sim/bandwidth_monitor.h): its ticks are events only while
 // jobs wait (otherwise no decision needs them, and before() takes the latest one lazily); it
 // observes the links after they were re-shared.
@@ -237,6 +290,7 @@ void Engine::make_sources() {
   if (has_profiles_ && opt_.price_events) sources_.push_back(std::make_unique<PriceSource>(*this));
   for (const Link& l : topo_.links) has_link_series_ |= l.capacity_series != nullptr;
   if (has_link_series_) sources_.push_back(std::make_unique<LinkCapacitySource>(*this));
+  if (has_gpu_series_) sources_.push_back(std::make_unique<GpuCapacitySource>(*this));
   sources_.push_back(std::make_unique<MonitorSource>(*this));
 }
 

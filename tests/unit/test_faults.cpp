@@ -7,10 +7,13 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "model/faults.h"
 #include "model/scenario.h"
+#include "model/step_series.h"
 #include "sched/registry.h"
 #include "sim/engine.h"
 #include "unit_common.h"
@@ -403,6 +406,123 @@ TEST(Faults, EveryPresetFinishesEveryJobUnderFailures) {
     EXPECT_GT(r.metrics.failures, 0) << name;
     EXPECT_GT(r.metrics.checkpoint_gpu_hours, 0) << name;
     EXPECT_LT(r.metrics.goodput, 1.0) << name;
+    EXPECT_NEAR(r.metrics.goodput * r.metrics.gpu_hours,
+                r.metrics.gpu_hours - r.metrics.lost_gpu_hours - r.metrics.checkpoint_gpu_hours, 1e-9) << name;
+  }
+}
+
+/// A spot availability series of region 0: `gpus[k]` GPUs from `times[k]`, held after the last.
+void spot_series(Scenario& sc, std::vector<double> times, std::vector<double> gpus) {
+  sc.topology.regions[0].gpus_series = std::make_shared<const StepSeries>(
+      std::move(times), std::move(gpus), SeriesEnd::kHold, /*merge_equal_steps=*/true, StepSeries::Integral::kNone);
+}
+
+TEST(Faults, ASpotSeriesEvictsAJobWhichResumesWhenItsGpusReturn) {
+  // Two GPUs, gone from W/4 to W/2 (gpus_series). The job gets the notice at W/4, writes its
+  // 17 s checkpoint, leaves, restarts after R = 60 s and waits until W/2 for GPUs; it then does
+  // its last 3W/4: JCT = W/2 + 3W/4 = 5W/4 exactly, nothing lost.
+  Scenario sc = one_region(2);
+  const Job j = job(2, 2000000);
+  const double W = work_s(sc, j);
+  ASSERT_GT(W / 4, 17 + 60);  // the restart ends before the GPUs return
+  sc.faults.checkpoint_interval_s = kInf;
+  sc.faults.checkpoint_cost_s = 17;
+  sc.faults.restart_s = 60;
+  spot_series(sc, {0, W / 4, W / 2}, {2, 0, 2});
+  {
+    ScriptedScheduler s(Placements{{0, 0}});
+    const SimResult r = simulate(sc, {j}, s, 1);
+    EXPECT_NEAR(r.jobs[0].finish_s, 1.25 * W, 1e-9 * W);
+    EXPECT_EQ(r.metrics.preemptions, 1);
+    EXPECT_EQ(r.metrics.restarts, 1);
+    EXPECT_EQ(r.metrics.failures, 0);
+    EXPECT_EQ(r.metrics.lost_gpu_hours, 0.0);
+    EXPECT_NEAR(r.metrics.checkpoint_gpu_hours, 2 * 17.0 / 3600, 1e-12);
+    // GPU-hours held: the work and the checkpoint; none while the GPUs were gone.
+    EXPECT_NEAR(r.metrics.gpu_hours, 2 * (W + 17) / 3600, 1e-9);
+  }
+  // A checkpoint of 200 s does not fit the 120 s notice: the job trains to the notice's end,
+  // loses all of it (no checkpoint completed), and runs its whole W from W/2: JCT = 3W/2.
+  sc.faults.checkpoint_cost_s = 200;
+  {
+    ScriptedScheduler s(Placements{{0, 0}});
+    const SimResult r = simulate(sc, {j}, s, 1);
+    EXPECT_NEAR(r.jobs[0].finish_s, 1.5 * W, 1e-9 * W);
+    EXPECT_EQ(r.metrics.preemptions, 1);
+    EXPECT_NEAR(r.metrics.lost_gpu_hours, 2 * (W / 4 + 120) / 3600, 1e-9);
+    EXPECT_EQ(r.metrics.checkpoint_gpu_hours, 0.0);
+  }
+}
+
+TEST(Faults, ASpotSeriesEvictsTheLastStartedJobsFirst) {
+  // Four GPUs, two jobs of two GPUs. The capacity falls to 2 at t = 100: one job must go, the
+  // one started last (job 1, at 10); at 105 it falls to 1: job 1 under its notice gives back
+  // 2, one more GPU is missing, so job 0 goes too. With the second step at 2 instead (job 1's
+  // notice covers what is missing), job 0 stays.
+  Scenario sc = one_region(4);
+  const std::vector<Job> jobs = {job(2, 2000000, 0, 0), job(2, 2000000, 10, 1)};
+  sc.faults.checkpoint_interval_s = kInf;
+  sc.faults.checkpoint_cost_s = 17;
+  sc.faults.restart_s = 60;
+  auto preemptions = [&](double second) {
+    Scenario s2 = sc;
+    spot_series(s2, {0, 100, 105, 1000}, {4, 2, second, 4});
+    ScriptedScheduler s(Placements{{0, 0}, {0, 0}});
+    const SimResult r = simulate(s2, jobs, s, 1);
+    EXPECT_EQ(r.metrics.jobs_completed, 2);
+    return std::vector<long>{r.jobs[0].preemptions, r.jobs[1].preemptions};
+  };
+  EXPECT_EQ(preemptions(2), (std::vector<long>{0, 1}));
+  EXPECT_EQ(preemptions(1), (std::vector<long>{1, 1}));
+  // Ties (both started at 0): the higher job id goes first.
+  const std::vector<Job> together = {job(2, 2000000, 0, 0), job(2, 2000000, 0, 1)};
+  Scenario s3 = sc;
+  spot_series(s3, {0, 100, 1000}, {4, 2, 4});
+  ScriptedScheduler s(Placements{{0, 0}, {0, 0}});
+  const SimResult r = simulate(s3, together, s, 1);
+  EXPECT_EQ(r.jobs[0].preemptions, 0);
+  EXPECT_EQ(r.jobs[1].preemptions, 1);
+}
+
+TEST(Faults, ASpotSeriesThatNeverReturnsTheGpusFailsTheRunNamingTheRegion) {
+  Scenario sc = one_region(2);
+  sc.faults.checkpoint_interval_s = kInf;
+  sc.faults.checkpoint_cost_s = 17;
+  spot_series(sc, {0, 100, 200}, {2, 0, 0});  // held at 0 after 200 s
+  ScriptedScheduler s(Placements{{0, 0}});
+  try {
+    simulate(sc, {job(2, 2000000)}, s, 1);
+    ADD_FAILURE() << "expected a SimulationFailure";
+  } catch (const SimulationFailure& e) {
+    EXPECT_NE(std::string(e.what()).find("region 'r0' has 0 of its 2 GPUs at the end of its gpus_series"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(Faults, EveryPresetFinishesEveryJobUnderASpotSeries) {
+  // Three regions of 8 GPUs; region 0's spot GPUs fall and return every 2,000 s (wrapped): every
+  // preset completes every job, some of them evicted.
+  Scenario sc = one_region(8);
+  for (int r = 1; r < 3; ++r) {
+    Region reg = sc.topology.regions[0];
+    reg.name = "r" + std::to_string(r);
+    sc.topology.regions.push_back(reg);
+  }
+  sc.topology.reset_links();
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b)
+      if (a != b) sc.topology.link(a, b) = Link{1.25e9, 0.01, 0.0, {}};
+  sc.topology.regions[0].gpus_series = std::make_shared<const StepSeries>(
+      std::vector<double>{0, 500, 1000, 1500}, std::vector<double>{8, 2, 0, 6}, SeriesEnd::kWrap, true,
+      StepSeries::Integral::kNone);
+  std::vector<Job> jobs;
+  for (int i = 0; i < 20; ++i) jobs.push_back(job(1 + i % 4, 20000 + 1000 * i, 30.0 * i, i));
+  for (const std::string& name : preset_names()) {
+    auto sched = make_scheduler(name, sc.scheduler);
+    const SimResult r = simulate(sc, jobs, *sched, 7);
+    EXPECT_EQ(r.metrics.jobs_completed, 20) << name;
+    EXPECT_GT(r.metrics.preemptions, 0) << name;
+    EXPECT_EQ(r.metrics.failures, 0) << name;
     EXPECT_NEAR(r.metrics.goodput * r.metrics.gpu_hours,
                 r.metrics.gpu_hours - r.metrics.lost_gpu_hours - r.metrics.checkpoint_gpu_hours, 1e-9) << name;
   }
