@@ -47,7 +47,7 @@ METRICS = tuple(Metric(*m) for m in (
     ("preemptions", "", "", True, "preemptions of jobs by spot capacity or a scheduler"),
     ("restarts", "", "", True, "starts of jobs after a failure or preemption"),
     ("lost_gpu_hours", "h", "", True, "GPU-hours of work thrown away by failures"),
-    ("checkpoint_gpu_hours", "h", "", True, "GPU-hours spent writing checkpoints"),
+    ("checkpoint_gpu_hours", "h", "", True, "GPU-hours spent writing (regional: restoring) checkpoints"),
     ("goodput", "", "", True, "useful / allocated GPU-hours (1 without failures, checkpoints)"),
     ("sched_calls", "", "", True, "scheduler invocations"),
     ("sched_searches", "", "", True, "placement searches run"),

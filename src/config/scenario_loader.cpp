@@ -635,6 +635,15 @@ void Builder::build_faults(Scenario& sc) {
     else out = number_of(*n);
   };
   number_or_word("checkpoint_interval_s", f.checkpoint_interval_s);
+  if (const toml::node* m = get(*ft, "migrate_after_s")) f.migrate_after_s = number_of(*m);
+  if (const toml::node* n = get(*ft, "checkpoint_storage")) {
+    const std::string name = n->as_string()->get();
+    const std::vector<std::string> names = {"global", "regional"};
+    if (name != "global" && name != "regional")
+      fail(*n, "faults.checkpoint_storage: unknown storage '" + name + "'" + util::suggestion_suffix(name, names) +
+                   " (expected one of " + util::quoted_list(names) + ")");
+    f.checkpoint_regional = name == "regional";
+  }
   number_or_word("checkpoint_cost_s", f.checkpoint_cost_s);
   if (!f.checkpoint_interval_s && f.checkpoint_cost_s && *f.checkpoint_cost_s == 0) {
     const toml::node* at = get(*ft, "checkpoint_interval_s");

@@ -269,6 +269,10 @@ const TableSpec& faults_spec() {
           .says("spot preemption: seconds between the notice and the loss of the GPUs (a checkpoint that fits is written)"),
       F("checkpoint_bytes_per_param", K::kFloat).gt(0).le(64).def(d.checkpoint_bytes_per_param).in("bytes")
           .added_later().says("bytes a checkpoint writes per parameter (12 = fp32 weights + Adam moments)"),
+      F("checkpoint_storage", K::kString).def("\"global\"").added_later()
+          .says("\"global\": a restart reads its checkpoint anywhere; \"regional\": a stage restarted elsewhere moves its shard over the link (time, egress)"),
+      F("migrate_after_s", K::kFloat).ge(0).le(kMaxSeconds).def("none (wait)").in("s").added_later()
+          .says("a job stalled this long on a link that is down is checkpointed, released and placed again"),
   }};
   return t;
 }

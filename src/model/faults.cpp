@@ -57,4 +57,13 @@ double expected_jct_s(double work_s, double interval_s, double cost_s, double la
          expected_segment_s(lambda_per_s, last, restart_s);
 }
 
+int restore_source_stage(int x, int n_old, int n_new) {
+  if (n_old == n_new) return x;
+  return static_cast<int>(static_cast<long long>(x) * n_old / n_new);
+}
+
+double restore_shard_bytes(double stage_params, double bytes_per_param, int replicas) {
+  return stage_params * bytes_per_param / replicas;
+}
+
 }  // namespace geopipe

@@ -42,6 +42,16 @@ struct FaultParams {
   /// Seconds between a spot preemption's notice and the loss of the GPUs
   /// (`faults.preemption_notice_s`; AWS gives 2 min).
   double preemption_notice_s = 120.0;
+  /// Where checkpoints are (`faults.checkpoint_storage`): false = "global" (a restart reads its
+  /// checkpoint wherever it runs, as from a multi-region object store: no time over the links,
+  /// no egress); true = "regional" (each stage's shard stays in the region that wrote it; a
+  /// restart with a stage elsewhere first moves that shard over the link: time and egress).
+  bool checkpoint_regional = false;
+  /// Seconds a job may stall on a link that is down before it is migrated
+  /// (`faults.migrate_after_s`): it writes a checkpoint where it is (storage needs no WAN),
+  /// releases its GPUs, restarts after restart_s and is placed again. Unset: it waits for the
+  /// link (the behaviour without the key).
+  std::optional<double> migrate_after_s;
 };
 
 /// λ of a job placed on `stage_region` (D·S entries, g GPUs each): Σ g / gpu_mtbf_s of the
@@ -57,6 +67,17 @@ double preemption_rate_per_s(std::span<const int> stage_region, int gpus_per_sta
 /// checkpoint_bytes_per_s, all regions at once: C = max over regions of bytes / bandwidth.
 double checkpoint_cost_auto_s(std::span<const double> stage_params, std::span<const int> stage_region,
                               double bytes_per_param, const Topology& topo);
+
+/// Regional checkpoints (FaultParams::checkpoint_regional): the stage of the checkpointed
+/// attempt (`n_old` entries, replica-major D·S) whose region holds the shard that stage x of the
+/// new attempt (`n_new` entries) restores: x itself when the shape is the same, else the old
+/// stage at the same relative position, floor(x · n_old / n_new) (a flexible job may restart as
+/// another D × S).
+int restore_source_stage(int x, int n_old, int n_new);
+
+/// Bytes of the shard stage i of a job of D replicas restores: params_i · bytes_per_param / D
+/// (the replicas of a stage share its checkpoint, as they share writing it).
+double restore_shard_bytes(double stage_params, double bytes_per_param, int replicas);
 
 /// Young/Daly's interval sqrt(2·C·M) (+inf when M is +inf: nothing fails, nothing to save).
 double young_daly_interval_s(double cost_s, double mtbf_s);

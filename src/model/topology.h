@@ -76,8 +76,8 @@ struct Region {
   /// GPUs, s; +inf = on-demand capacity, never preempted. Its price already carries the spot
   /// discount (`spot_price_factor`, applied by the config loader).
   double spot_mtbp_s = std::numeric_limits<double>::infinity();
-  /// Spot capacity as a measured availability series (`gpus_series`; docs/model.md, "Failures
-  /// and checkpoints"): the GPUs it has at each time, whole numbers in [0, gpu_count] (after
+  /// Spot capacity as a measured availability series (`gpus_series`; docs/model.md,
+  /// "Failures and checkpoints"): the GPUs it has at each time, whole numbers in [0, gpu_count] (after
   /// cluster.capacity_scale); null = gpu_count always. gpu_count stays what the static uses see
   /// (load-time feasibility, the idle cluster); the engine evicts jobs when the series falls
   /// below what they hold. Shared, immutable.

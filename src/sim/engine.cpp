@@ -77,6 +77,11 @@ Engine::Engine(const Scenario& sc, const std::vector<Job>& jobs, Scheduler& sche
   for (const auto& reg : topo_.regions) faults_on_ |= std::isfinite(reg.gpu_mtbf_s) || reg.spot();
   faults_on_ |= sc.faults.checkpoint_interval_s && std::isfinite(*sc.faults.checkpoint_interval_s);
   faults_on_ |= sched.preempts();  // its preemptions checkpoint and re-queue jobs
+  // Migration acts where a link can go down: on a capacity series.
+  bool link_series = false;
+  for (const Link& l : topo_.links) link_series |= l.capacity_series != nullptr;
+  faults_on_ |= sc.faults.migrate_after_s && link_series;
+  migrate_on_ = faults_on_ && sc.faults.migrate_after_s.has_value();
   if (faults_on_) {
     fault_seed_ = derive_seed(seed, "faults");
     spot_seed_ = derive_seed(seed, "spot");
@@ -240,6 +245,9 @@ void Engine::settle(int j, double t) {
   const double dt = t - r.last_t;
   if (dt <= 0) return;
   double iters, syncs;
+  if (r.restoring)  // its shards cross their links; the job itself does not move (T = +inf)
+    for (size_t k = 0; k < r.restore_left.size(); ++k)
+      r.restore_left[k] = std::max(0.0, r.restore_left[k] - r.restore_rate[k] * dt);
   if (r.diloco) {
     // A stalled job (a link down: T = +inf) does not move.
     const double u = std::isinf(r.T) ? r.u : r.clock.advance(r.u, dt, r.T_inner, r.Y);
@@ -256,7 +264,7 @@ void Engine::settle(int j, double t) {
   // DiLoCo: the interval's own mean iteration time, so that its stall (dt − iterations ·
   // T_nocomm) is exact in a part of a cycle too; +inf for an interval without an iteration.
   if (r.diloco) rates.iteration_s = iters > 0 ? dt / iters : kInf;
-  rates.checkpointing = r.checkpointing;
+  rates.checkpointing = r.checkpointing || r.restoring;
   on_record(j, [&](auto& rec) {
     acc_.job_ran(rec, rates, r.last_t, t, iters);
     if (r.replicas > 1) acc_.job_synced(rec, SyncRates{r.sync_egress_usd, r.sync_cross_bytes, r.sync_s}, syncs);
@@ -266,6 +274,7 @@ void Engine::settle(int j, double t) {
 
 void Engine::update_timing(int j, double t) {
   Running& r = running(j);
+  if (r.restoring) return restore_timing(j, t);
   if (r.replicas > 1) return update_timing_dp(j, t);
   const JobProfile& p = profile(j);
   const size_t H = r.hop_lat.size();
@@ -290,8 +299,10 @@ void Engine::update_timing(int j, double t) {
   // A hop whose link is down gets no bandwidth: the job makes no progress (T = +inf) and its
   // GPUs draw idle power until the link returns (docs/model.md, "Time series").
   // A job writing a checkpoint makes no progress and draws idle power too.
-  bool down = r.checkpointing;
-  for (size_t h = 0; h < H; ++h) down |= r.bw_f[h] <= 0 || r.bw_b[h] <= 0;
+  bool link_down = false;
+  for (size_t h = 0; h < H; ++h) link_down |= r.bw_f[h] <= 0 || r.bw_b[h] <= 0;
+  if (migrate_on_ && !r.checkpointing) note_stall(j, r, link_down, t);
+  const bool down = r.checkpointing || link_down;
   r.T = down ? kInf : schedule_.iteration_time(in, scratch_);
   std::fill(r.power_w.begin(), r.power_w.end(), 0.0);
   for (int i = 0; i < p.stages; ++i) {
@@ -313,7 +324,7 @@ void Engine::update_timing_dp(int j, double t) {
   const JobProfile& p = profile(j);
   const size_t S = static_cast<size_t>(p.stages), D = static_cast<size_t>(r.replicas);
   const size_t H = S - 1;
-  bool down = r.checkpointing;
+  bool link_down = false;
   for (size_t h = 0; h < r.hop_lat.size(); ++h) {
     if (r.flow_f[h] < 0) {
       r.bw_f[h] = r.bw_b[h] = topo_.intra_bandwidth_bytes_per_s;
@@ -321,12 +332,14 @@ void Engine::update_timing_dp(int j, double t) {
       r.bw_f[h] = net_.rate(r.flow_f[h]);
       r.bw_b[h] = net_.rate(r.flow_b[h]);
     }
-    down |= r.bw_f[h] <= 0 || r.bw_b[h] <= 0;
+    link_down |= r.bw_f[h] <= 0 || r.bw_b[h] <= 0;
   }
   for (size_t q = 0; q < r.sync_flow.size(); ++q) {
     r.sync_bw[q] = r.sync_flow[q] < 0 ? topo_.intra_bandwidth_bytes_per_s : net_.rate(r.sync_flow[q]);
-    down |= r.sync_bw[q] <= 0;
+    link_down |= r.sync_bw[q] <= 0;
   }
+  if (migrate_on_ && !r.checkpointing) note_stall(j, r, link_down, t);
+  const bool down = r.checkpointing || link_down;
   double T = kInf;
   if (!down) {
     PipelineInput in;
@@ -582,6 +595,10 @@ void Engine::release(int j) {
       const RingHop& hop = r.rings[s].hops[static_cast<size_t>(q - r.sync_offset[s])];
       --flow_count_[static_cast<size_t>(hop.from * R + hop.to)];
     }
+  for (size_t k = 0; k < r.restore_flow.size(); ++k) {  // a restore under way
+    net_.remove_flow(r.restore_flow[k]);
+    --flow_count_[static_cast<size_t>(r.restore_pair[k])];
+  }
   // The slot goes back to the pool (start() resets it; its vectors keep their storage for the
   // next job: at most one slot per GPU, so memory follows the running jobs).
   free_slots_.push_back(slot_of_[static_cast<size_t>(j)]);
@@ -599,6 +616,7 @@ void Engine::rebalance(double t) {
     update_timing(j, t);
   }
   for (int j : pending_start_) {
+    if (!is_running(j)) continue;  // a job whose restore ended failed at the same time
     Running& r = running(j);
     if (!std::binary_search(changed_.begin(), changed_.end(), j)) update_timing(j, t);
     const bool first = !faults_on_ || jf_[static_cast<size_t>(j)].attempt == 0;

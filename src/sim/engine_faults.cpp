@@ -28,7 +28,11 @@ void Engine::start_attempt(int j, Running& r, const JobProfile& p, double t) {
     Rng rng(derive_stream_seed(fault_seed_, (static_cast<std::uint64_t>(j) << 32) | static_cast<std::uint32_t>(f.attempt)));
     faults_.push({t - std::log(rng.uniform_pos()) / r.lambda, j, f.attempt, FaultKind::kFailure});
   }
-  if (std::isfinite(r.ckpt_every_s)) faults_.push({t + r.ckpt_every_s, j, f.attempt, FaultKind::kCheckpointStart});
+  // A regional checkpoint away from the new stages is moved first; checkpoints count from the
+  // restore's end (restore_ends).
+  if (fp.checkpoint_regional && !f.ckpt_regions.empty()) begin_restore(j, r, p, t);
+  if (std::isfinite(r.ckpt_every_s) && !r.restoring)
+    faults_.push({t + r.ckpt_every_s, j, f.attempt, FaultKind::kCheckpointStart});
   r.lambda_spot = preemption_rate_per_s(r.regions, p.gpus_per_stage, topo_);
   if (r.lambda_spot > 0) {
     Rng rng(derive_stream_seed(spot_seed_, (static_cast<std::uint64_t>(j) << 32) | static_cast<std::uint32_t>(f.attempt)));
@@ -67,6 +71,8 @@ bool Engine::fault_valid(const FaultEvent& e) const {
     case FaultKind::kCheckpointEnd: return r.checkpointing;
     case FaultKind::kPreemptNotice: return !r.evicting;
     case FaultKind::kEvicted: return r.evicting;
+    case FaultKind::kMigrate:  // the stall that scheduled it goes on (a new stall schedules its own)
+      return r.stalled && !r.evicting && e.t == r.stall_since_s + *sc_.faults.migrate_after_s;
     default: return true;
   }
 }
@@ -90,6 +96,7 @@ void Engine::checkpoint_ends(int j, double t) {
   if (timeline_) timeline_->job_mark(t, j, TimelineMark::Kind::kCheckpoint, r.ckpt_cost_s);
   f.resume_remaining = r.remaining;
   f.resume_u = r.u;
+  if (sc_.faults.checkpoint_regional) f.ckpt_regions = r.regions;
   r.segment_start_s = t;
   r.checkpointing = false;
   if (r.evicting) return job_stops(j, t, /*failed=*/false);  // it saved all it did within its notice
@@ -103,7 +110,9 @@ void Engine::preempt_notice(int j, double t, double notice) {
   acc_.job_preempted();
   if (opt_.record_jobs) ++rec_[static_cast<size_t>(j)].preemptions;
   const int attempt = jf_[static_cast<size_t>(j)].attempt;
-  if (r.checkpointing) {
+  if (r.restoring) {  // nothing new to save: it leaves now
+    faults_.push({t, j, attempt, FaultKind::kEvicted});
+  } else if (r.checkpointing) {
     if (r.ckpt_end_s > t + notice) faults_.push({t + notice, j, attempt, FaultKind::kEvicted});
   } else if (r.ckpt_cost_s <= notice) {
     checkpoint_starts(j, t);
@@ -174,6 +183,96 @@ bool Engine::gpus_change(int reg, int gpus, double t) {
     preempt_notice(j, t, sc_.faults.preemption_notice_s);
   }
   return delta > 0;
+}
+
+void Engine::begin_restore(int j, Running& r, const JobProfile& p, double t) {
+  const std::vector<int>& from = jf_[static_cast<size_t>(j)].ckpt_regions;
+  const int n_old = static_cast<int>(from.size()), n_new = static_cast<int>(r.regions.size());
+  const int R = topo_.num_regions(), S = p.stages;
+  double bytes_moved = 0, egress_usd = 0;
+  for (int x = 0; x < n_new; ++x) {
+    const int a = from[static_cast<size_t>(restore_source_stage(x, n_old, n_new))];
+    const int b = r.regions[static_cast<size_t>(x)];
+    if (a == b) continue;
+    const double bytes =
+        restore_shard_bytes(p.params[static_cast<size_t>(x % S)], sc_.faults.checkpoint_bytes_per_param, r.replicas);
+    if (topo_.connected(a, b)) {
+      r.restore_flow.push_back(net_.add_flow(a, b, kInf, j));
+      r.restore_pair.push_back(a * R + b);
+      ++flow_count_[static_cast<size_t>(a * R + b)];
+      r.restore_left.push_back(bytes);
+      r.restore_rate.push_back(0.0);
+      bytes_moved += bytes;
+      egress_usd += bytes * topo_.link(a, b).egress_usd_per_byte;
+    } else {
+      // No link between them: read at the new region's storage bandwidth (through storage
+      // that both reach; no WAN flow, no egress).
+      r.restore_fixed_end_s =
+          std::max(r.restore_fixed_end_s, t + bytes / topo_.regions[static_cast<size_t>(b)].checkpoint_bytes_per_s);
+    }
+  }
+  if (r.restore_flow.empty() && r.restore_fixed_end_s <= t) return;  // every shard is where it is needed
+  r.restoring = true;
+  r.restore_start_s = t;
+  on_record(j, [&](auto& rec) {
+    rec.cross_region_bytes += bytes_moved;
+    rec.egress_cost_usd += egress_usd;
+  });
+}
+
+void Engine::idle_power(Running& r, const JobProfile& p) {
+  std::fill(r.power_w.begin(), r.power_w.end(), 0.0);
+  for (const int reg : r.regions) {
+    const double w = stage_power_w(p.gpus_per_stage, topo_.regions[static_cast<size_t>(reg)].pue, topo_.gpu_of(reg), 0.0, 1.0);
+    const auto k = static_cast<size_t>(std::find(r.power_region.begin(), r.power_region.end(), reg) - r.power_region.begin());
+    r.power_w[k] += w;
+  }
+}
+
+void Engine::restore_timing(int j, double t) {
+  Running& r = running(j);
+  double end = std::max(t, r.restore_fixed_end_s);
+  bool stuck = false;  // a shard on a link that is down waits for it
+  for (size_t k = 0; k < r.restore_flow.size(); ++k) {
+    r.restore_rate[k] = net_.rate(r.restore_flow[k]);
+    if (r.restore_left[k] <= 0) continue;
+    if (r.restore_rate[k] <= 0) stuck = true;
+    else end = std::max(end, t + r.restore_left[k] / r.restore_rate[k]);
+  }
+  r.T = kInf;
+  idle_power(r, profile(j));
+  ++r.version;
+  if (!stuck) heap_.push({end, j, r.version});
+}
+
+void Engine::restore_ends(int j, double t) {
+  settle(j, t);
+  Running& r = running(j);
+  JobFaults& f = jf_[static_cast<size_t>(j)];
+  for (size_t k = 0; k < r.restore_flow.size(); ++k) {
+    net_.remove_flow(r.restore_flow[k]);
+    --flow_count_[static_cast<size_t>(r.restore_pair[k])];
+  }
+  r.restore_flow.clear();
+  r.restore_pair.clear();
+  r.restore_left.clear();
+  r.restore_rate.clear();
+  r.restoring = false;
+  const double gpu_s = r.gpus * (t - r.restore_start_s);
+  acc_.checkpoint_written(gpu_s);
+  if (opt_.record_jobs) rec_[static_cast<size_t>(j)].checkpoint_gpu_hours += gpu_s / units::kSecondsPerHour;
+  f.ckpt_regions = r.regions;  // its shards are now where it runs
+  r.segment_start_s = t;
+  if (std::isfinite(r.ckpt_every_s)) faults_.push({t + r.ckpt_every_s, j, f.attempt, FaultKind::kCheckpointStart});
+  pending_start_.push_back(j);  // timed (and its segment checked) after the links are re-shared
+}
+
+void Engine::note_stall(int j, Running& r, bool link_down, double t) {
+  if (link_down == r.stalled) return;
+  r.stalled = link_down;
+  if (!link_down) return;
+  r.stall_since_s = t;
+  faults_.push({t + *sc_.faults.migrate_after_s, j, jf_[static_cast<size_t>(j)].attempt, FaultKind::kMigrate});
 }
 
 }  // namespace geopipe::engine_detail

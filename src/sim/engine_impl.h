@@ -85,6 +85,19 @@ struct Running {
   // Spot capacity: the rate of its preemptions; after a notice it is being evicted.
   double lambda_spot = 0;
   bool evicting = false;
+  // Regional checkpoints (FaultParams::checkpoint_regional): an attempt with a stage away from
+  // its checkpoint's shard first restores (no progress, idle power) until every moved shard has
+  // crossed its link (a flow of unbounded demand each, max-min shared) and the shards between
+  // unconnected regions are read (restore_fixed_end_s).
+  bool restoring = false;
+  std::vector<int> restore_flow;      // per moved shard: its flow
+  std::vector<int> restore_pair;      // its direction a * R + b
+  std::vector<double> restore_left;   // its bytes left
+  std::vector<double> restore_rate;   // its rate since the last timing, bytes/s
+  double restore_fixed_end_s = 0, restore_start_s = 0;
+  // Migration (faults.migrate_after_s): stalled on a link that is down, since when.
+  bool stalled = false;
+  double stall_since_s = 0;
   int job = -1;               ///< the job in this slot (a free slot keeps its last one)
   double attempt_start_s = 0; ///< when this attempt started (the eviction order of gpus_series)
 
@@ -104,7 +117,10 @@ struct Running {
     diloco = false;
     u = U = T_inner = Y = 0;
     lambda = ckpt_cost_s = ckpt_every_s = segment_start_s = ckpt_end_s = lambda_spot = attempt_start_s = 0;
-    checkpointing = evicting = false;
+    checkpointing = evicting = restoring = stalled = false;
+    for (auto* v : {&restore_flow, &restore_pair}) v->clear();
+    for (auto* v : {&restore_left, &restore_rate}) v->clear();
+    restore_fixed_end_s = restore_start_s = stall_since_s = 0;
     job = -1;
   }
 };
@@ -259,6 +275,7 @@ class Engine {
     kPreemptNotice = 3,    ///< spot capacity takes the job's GPUs back after preemption_notice_s
     kCheckpointStart = 4,
     kRestart = 5,
+    kMigrate = 6,          ///< a job stalled on a link that is down for faults.migrate_after_s
   };
   struct FaultEvent {
     double t;
@@ -279,6 +296,9 @@ class Engine {
     long version = 0;             ///< its Running::version when it failed (completions of old attempts stay invalid)
     int attempt = 0;              ///< failures so far
     bool restarting = false;      ///< between a failure and the end of restart_s
+    /// Regional checkpoints: the regions of the stages of the attempt that wrote (or last
+    /// restored) its checkpoint; empty: none yet (it starts from the beginning).
+    std::vector<int> ckpt_regions;
   };
 
   /// A new attempt of job j starts on `r` at t (start()): where it resumes, its rate, checkpoint
@@ -311,6 +331,18 @@ class Engine {
   /// profile's iterations, which its estimates and priorities read), not its whole length. A
   /// DiLoCo job keeps its whole length (its progress is a cycle position).
   void job_restarts(int j);
+
+  /// Regional checkpoints: job j's new attempt on `r` starts by moving the shards of its
+  /// checkpoint that are not where its stages now are (start_attempt).
+  void begin_restore(int j, Running& r, const JobProfile& p, double t);
+  /// A restoring job's shard rates, idle power and the end of its restore (update_timing).
+  void restore_timing(int j, double t);
+  /// The restore of job j ends at t: its flows go, it trains (CompletionSource).
+  void restore_ends(int j, double t);
+  /// faults.migrate_after_s: job j stalls on a link that is down (link_down) or not any more.
+  void note_stall(int j, Running& r, bool link_down, double t);
+  /// Idle power of every stage of running job r (a job that neither trains nor communicates).
+  void idle_power(Running& r, const JobProfile& p);
 
   /// GPUs running job r holds in region `reg`.
   int gpus_in(const Running& r, int reg) const;
@@ -400,6 +432,7 @@ class Engine {
   // use their notice.
   std::vector<int> avail_;
   bool has_gpu_series_ = false;
+  bool migrate_on_ = false;  ///< faults.migrate_after_s set, faults on
   std::vector<int> victims_, tl_free_;  ///< scratch: eviction candidates; the timeline's free GPUs
 };
 

@@ -24,6 +24,10 @@ class CompletionSource final : public EventSource {
       if (e_.heap_.top().t > t) break;
       const int j = e_.heap_.top().job;
       e_.heap_.pop();
+      if (e_.running(j).restoring) {  // the end of its restore: it trains from now
+        e_.restore_ends(j, t);
+        continue;
+      }
       e_.finish(j, t);
       released = true;
     }
@@ -267,6 +271,9 @@ class FaultSource final : public EventSource {
           // The end of a checkpoint under a preemption notice releases the job's GPUs.
           if (e_.running(ev.job).evicting) f.call = f.epoch = true;
           e_.checkpoint_ends(ev.job, t);
+          break;
+        case Engine::FaultKind::kMigrate:  // stalled too long: checkpoint where it is, then leave
+          e_.preempt_notice(ev.job, t, kInf);
           break;
         case Engine::FaultKind::kRestart:
           e_.job_restarts(ev.job);

@@ -34,7 +34,7 @@ struct JobRecord {
   int preemptions = 0;             ///< times spot capacity or the scheduler preempted it
   int restarts = 0;                ///< times it started again after a failure
   double lost_gpu_hours = 0;       ///< GPU-hours of work its failures threw away
-  double checkpoint_gpu_hours = 0; ///< GPU-hours its completed checkpoints held its GPUs
+  double checkpoint_gpu_hours = 0; ///< GPU-hours its completed checkpoints (and regional restores) held its GPUs
   bool finished() const { return finish_s >= 0; }
 };
 

@@ -61,7 +61,7 @@ const char* metric_source_name(MetricSource s);
   X(long, preemptions, "", kPlain, true, kSimulation, "preemptions of jobs by spot capacity or a scheduler")           \
   X(long, restarts, "", kPlain, true, kSimulation, "starts of jobs after a failure or preemption")                     \
   X(double, lost_gpu_hours, "h", kPlain, true, kSimulation, "GPU-hours of work thrown away by failures")               \
-  X(double, checkpoint_gpu_hours, "h", kPlain, true, kSimulation, "GPU-hours spent writing checkpoints")               \
+  X(double, checkpoint_gpu_hours, "h", kPlain, true, kSimulation, "GPU-hours spent writing (regional: restoring) checkpoints") \
   X(double, goodput, "", kPlain, true, kSimulation, "useful / allocated GPU-hours (1 without failures, checkpoints)")   \
   X(long, sched_calls, "", kPlain, true, kSimulation, "scheduler invocations")                                         \
   X(long, sched_searches, "", kPlain, true, kSimulation, "placement searches run")                                     \

@@ -260,6 +260,8 @@ TEST(GoodScenario, FaultKeys) {
   EXPECT_FALSE(d.faults.checkpoint_cost_s.has_value());      // "auto"
   EXPECT_EQ(d.faults.restart_s, 600.0);
   EXPECT_EQ(d.faults.checkpoint_bytes_per_param, 12.0);
+  EXPECT_FALSE(d.faults.checkpoint_regional);             // "global"
+  EXPECT_FALSE(d.faults.migrate_after_s.has_value());     // wait for the link
   const std::string text = R"(
 [scenario]
 name = "f"
@@ -287,6 +289,8 @@ restart_s = 300
 checkpoint_interval_s = "none"
 checkpoint_cost_s = 45
 checkpoint_bytes_per_param = 14
+checkpoint_storage = "regional"
+migrate_after_s = 900
 )";
   const Scenario sc = load_scenario_string(text, "f.toml");
   EXPECT_EQ(sc.topology.regions[0].gpu_mtbf_s, 50000.0 * 3600);  // the [faults] default
@@ -302,6 +306,8 @@ checkpoint_bytes_per_param = 14
   EXPECT_TRUE(std::isinf(*sc.faults.checkpoint_interval_s));  // "none"
   EXPECT_EQ(sc.faults.checkpoint_cost_s, 45.0);
   EXPECT_EQ(sc.faults.checkpoint_bytes_per_param, 14.0);
+  EXPECT_TRUE(sc.faults.checkpoint_regional);
+  EXPECT_EQ(sc.faults.migrate_after_s, 900.0);
   std::string fixed = text;
   fixed.replace(fixed.find("\"none\""), 6, "3600");
   EXPECT_EQ(load_scenario_string(fixed, "f.toml").faults.checkpoint_interval_s, 3600.0);
@@ -806,7 +812,7 @@ TEST(Paths, ScenarioPathsCoverTheSchema) {
                         "scheduler.variant_patience", "faults.gpu_mtbf_h", "faults.checkpoint_interval_s",
                         "cluster.region.<name>.gpu_mtbf_h", "cluster.region.<name>.checkpoint_gbps"})
     EXPECT_NE(std::find(paths.begin(), paths.end(), p), paths.end()) << p;
-  EXPECT_EQ(paths.size(), 89u);
+  EXPECT_EQ(paths.size(), 91u);
 }
 
 // What `geopipe list params` prints: the same paths, with each field's type and range.

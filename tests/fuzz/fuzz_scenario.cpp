@@ -49,6 +49,9 @@ const char* const kCanned[] = {
     "faults.gpu_mtbf_h=0.5",
     "faults.checkpoint_interval_s=\"none\"",
     "cluster.region[0].spot_mtbp_h=0.01",
+    "cluster.region[0].gpus_series=\"series_gpus.csv\"",
+    "faults.migrate_after_s=0",
+    "faults.checkpoint_storage=\"regional\"",
 };
 constexpr std::size_t kNumCanned = std::size(kCanned);
 

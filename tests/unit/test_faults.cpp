@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "model/faults.h"
+#include "model/job.h"
 #include "model/scenario.h"
 #include "model/step_series.h"
 #include "sched/registry.h"
@@ -526,6 +527,162 @@ TEST(Faults, EveryPresetFinishesEveryJobUnderASpotSeries) {
     EXPECT_NEAR(r.metrics.goodput * r.metrics.gpu_hours,
                 r.metrics.gpu_hours - r.metrics.lost_gpu_hours - r.metrics.checkpoint_gpu_hours, 1e-9) << name;
   }
+}
+
+TEST(Faults, RestoreSourcesAndShardBytesByHand) {
+  // The same shape: each stage restores its own shard.
+  EXPECT_EQ(restore_source_stage(3, 8, 8), 3);
+  // 8 stages restart as 4: new stage x holds old stages 2x and 2x + 1 and restores from 2x.
+  EXPECT_EQ(restore_source_stage(3, 8, 4), 6);
+  // 2 stages restart as 4: new stages 0, 1 from old 0; 2, 3 from old 1.
+  EXPECT_EQ(restore_source_stage(1, 2, 4), 0);
+  EXPECT_EQ(restore_source_stage(2, 2, 4), 1);
+  EXPECT_EQ(restore_source_stage(3, 2, 4), 1);
+  // 1e9 parameters × 12 B shared by 4 replicas: 3 GB each.
+  EXPECT_DOUBLE_EQ(restore_shard_bytes(1e9, 12, 4), 3e9);
+}
+
+/// Places every job on stages {0, 1} the first time it waits, on {r, r} afterwards (a job
+/// moved off a link that went down).
+class MoveToRegionZero final : public Scheduler {
+ public:
+  explicit MoveToRegionZero(int r = 0) : r_(r) {}
+  std::string_view name() const override { return "move-to-0"; }
+  void schedule(const SchedContext& ctx, const WaitingQueue& queue, ClusterView& view, std::vector<Decision>& out) override {
+    for (int j : queue) {
+      Placement p{seen_ ? std::vector<int>{r_, r_} : std::vector<int>{0, 1}};
+      const auto need = p.gpus_per_region(view.regions(), ctx.job(j).gpus_per_stage);
+      if (need[0] > view.free_gpus[0] || need[1] > view.free_gpus[1]) return;
+      view.commit(ctx.profile(j), p);
+      out.push_back({j, p});
+      seen_ = true;
+    }
+  }
+
+ private:
+  int r_;
+  bool seen_ = false;
+};
+
+/// Two regions of 2 GPUs joined by a 10 Gbit/s link (egress 0.02 USD/GB back from region 1).
+Scenario two_regions() {
+  Scenario sc = one_region(2);
+  Region reg = sc.topology.regions[0];
+  reg.name = "r1";
+  sc.topology.regions.push_back(reg);
+  sc.topology.reset_links();
+  sc.topology.link(0, 1) = Link{1.25e9, 0.01, 0.0, {}};
+  sc.topology.link(1, 0) = Link{1.25e9, 0.01, 0.02e-9, {}};
+  return sc;
+}
+
+TEST(Faults, AJobStalledOnALinkThatIsDownMigrates) {
+  // A 2-stage job on regions 0 and 1; the link 0 -> 1 goes down at t_o = W01/4 (a quarter of
+  // the job done) and stays down for 10^6 s. Without faults.migrate_after_s it waits:
+  // JCT = W01 + 10^6. With migrate_after_s = M it stalls M, writes its checkpoint (C), leaves,
+  // restarts after R and runs its last 3/4 on region 0 alone: JCT = t_o + M + C + R + 3/4 W00.
+  Scenario sc = two_regions();
+  const Job j = job(2, 2000000);
+  ScriptedScheduler s01(Placements{{0, 1}});
+  const double W01 = simulate(sc, {j}, s01, 1).jobs[0].finish_s;
+  const double W00 = work_s(sc, j);
+  const double t_o = W01 / 4, M = 50, C = 17, R = 60;
+  Link& down = sc.topology.link(0, 1);
+  down.capacity_series = std::make_shared<const StepSeries>(std::vector<double>{0, t_o, t_o + 1e6},
+                                                            std::vector<double>{1.25e9, 0, 1.25e9}, SeriesEnd::kHold, true);
+  sc.faults.checkpoint_interval_s = kInf;
+  sc.faults.checkpoint_cost_s = C;
+  sc.faults.restart_s = R;
+  {
+    MoveToRegionZero waits;
+    const SimResult r = simulate(sc, {j}, waits, 1);
+    EXPECT_NEAR(r.jobs[0].finish_s, W01 + 1e6, 1e-9 * (W01 + 1e6));
+    EXPECT_EQ(r.metrics.preemptions, 0);
+  }
+  sc.faults.migrate_after_s = M;
+  MoveToRegionZero moves;
+  const SimResult global = simulate(sc, {j}, moves, 1);
+  EXPECT_NEAR(global.jobs[0].finish_s, t_o + M + C + R + 0.75 * W00, 1e-9 * W01);
+  EXPECT_EQ(global.metrics.preemptions, 1);  // a migration counts as a preemption
+  EXPECT_EQ(global.metrics.restarts, 1);
+  EXPECT_EQ(global.metrics.lost_gpu_hours, 0.0);
+  EXPECT_EQ(global.jobs[0].stage_region, (std::vector<int>{0, 0}));
+  // Global checkpoint storage: nothing crosses a link to restore it.
+  EXPECT_NEAR(global.metrics.checkpoint_gpu_hours, 2 * C / 3600, 1e-12);
+  // Regional storage: stage 1's shard (its parameters × 12 B) crosses the link 1 -> 0, which is
+  // up, at its whole 1.25e9 B/s before the job trains again (GPUs held, idle), and pays the
+  // link's egress: the same run but for the restore's time, bytes and egress.
+  sc.faults.checkpoint_regional = true;
+  MoveToRegionZero moves2;
+  const SimResult regional = simulate(sc, {j}, moves2, 1);
+  const JobProfile p = make_profile(j, sc.llms[0], sc.compute);
+  const double bytes = p.params[1] * 12, restore = bytes / 1.25e9;
+  EXPECT_NEAR(regional.jobs[0].finish_s, t_o + M + C + R + restore + 0.75 * W00, 1e-9 * W01);
+  EXPECT_NEAR(regional.metrics.checkpoint_gpu_hours, 2 * (C + restore) / 3600, 1e-12);
+  EXPECT_NEAR(regional.jobs[0].egress_cost_usd - global.jobs[0].egress_cost_usd, bytes * 0.02e-9, 1e-12);
+  EXPECT_NEAR(regional.jobs[0].cross_region_bytes - global.jobs[0].cross_region_bytes, bytes, 1e-6 * bytes);
+  EXPECT_GT(bytes, 0.0);
+  // Moved to region 1 instead, stage 0's shard must cross the link 0 -> 1, which is down until
+  // t_o + 10^6: the restore waits for it (GPUs held), then takes its bytes / 1.25e9.
+  MoveToRegionZero to_one(1);
+  const SimResult waited = simulate(sc, {j}, to_one, 1);
+  const double restore0 = p.params[0] * 12 / 1.25e9;
+  EXPECT_NEAR(waited.jobs[0].finish_s, t_o + 1e6 + restore0 + 0.75 * W00, 1e-9 * (t_o + 1e6));
+  EXPECT_NEAR(waited.metrics.checkpoint_gpu_hours, 2 * (C + (t_o + 1e6 - (t_o + M + C + R)) + restore0) / 3600, 1e-9);
+}
+
+TEST(Faults, EveryPresetFinishesEveryJobWithOutagesMigrationAndRegionalCheckpoints) {
+  // Three regions of 8 GPUs, every link down for 300 s of every 700 s (wrapped), migration after
+  // 60 s, regional checkpoints, failures and a spot series on region 2: every preset completes
+  // every job, jobs migrate, and allocated = useful + lost + checkpoint GPU-hours.
+  Scenario sc = one_region(8);
+  for (int r = 1; r < 3; ++r) {
+    Region reg = sc.topology.regions[0];
+    reg.name = "r" + std::to_string(r);
+    sc.topology.regions.push_back(reg);
+  }
+  sc.topology.reset_links();
+  auto outage = std::make_shared<const StepSeries>(std::vector<double>{0, 400}, std::vector<double>{1.25e9, 0},
+                                                   SeriesEnd::kWrap, true);
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b)
+      if (a != b) {
+        sc.topology.link(a, b) = Link{1.25e9, 0.01, 0.01e-9, {}};
+        sc.topology.link(a, b).capacity_series = outage;
+      }
+  std::vector<Job> jobs;
+  for (int i = 0; i < 20; ++i) jobs.push_back(job(1 + i % 4, 200000 + 10000 * i, 30.0 * i, i));
+  const double W0 = work_s(sc, job(1, 200000));
+  for (auto& reg : sc.topology.regions) reg.gpu_mtbf_s = 20 * W0;
+  sc.topology.regions[2].gpus_series = std::make_shared<const StepSeries>(
+      std::vector<double>{0, 900, 1300}, std::vector<double>{8, 3, 8}, SeriesEnd::kWrap, true, StepSeries::Integral::kNone);
+  sc.faults.migrate_after_s = 60;
+  sc.faults.checkpoint_regional = true;
+  sc.faults.restart_s = 30;
+  long migrated_or_evicted = 0;
+  for (const std::string& name : preset_names()) {
+    auto sched = make_scheduler(name, sc.scheduler);
+    const SimResult r = simulate(sc, jobs, *sched, 3);
+    EXPECT_EQ(r.metrics.jobs_completed, 20) << name;
+    EXPECT_NEAR(r.metrics.goodput * r.metrics.gpu_hours,
+                r.metrics.gpu_hours - r.metrics.lost_gpu_hours - r.metrics.checkpoint_gpu_hours, 1e-9) << name;
+    migrated_or_evicted += r.metrics.preemptions;
+  }
+  EXPECT_GT(migrated_or_evicted, 0);
+  // The outages alone (no failure, no spot): every preemption is a migration, and jobs that
+  // stall migrate under every preset that places pipelines across regions.
+  Scenario only = sc;
+  for (auto& reg : only.topology.regions) reg.gpu_mtbf_s = kInf;
+  only.topology.regions[2].gpus_series = nullptr;
+  long migrated = 0;
+  for (const std::string& name : preset_names()) {
+    auto sched = make_scheduler(name, only.scheduler);
+    const SimResult r = simulate(only, jobs, *sched, 3);
+    EXPECT_EQ(r.metrics.jobs_completed, 20) << name;
+    EXPECT_EQ(r.metrics.failures, 0) << name;
+    migrated += r.metrics.preemptions;
+  }
+  EXPECT_GT(migrated, 0);
 }
 
 }  // namespace
