@@ -223,6 +223,9 @@ class Engine {
   void acquire_profile(int j);
   void release_profile(int j);
 
+  /// Whether a job runs, waits or will arrive (time series' steps matter only then).
+  bool jobs_pending() const { return running_ > 0 || !queue_.empty() || next_arrival_ < jobs_.size(); }
+
   /// The state of running job j (slot_of_[j] >= 0).
   Running& running(int j) { return slots_[static_cast<size_t>(slot_of_[static_cast<size_t>(j)])]; }
   bool is_running(int j) const { return slot_of_[static_cast<size_t>(j)] >= 0; }

@@ -82,53 +82,74 @@ class PriceSource final : public EventSource {
   double next_;
 };
 
+/// Several step series walked forward together, their steps in (time, index) order: what the
+/// capacity sources share. add() them in index order; advance(t) gives each series with a step
+/// in (last advance, t] its value at t (StepSeries::Cursor: no search).
+class SeriesSteps {
+ public:
+  void add(const StepSeries& s, int id) {
+    const int k = static_cast<int>(cursors_.size());
+    cursors_.emplace_back(s);
+    ids_.push_back(id);
+    const double nx = cursors_.back().next_change_s();
+    if (nx < kInf) due_.push({nx, k});
+  }
+  bool empty() const { return due_.empty(); }
+  double next_s() const { return due_.empty() ? kInf : due_.top().t; }
+  /// on_value(id, value at t) for every series with a step due by t.
+  template <class F>
+  void advance(double t, F&& on_value) {
+    while (!due_.empty() && due_.top().t <= t) {
+      const int k = due_.top().series;
+      due_.pop();
+      StepSeries::Cursor& c = cursors_[static_cast<size_t>(k)];
+      c.advance_to(t);
+      on_value(ids_[static_cast<size_t>(k)], c.value());
+      const double nx = c.next_change_s();
+      if (nx < kInf) due_.push({nx, k});
+    }
+  }
+
+ private:
+  struct Due {
+    double t;
+    int series;  ///< index into cursors_ (ties: the order added)
+    bool operator>(const Due& o) const { return t > o.t || (t == o.t && series > o.series); }
+  };
+  std::priority_queue<Due, std::vector<Due>, std::greater<>> due_;
+  std::vector<StepSeries::Cursor> cursors_;
+  std::vector<int> ids_;  ///< what each series is (a link direction, a region)
+};
+
 // Steps of link capacity series (model/topology.h Link::capacity_series): each re-shares its
 // link and starts a new epoch: after a rise a placement that failed may fit, after a fall a
 // policy's relaxations may allow what they did not (ClusterView::capacity_version).
+// Steps matter while a job runs, waits or will arrive; past the last job nothing needs them
+// (a wrapped series has steps for ever), and fire() catches up with the value at t.
 class LinkCapacitySource final : public EventSource {
  public:
   explicit LinkCapacitySource(Engine& e) : EventSource(e) {
     const int R = e.topo_.num_regions();
     for (int a = 0; a < R; ++a)
       for (int b = 0; b < R; ++b)
-        if (a != b) {
-          const StepSeries* s = e.topo_.link(a, b).capacity_series.get();
-          if (!s) continue;
-          const int k = static_cast<int>(cursors_.size());
-          cursors_.emplace_back(*s);
-          links_.push_back(a * R + b);
-          const double nx = cursors_.back().next_change_s();
-          if (nx < kInf) due_.push({nx, k});
-        }
+        if (a != b)
+          if (const StepSeries* s = e.topo_.link(a, b).capacity_series.get()) steps_.add(*s, a * R + b);
   }
-  // Steps matter while a job runs, waits or will arrive; past the last job nothing needs them
-  // (a wrapped series has steps for ever), and fire() catches up with the value at t.
-  double next_s() override {
-    const bool matters = e_.running_ > 0 || !e_.queue_.empty() || e_.next_arrival_ < e_.jobs_.size();
-    return matters && !due_.empty() ? due_.top().t : kInf;
-  }
+  double next_s() override { return e_.jobs_pending() ? steps_.next_s() : kInf; }
   Fired fire(double t) override {
     Fired f;
     const int R = e_.topo_.num_regions();
-    while (!due_.empty() && due_.top().t <= t) {
-      const int k = due_.top().series;
-      due_.pop();
-      const int a = links_[static_cast<size_t>(k)] / R, b = links_[static_cast<size_t>(k)] % R;
-      StepSeries::Cursor& c = cursors_[static_cast<size_t>(k)];
-      c.advance_to(t);  // its steps in (last fire, t]: the value at t, no search
-      const double now = e_.net_.capacity(a, b), next = c.value();
-      if (next != now) {
-        e_.net_.set_capacity(a, b, next);
-        f.call = true;
-        f.epoch = true;
-        ++e_.capacity_version_;
-      }
-      const double nx = c.next_change_s();
-      if (nx < kInf) due_.push({nx, k});
-    }
+    steps_.advance(t, [&](int link, double next) {
+      const int a = link / R, b = link % R;
+      if (next == e_.net_.capacity(a, b)) return;
+      e_.net_.set_capacity(a, b, next);
+      f.call = true;
+      f.epoch = true;
+      ++e_.capacity_version_;
+    });
     return f;
   }
-  bool may_unblock_later() const override { return !due_.empty(); }
+  bool may_unblock_later() const override { return !steps_.empty(); }
   std::string what() const override { return "were steps of link capacity series (bandwidth_trace)"; }
   std::string fewer() const override {
     return "a coarser bandwidth series (fewer steps), or jobs that finish sooner (shorter or fewer jobs, faster "
@@ -136,67 +157,35 @@ class LinkCapacitySource final : public EventSource {
   }
 
  private:
-  struct Due {
-    double t;
-    int series;  ///< index into cursors_ (link index order: ties by link a * R + b)
-    bool operator>(const Due& o) const { return t > o.t || (t == o.t && series > o.series); }
-  };
-  std::priority_queue<Due, std::vector<Due>, std::greater<>> due_;
-  std::vector<StepSeries::Cursor> cursors_;  ///< one per direction with a series, in link index order
-  std::vector<int> links_;                   ///< its direction a * R + b
+  SeriesSteps steps_;  ///< one per direction with a series, in link index order a * R + b
 };
 
 // Steps of spot availability series (Region::gpus_series, docs/model.md, "Failures and
 // checkpoints"): a rise gives GPUs (a new epoch, the scheduler is called), a fall below what
-// jobs hold there evicts some of them (Engine::gpus_change). Steps matter while a job runs,
-// waits or will arrive; past the last job fire() catches up with the value at t.
+// jobs hold there evicts some of them (Engine::gpus_change). Steps matter as a link's do.
 class GpuCapacitySource final : public EventSource {
  public:
   explicit GpuCapacitySource(Engine& e) : EventSource(e) {
-    for (int r = 0; r < e.topo_.num_regions(); ++r) {
-      const StepSeries* s = e.topo_.regions[static_cast<size_t>(r)].gpus_series.get();
-      if (!s) continue;
-      const int k = static_cast<int>(cursors_.size());
-      cursors_.emplace_back(*s);
-      regions_.push_back(r);
-      const double nx = cursors_.back().next_change_s();
-      if (nx < kInf) due_.push({nx, k});
-    }
+    for (int r = 0; r < e.topo_.num_regions(); ++r)
+      if (const StepSeries* s = e.topo_.regions[static_cast<size_t>(r)].gpus_series.get()) steps_.add(*s, r);
   }
-  double next_s() override {
-    const bool matters = e_.running_ > 0 || !e_.queue_.empty() || e_.next_arrival_ < e_.jobs_.size();
-    return matters && !due_.empty() ? due_.top().t : kInf;
-  }
+  double next_s() override { return e_.jobs_pending() ? steps_.next_s() : kInf; }
   Fired fire(double t) override {
     Fired f;
-    while (!due_.empty() && due_.top().t <= t) {
-      const int k = due_.top().series;
-      due_.pop();
-      StepSeries::Cursor& c = cursors_[static_cast<size_t>(k)];
-      c.advance_to(t);
-      const int reg = regions_[static_cast<size_t>(k)];
-      const int gpus = static_cast<int>(c.value());
+    steps_.advance(t, [&](int reg, double value) {
+      const int gpus = static_cast<int>(value);
       if (gpus != e_.avail_[static_cast<size_t>(reg)] && e_.gpus_change(reg, gpus, t)) f.call = f.epoch = true;
-      const double nx = c.next_change_s();
-      if (nx < kInf) due_.push({nx, k});
-    }
+    });
     return f;
   }
-  bool may_unblock_later() const override { return !due_.empty(); }
+  bool may_unblock_later() const override { return !steps_.empty(); }
   std::string what() const override { return "were steps of spot availability series (gpus_series)"; }
   std::string fewer() const override {
     return "a coarser gpus_series (fewer steps), or jobs that finish sooner (shorter or fewer jobs, more GPUs)";
   }
 
  private:
-  struct Due {
-    double t;
-    int series;  ///< index into cursors_ (region order: ties by region)
-    bool operator>(const Due& o) const { return t > o.t || (t == o.t && series > o.series); }
-  };
-  std::priority_queue<Due, std::vector<Due>, std::greater<>> due_;
-  std::vector<StepSeries::Cursor> cursors_;  ///< one per region with a series, in region order
-  std::vector<int> regions_;                 ///< its region
+  SeriesSteps steps_;  ///< one per region with a series, in region order
 };
 
 // The scheduler's bandwidth monitor (sim/bandwidth_monitor.h): its ticks are events only while

@@ -88,6 +88,22 @@ Scenario one_region(int gpus) {
   return sc;
 }
 
+/// Three copies of one_region(8), every pair joined by a 10 Gbit/s, 10 ms link charging
+/// `egress_usd_per_byte`.
+Scenario three_regions(double egress_usd_per_byte = 0) {
+  Scenario sc = one_region(8);
+  for (int r = 1; r < 3; ++r) {
+    Region reg = sc.topology.regions[0];
+    reg.name = "r" + std::to_string(r);
+    sc.topology.regions.push_back(reg);
+  }
+  sc.topology.reset_links();
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b)
+      if (a != b) sc.topology.link(a, b) = Link{1.25e9, 0.01, egress_usd_per_byte, {}};
+  return sc;
+}
+
 Job job(int S, long iters, double arrival = 0, int id = 0) {
   Job j;
   j.id = id;
@@ -381,16 +397,7 @@ TEST(Faults, SpotPriceFactorAndPreemptionRateByHand) {
 TEST(Faults, EveryPresetFinishesEveryJobUnderFailures) {
   // Three regions, twenty jobs, failures and auto checkpoints: every preset completes every
   // job, and allocated = useful + lost + checkpoint GPU-hours holds for the scenario.
-  Scenario sc = one_region(8);
-  for (int r = 1; r < 3; ++r) {
-    Region reg = sc.topology.regions[0];
-    reg.name = "r" + std::to_string(r);
-    sc.topology.regions.push_back(reg);
-  }
-  sc.topology.reset_links();
-  for (int a = 0; a < 3; ++a)
-    for (int b = 0; b < 3; ++b)
-      if (a != b) sc.topology.link(a, b) = Link{1.25e9, 0.01, 0.0, {}};
+  Scenario sc = three_regions();
   std::vector<Job> jobs;
   for (int i = 0; i < 20; ++i) {
     Job j = job(1 + i % 4, 20000 + 1000 * i, 30.0 * i, i);
@@ -503,16 +510,7 @@ TEST(Faults, ASpotSeriesThatNeverReturnsTheGpusFailsTheRunNamingTheRegion) {
 TEST(Faults, EveryPresetFinishesEveryJobUnderASpotSeries) {
   // Three regions of 8 GPUs; region 0's spot GPUs fall and return every 2,000 s (wrapped): every
   // preset completes every job, some of them evicted.
-  Scenario sc = one_region(8);
-  for (int r = 1; r < 3; ++r) {
-    Region reg = sc.topology.regions[0];
-    reg.name = "r" + std::to_string(r);
-    sc.topology.regions.push_back(reg);
-  }
-  sc.topology.reset_links();
-  for (int a = 0; a < 3; ++a)
-    for (int b = 0; b < 3; ++b)
-      if (a != b) sc.topology.link(a, b) = Link{1.25e9, 0.01, 0.0, {}};
+  Scenario sc = three_regions();
   sc.topology.regions[0].gpus_series = std::make_shared<const StepSeries>(
       std::vector<double>{0, 500, 1000, 1500}, std::vector<double>{8, 2, 0, 6}, SeriesEnd::kWrap, true,
       StepSeries::Integral::kNone);
@@ -635,21 +633,12 @@ TEST(Faults, EveryPresetFinishesEveryJobWithOutagesMigrationAndRegionalCheckpoin
   // Three regions of 8 GPUs, every link down for 300 s of every 700 s (wrapped), migration after
   // 60 s, regional checkpoints, failures and a spot series on region 2: every preset completes
   // every job, jobs migrate, and allocated = useful + lost + checkpoint GPU-hours.
-  Scenario sc = one_region(8);
-  for (int r = 1; r < 3; ++r) {
-    Region reg = sc.topology.regions[0];
-    reg.name = "r" + std::to_string(r);
-    sc.topology.regions.push_back(reg);
-  }
-  sc.topology.reset_links();
+  Scenario sc = three_regions(0.01e-9);
   auto outage = std::make_shared<const StepSeries>(std::vector<double>{0, 400}, std::vector<double>{1.25e9, 0},
                                                    SeriesEnd::kWrap, true);
   for (int a = 0; a < 3; ++a)
     for (int b = 0; b < 3; ++b)
-      if (a != b) {
-        sc.topology.link(a, b) = Link{1.25e9, 0.01, 0.01e-9, {}};
-        sc.topology.link(a, b).capacity_series = outage;
-      }
+      if (a != b) sc.topology.link(a, b).capacity_series = outage;
   std::vector<Job> jobs;
   for (int i = 0; i < 20; ++i) jobs.push_back(job(1 + i % 4, 200000 + 10000 * i, 30.0 * i, i));
   const double W0 = work_s(sc, job(1, 200000));
