@@ -83,7 +83,8 @@ class PriorityBackfill final : public OrderingPolicy {
  public:
   explicit PriorityBackfill(const SchedulerParams& p)
       : prm_(p),
-        records_only_(p.priority_runtime_weight >= 0 && p.priority_network_weight >= 0 && p.priority_aging >= 0) {}
+        records_only_(p.priority_runtime_weight >= 0 && p.priority_network_weight >= 0 && p.priority_aging >= 0),
+        arrival_order_(p.priority_runtime_weight == 0 && p.priority_aging >= 0) {}
   bool strict() const override { return false; }
 
   void begin(const SchedContext& ctx, const WaitingQueue& queue, const ClusterView& view) override {
@@ -197,6 +198,10 @@ class PriorityBackfill final : public OrderingPolicy {
   /// The shape's first job in the order: the best of its records (see ordering.h).
   void find_head(Shape& sh) {
     sh.first = sh.tree.first_below(sh.first, kInf);
+    if (arrival_order_) {  // score = −aging·wait: the shape's earliest waiting job comes first
+      sh.head = score(sh.jobs[static_cast<size_t>(sh.first)]);
+      return;
+    }
     Item best;
     for (int p = sh.first; p >= 0;) {
       const int j = sh.jobs[static_cast<size_t>(p)];
@@ -283,6 +288,9 @@ class PriorityBackfill final : public OrderingPolicy {
 
   SchedulerParams prm_;
   bool records_only_;
+  /// w_rt = 0 and aging >= 0: every score is −aging·wait (or 0), which orders by arrival, so a
+  /// shape's head is its first waiting job (the same order as the records' scan, in O(log q)).
+  bool arrival_order_;
   const SchedContext* ctx_ = nullptr;
   static constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
   std::vector<ShapeFigures> shape_figures_;  // by shape
@@ -304,6 +312,17 @@ class PriorityBackfill final : public OrderingPolicy {
 std::unique_ptr<OrderingPolicy> make_fifo_strict(const SchedulerParams&) { return std::make_unique<FifoStrict>(); }
 std::unique_ptr<OrderingPolicy> make_priority_backfill(const SchedulerParams& p) {
   return std::make_unique<PriorityBackfill>(p);
+}
+std::unique_ptr<OrderingPolicy> make_fifo_backfill(const SchedulerParams& p) {
+  SchedulerParams q = p;
+  q.priority_runtime_weight = q.priority_network_weight = q.priority_aging = 0;
+  return std::make_unique<PriorityBackfill>(q);
+}
+std::unique_ptr<OrderingPolicy> make_shortest_first(const SchedulerParams& p) {
+  SchedulerParams q = p;
+  q.priority_runtime_weight = 1;
+  q.priority_network_weight = q.priority_aging = 0;
+  return std::make_unique<PriorityBackfill>(q);
 }
 
 }  // namespace geopipe

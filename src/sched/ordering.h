@@ -56,4 +56,13 @@ std::unique_ptr<OrderingPolicy> make_fifo_strict(const SchedulerParams& p);
 /// as a record, which is exact but O(q)).
 std::unique_ptr<OrderingPolicy> make_priority_backfill(const SchedulerParams& p);
 
+/// Arrival order with backfill (fifo-backfill): the dynamic priority with w_rt = w_net =
+/// aging = 0, whatever the scenario's weights (every score 0: ties by arrival, then id).
+std::unique_ptr<OrderingPolicy> make_fifo_backfill(const SchedulerParams& p);
+/// Shortest job first with backfill (sjf): the dynamic priority with w_rt = 1, w_net = aging =
+/// 0, whatever the scenario's weights: R̂ (iterations × compute-only iteration time on the
+/// fastest GPU type present, the job's exact work; "oracle" in the literature's sense) orders
+/// the queue, ties by arrival, then id.
+std::unique_ptr<OrderingPolicy> make_shortest_first(const SchedulerParams& p);
+
 }  // namespace geopipe

@@ -22,6 +22,12 @@ const std::vector<PresetInfo>& presets() {
        make_costmin_blind},
       {"bace-no-costmin", "ablation: pathfinder -> fastest feasible path (price-blind)", make_priority_backfill,
        make_pathfinder_mintime},
+      // The literature's baselines (docs/model.md, "Literature baselines"); appended, so the
+      // positions of the presets above in `--scheduler all` stay what they were.
+      {"fifo-backfill", "FIFO + backfill; bace-pipe's placement (isolates the ordering's share)", make_fifo_backfill,
+       make_pathfinder_costmin},
+      {"sjf", "shortest job first (oracle work) + backfill; bace-pipe's placement", make_shortest_first,
+       make_pathfinder_costmin},
   };
   return all;
 }

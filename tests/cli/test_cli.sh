@@ -22,7 +22,7 @@ expect_rc() {  # expect_rc CODE DESCRIPTION -- command...
 
 # --- run: all presets, same trace, table with every preset
 expect_rc 0 "run all" -- "$BIN" run "$BASE" --scheduler all
-for p in bace-pipe delay-first cost-first greedy-cost first-fit bace-no-priority bace-no-pathfinder bace-no-costmin; do
+for p in $("$BIN" list presets | cut -d" " -f1); do
   grep -q "^$p " "$tmp/out" && ok || bad "table lacks $p"
 done
 grep -q "200/200" "$tmp/out" && ok || bad "table does not show 200/200 completed"

@@ -24,11 +24,26 @@ TEST(Ordering, PriorityOrderEqualsFullSortAcrossCalls) {
   const Context c(sc, jobs);
   const SchedContext& ctx = c.ctx;
   ASSERT_EQ(ctx.num_shapes, 5);
-  // Aging from dominant (1 s/s: the oldest job first, mostly) to none (run time decides).
-  for (double aging : {1.0, 1e-3, 0.0}) {
+  // Aging from dominant (1 s/s: the oldest job first, mostly) to none (run time decides); then
+  // w_rt = 0 (arrival order: the shape's head without the records' scan), and the weights
+  // fifo-backfill and sjf set whatever the scenario says (ordering.h).
+  struct Variant {
+    double w_rt, w_net, aging;
+  };
+  for (const Variant v : {Variant{1, 1, 1.0}, Variant{1, 1, 1e-3}, Variant{1, 1, 0.0}, Variant{0, 1, 1.0},
+                          Variant{0, 0, 0}, Variant{1, 0, 0}}) {
+    const double aging = v.aging;
     SchedulerParams prm = sc.scheduler;
+    prm.priority_runtime_weight = v.w_rt;
+    prm.priority_network_weight = v.w_net;
     prm.priority_aging = aging;
-    auto ord = make_priority_backfill(prm);
+    SchedulerParams scenario_prm = prm;  // what the preset factories are handed: they override it
+    scenario_prm.priority_runtime_weight = 7;
+    scenario_prm.priority_network_weight = 5;
+    scenario_prm.priority_aging = 3;
+    auto ord = v.w_rt == 0 && v.w_net == 0 && v.aging == 0 ? make_fifo_backfill(scenario_prm)
+               : v.w_rt == 1 && v.w_net == 0 && v.aging == 0 ? make_shortest_first(scenario_prm)
+                                                             : make_priority_backfill(prm);
     Rng rng(derive_seed(6, "ordering-direct"));
     std::vector<int> queue;
     int next_id = 0;
@@ -53,7 +68,7 @@ TEST(Ordering, PriorityOrderEqualsFullSortAcrossCalls) {
       ClusterView view = idle_view(sc.topology, sc.compute, now);
       for (int r = 0; r < view.regions(); ++r) view.free_gpus[static_cast<size_t>(r)] = static_cast<int>(rng.below(17));
       for (double& x : view.residual) x *= rng.uniform(0.2, 1.0);
-      SCOPED_TRACE("aging " + std::to_string(aging) + " call " + std::to_string(call));
+      SCOPED_TRACE("w_rt " + std::to_string(v.w_rt) + " w_net " + std::to_string(v.w_net) + " aging " + std::to_string(aging) + " call " + std::to_string(call));
       const WaitingQueue waiting(queue);
       std::vector<int> expect = naive_priority_order(ctx, waiting, view, prm);
       ord->begin(ctx, waiting, view);
