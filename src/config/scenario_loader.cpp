@@ -194,6 +194,22 @@ void Builder::build_scheduler(Scenario& sc) {
   read(*st, "view_noise_sigma", s.view_noise_sigma);
   read(*st, "view_refresh_s", s.view_refresh_s);
   read(*st, "variant_patience", s.variant_patience);
+  if (const toml::node* th = get(*st, "tiresias_thresholds_gpu_s")) {
+    const toml::array& a = *th->as_array();
+    if (a.empty() || a.size() > 16)
+      fail(*th, "scheduler.tiresias_thresholds_gpu_s: expected 1 to 16 thresholds (K − 1 for K queues), got " +
+                    std::to_string(a.size()));
+    s.tiresias_thresholds_gpu_s.clear();
+    for (std::size_t k = 0; k < a.size(); ++k) {
+      const double v = number_of(*a.get(k));
+      if (k > 0 && !(v > s.tiresias_thresholds_gpu_s.back()))
+        fail(*a.get(k), "scheduler.tiresias_thresholds_gpu_s[" + std::to_string(k) + "] = " + util::format_number(v) +
+                            " is not above the threshold before it (" +
+                            util::format_number(s.tiresias_thresholds_gpu_s.back()) + "): expected increasing thresholds");
+      s.tiresias_thresholds_gpu_s.push_back(v);
+    }
+  }
+  read(*st, "tiresias_promote_knob", s.tiresias_promote_knob);
 }
 
 void Builder::build_faults(Scenario& sc) {

@@ -250,6 +250,10 @@ const TableSpec& scheduler_spec() {
           .says("live noisy view: measured again this often while jobs wait"),
       F("variant_patience", K::kFloat).ge(1).le(1e9).def(d.variant_patience).added_later()
           .says("flexible jobs: a variant starts only within this factor of the best on the idle cluster"),
+      F("tiresias_thresholds_gpu_s", K::kFloatArray).gt(0).le(1e15).def("[3250, 7200]").in("GPU-s").added_later()
+          .says("tiresias: attained-service thresholds of its queues, increasing (K = count + 1 queues)"),
+      F("tiresias_promote_knob", K::kFloat).ge(0).le(1e6).def(d.tiresias_promote_knob).added_later()
+          .says("tiresias: a job that ran goes back to the first queue after waiting this many times its executed time (0 = never)"),
   }};
   return t;
 }

@@ -43,6 +43,13 @@ struct SchedulerParams {
   /// only if its estimated iteration time is at most this many times the best the job's
   /// variants reach on the idle cluster; else the job waits (docs/model.md, "Choosing D").
   double variant_patience = 3.0;
+  /// tiresias (docs/model.md, "Literature baselines"): the attained-service thresholds of its
+  /// queues, GPU-seconds, increasing (K = size + 1 queues). Default: Tiresias's simulator
+  /// (`queue_limit` of `_TFJobs`, 3 queues: 3250 and 7200 GPU-s).
+  std::vector<double> tiresias_thresholds_gpu_s = {3250.0, 7200.0};
+  /// tiresias: a waiting job that has run before goes back to the first queue once it has waited
+  /// this many times its executed time (Tiresias's PROMOTEKNOB); 0 = never (its default dlas-gpu).
+  double tiresias_promote_knob = 0.0;
 };
 
 struct Scenario {

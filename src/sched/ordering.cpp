@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "sched/estimate.h"
+
 namespace geopipe {
 namespace {
 
@@ -81,8 +83,9 @@ class MinTree {
 
 class PriorityBackfill final : public OrderingPolicy {
  public:
-  explicit PriorityBackfill(const SchedulerParams& p)
+  explicit PriorityBackfill(const SchedulerParams& p, bool refresh_runtime = false)
       : prm_(p),
+        refresh_runtime_(refresh_runtime),
         records_only_(p.priority_runtime_weight >= 0 && p.priority_network_weight >= 0 && p.priority_aging >= 0),
         arrival_order_(p.priority_runtime_weight == 0 && p.priority_aging >= 0) {}
   bool strict() const override { return false; }
@@ -257,7 +260,7 @@ class PriorityBackfill final : public OrderingPolicy {
   /// added, then read from runtime_s_).
   double runtime(const SchedContext& ctx, int j) {
     double& r = runtime_s_[static_cast<size_t>(j)];
-    if (std::isnan(r)) r = ctx.profile(j).iterations * figures(ctx, j).best_iteration_s;
+    if (std::isnan(r) || refresh_runtime_) r = ctx.profile(j).iterations * figures(ctx, j).best_iteration_s;
     return r;
   }
 
@@ -269,17 +272,9 @@ class PriorityBackfill final : public OrderingPolicy {
     c.known = true;
     const JobProfile& p = ctx.profile(j);
     const Topology& topo = *ctx.topo;
-    double best_t = kInf;
-    int best_r = 0;
-    for (int r = 0; r < topo.num_regions(); ++r) {
-      if (topo.regions[static_cast<size_t>(r)].gpu_count <= 0) continue;
-      const double t = ideal_iteration_time(p, topo.gpu_of(r), *ctx.compute);
-      if (t < best_t) {
-        best_t = t;
-        best_r = r;
-      }
-    }
-    c.best_iteration_s = best_t;
+    const FastestIdeal fastest = fastest_ideal_iteration(p, topo, *ctx.compute);
+    const int best_r = fastest.region;
+    c.best_iteration_s = fastest.iteration_s;
     double fmin = kInf;
     for (int i = 0; i < p.stages; ++i) fmin = std::min(fmin, forward_time(p, i, topo.gpu_of(best_r), *ctx.compute));
     c.beta = p.activation_bytes / fmin;
@@ -287,6 +282,9 @@ class PriorityBackfill final : public OrderingPolicy {
   }
 
   SchedulerParams prm_;
+  /// R̂ is computed again whenever a job is (re)added, so that a job back in the queue after a
+  /// preemption is ordered by the iterations it has left (srtf); otherwise once per job.
+  bool refresh_runtime_;
   bool records_only_;
   /// w_rt = 0 and aging >= 0: every score is −aging·wait (or 0), which orders by arrival, so a
   /// shape's head is its first waiting job (the same order as the records' scan, in O(log q)).
@@ -317,6 +315,12 @@ std::unique_ptr<OrderingPolicy> make_fifo_backfill(const SchedulerParams& p) {
   SchedulerParams q = p;
   q.priority_runtime_weight = q.priority_network_weight = q.priority_aging = 0;
   return std::make_unique<PriorityBackfill>(q);
+}
+std::unique_ptr<OrderingPolicy> make_remaining_first(const SchedulerParams& p) {
+  SchedulerParams q = p;
+  q.priority_runtime_weight = 1;
+  q.priority_network_weight = q.priority_aging = 0;
+  return std::make_unique<PriorityBackfill>(q, /*refresh_runtime=*/true);
 }
 std::unique_ptr<OrderingPolicy> make_shortest_first(const SchedulerParams& p) {
   SchedulerParams q = p;

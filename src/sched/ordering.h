@@ -64,5 +64,8 @@ std::unique_ptr<OrderingPolicy> make_fifo_backfill(const SchedulerParams& p);
 /// fastest GPU type present, the job's exact work; "oracle" in the literature's sense) orders
 /// the queue, ties by arrival, then id.
 std::unique_ptr<OrderingPolicy> make_shortest_first(const SchedulerParams& p);
+/// The start order of srtf (sched/preemptive.h): as make_shortest_first, with R̂ computed
+/// from the iterations a job has left whenever it enters the queue again.
+std::unique_ptr<OrderingPolicy> make_remaining_first(const SchedulerParams& p);
 
 }  // namespace geopipe

@@ -2,10 +2,19 @@
 
 #include <stdexcept>
 
+#include "sched/preemptive.h"
 #include "sched/scheduler.h"
 #include "util/named_table.h"
 
 namespace geopipe {
+namespace {
+std::unique_ptr<Scheduler> make_srtf(std::string_view name, const SchedulerParams& p) {
+  return make_preemptive_scheduler(std::string(name), PreemptiveRule::kSrtf, p);
+}
+std::unique_ptr<Scheduler> make_tiresias(std::string_view name, const SchedulerParams& p) {
+  return make_preemptive_scheduler(std::string(name), PreemptiveRule::kTiresias, p);
+}
+}  // namespace
 
 const std::vector<PresetInfo>& presets() {
   static const std::vector<PresetInfo> all = {
@@ -28,6 +37,10 @@ const std::vector<PresetInfo>& presets() {
        make_pathfinder_costmin},
       {"sjf", "shortest job first (oracle work) + backfill; bace-pipe's placement", make_shortest_first,
        make_pathfinder_costmin},
+      {"srtf", "preemptive shortest remaining (oracle) work first + backfill; bace-pipe's placement", nullptr,
+       nullptr, make_srtf},
+      {"tiresias", "preemptive discretised 2D-LAS (Tiresias): queues by attained GPU-time; bace-pipe's placement",
+       nullptr, nullptr, make_tiresias},
   };
   return all;
 }
@@ -39,6 +52,7 @@ std::vector<std::string> preset_names() { return util::names_of(presets()); }
 std::unique_ptr<Scheduler> make_scheduler(std::string_view name, const SchedulerParams& prm) {
   const PresetInfo* info = find_preset(name);
   if (!info) throw std::invalid_argument("unknown scheduler preset '" + std::string(name) + "'");
+  if (info->make_whole) return info->make_whole(name, prm);
   return std::make_unique<ComposedScheduler>(std::string(name), info->make_ordering(prm), info->make_placement(prm));
 }
 

@@ -17,11 +17,17 @@ namespace geopipe {
 
 class Scheduler;
 
+/// A scheduler that is more than an ordering × a placement (the preemptive baselines,
+/// sched/preemptive.h), built whole from its name and the scenario's parameters.
+using SchedulerFactory = std::unique_ptr<Scheduler> (*)(std::string_view name, const SchedulerParams&);
+
 struct PresetInfo {
   std::string_view name;             ///< CLI and HDF5 name, e.g. "bace-pipe"
   std::string_view description;      ///< one line for `geopipe list presets`
   OrderingFactory make_ordering;     ///< in which order waiting jobs are considered
   PlacementFactory make_placement;   ///< where a job runs
+  /// Set for a scheduler built whole (then the two factories above are null).
+  SchedulerFactory make_whole = nullptr;
 };
 
 /// All presets, in the canonical order used by `--scheduler all` and in tables.

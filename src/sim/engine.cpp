@@ -77,6 +77,13 @@ Engine::Engine(const Scenario& sc, const std::vector<Job>& jobs, Scheduler& sche
   for (const auto& reg : topo_.regions) faults_on_ |= std::isfinite(reg.gpu_mtbf_s) || reg.spot();
   faults_on_ |= sc.faults.checkpoint_interval_s && std::isfinite(*sc.faults.checkpoint_interval_s);
   faults_on_ |= sched.preempts();  // its preemptions checkpoint and re-queue jobs
+  preempting_ = sched.preempts();
+  if (preempting_) {
+    service_.resize(n);
+    for (size_t i = 0; i < n; ++i) service_[i].queued_since_s = jobs[i].arrival_s;
+    ctx_.running = &running_info_;
+    ctx_.service = &service_;
+  }
   // Migration acts where a link can go down: on a capacity series.
   bool link_series = false;
   for (const Link& l : topo_.links) link_series |= l.capacity_series != nullptr;
@@ -690,6 +697,7 @@ void Engine::check_progress(double t) {
 
 void Engine::call_scheduler(double t) {
   build_view(t);
+  if (preempting_) fill_running(t);
   decisions_.clear();
   const auto c0 = std::chrono::steady_clock::now();
   sched_.schedule(ctx_, queue_, view_, decisions_);

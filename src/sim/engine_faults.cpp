@@ -133,6 +133,7 @@ void Engine::job_stops(int j, double t, bool failed) {
     rec.lost_gpu_hours += lost_gpu_s / units::kSecondsPerHour;
   }
   f.version = r.version + 1;
+  if (preempting_) service_[static_cast<size_t>(j)].attained_gpu_s += r.gpus * (t - r.attempt_start_s);
   release(j);
   ++f.attempt;
   f.restarting = true;
@@ -141,8 +142,9 @@ void Engine::job_stops(int j, double t, bool failed) {
   faults_.push({t + sc_.faults.restart_s, j, f.attempt, FaultKind::kRestart});
 }
 
-void Engine::job_restarts(int j) {
+void Engine::job_restarts(int j, double t) {
   const JobFaults& f = jf_[static_cast<size_t>(j)];
+  if (preempting_) service_[static_cast<size_t>(j)].queued_since_s = t;
   jf_[static_cast<size_t>(j)].restarting = false;
   --restarting_;
   if (!(sc_.compute.dp_sync == DpSync::kDiLoCo && profile(j).data_parallel > 1))
@@ -273,6 +275,35 @@ void Engine::note_stall(int j, Running& r, bool link_down, double t) {
   if (!link_down) return;
   r.stall_since_s = t;
   faults_.push({t + *sc_.faults.migrate_after_s, j, jf_[static_cast<size_t>(j)].attempt, FaultKind::kMigrate});
+}
+
+}  // namespace geopipe::engine_detail
+
+namespace geopipe::engine_detail {
+
+void Engine::fill_running(double t) {
+  running_info_.clear();
+  for (size_t s = 0; s < slots_.size(); ++s) {
+    const Running& r = slots_[s];
+    if (r.job < 0 || slot_of_[static_cast<size_t>(r.job)] != static_cast<int>(s)) continue;
+    RunningJob x;
+    x.job = r.job;
+    x.gpus = r.gpus;
+    x.regions = &r.regions;
+    x.attempt_start_s = r.attempt_start_s;
+    x.leaving = r.evicting;
+    const double dt = t - r.last_t;
+    const bool moving = !r.checkpointing && !r.restoring && std::isfinite(r.T) && dt > 0;
+    if (r.diloco) {
+      const double u = moving ? r.clock.advance(r.u, dt, r.T_inner, r.Y) : r.u;
+      x.remaining_iterations = std::max(0.0, r.clock.iterations_at(r.U) - r.clock.iterations_at(u));
+    } else {
+      x.remaining_iterations = std::max(0.0, moving ? r.remaining - dt / r.T : r.remaining);
+    }
+    running_info_.push_back(x);
+  }
+  std::sort(running_info_.begin(), running_info_.end(),
+            [](const RunningJob& a, const RunningJob& b) { return a.job < b.job; });
 }
 
 }  // namespace geopipe::engine_detail

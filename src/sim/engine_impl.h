@@ -181,6 +181,7 @@ class Engine {
   friend class MonitorSource;
   friend class FaultSource;
   friend class GpuCapacitySource;
+  friend class WakeSource;
  public:
   Engine(const Scenario& sc, const std::vector<Job>& jobs, Scheduler& sched, std::uint64_t seed, const SimOptions& opt);
   ~Engine();
@@ -333,7 +334,10 @@ class Engine {
   /// Failed or preempted job j waits again: the scheduler sees what is left of it (its
   /// profile's iterations, which its estimates and priorities read), not its whole length. A
   /// DiLoCo job keeps its whole length (its progress is a cycle position).
-  void job_restarts(int j);
+  void job_restarts(int j, double t);
+
+  /// A preempting scheduler's view of the running jobs at t (SchedContext::running).
+  void fill_running(double t);
 
   /// Regional checkpoints: job j's new attempt on `r` starts by moving the shards of its
   /// checkpoint that are not where its stages now are (start_attempt).
@@ -437,6 +441,11 @@ class Engine {
   bool has_gpu_series_ = false;
   bool migrate_on_ = false;  ///< faults.migrate_after_s set, faults on
   std::vector<int> victims_, tl_free_;  ///< scratch: eviction candidates; the timeline's free GPUs
+  // A preempting scheduler (Scheduler::preempts()): what it sees of the running jobs and of
+  // every job's service (SchedContext::running, service); empty for the others.
+  bool preempting_ = false;
+  std::vector<RunningJob> running_info_;
+  std::vector<JobService> service_;
 };
 
 }  // namespace geopipe::engine_detail

@@ -265,7 +265,7 @@ class FaultSource final : public EventSource {
           e_.preempt_notice(ev.job, t, kInf);
           break;
         case Engine::FaultKind::kRestart:
-          e_.job_restarts(ev.job);
+          e_.job_restarts(ev.job, t);
           f.call = true;
           break;
       }
@@ -279,6 +279,28 @@ class FaultSource final : public EventSource {
   }
 };
 
+// A preempting scheduler's own times (Scheduler::next_call_s: Tiresias's demotion thresholds),
+// while jobs wait.
+class WakeSource final : public EventSource {
+ public:
+  using EventSource::EventSource;
+  double next_s() override {
+    if (e_.queue_.empty()) return kInf;
+    const double t = e_.sched_.next_call_s();
+    return t > last_call_s_ ? t : kInf;  // a time not after the last call is ignored (scheduler_api.h)
+  }
+  Fired fire(double t) override {
+    if (!(e_.sched_.next_call_s() <= t) || e_.queue_.empty()) return {};
+    last_call_s_ = t;
+    return {true, false};
+  }
+  std::string what() const override { return "were times the scheduler asked to be called at (its thresholds)"; }
+  std::string fewer() const override { return "fewer or wider scheduler thresholds, or jobs that wait less"; }
+
+ private:
+  double last_call_s_ = -kInf;
+};
+
 void Engine::make_sources() {
   sources_.push_back(std::make_unique<CompletionSource>(*this));
   if (faults_on_) sources_.push_back(std::make_unique<FaultSource>(*this));
@@ -288,6 +310,7 @@ void Engine::make_sources() {
   if (has_link_series_) sources_.push_back(std::make_unique<LinkCapacitySource>(*this));
   if (has_gpu_series_) sources_.push_back(std::make_unique<GpuCapacitySource>(*this));
   sources_.push_back(std::make_unique<MonitorSource>(*this));
+  if (preempting_) sources_.push_back(std::make_unique<WakeSource>(*this));
 }
 
 }  // namespace geopipe::engine_detail

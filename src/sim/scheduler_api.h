@@ -2,6 +2,7 @@
 // simulator only knows this interface; the policies and presets live in src/sched.
 #pragma once
 
+#include <limits>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -15,6 +16,27 @@
 #include "sim/waiting_queue.h"
 
 namespace geopipe {
+
+/// A running job as a preempting scheduler (Scheduler::preempts()) sees it: SchedContext::running.
+struct RunningJob {
+  int job = -1;
+  int gpus = 0;                               ///< GPUs it holds (D·S·g)
+  const std::vector<int>* regions = nullptr;  ///< the region of each of its D·S stages (valid during the call)
+  double attempt_start_s = 0;                 ///< when its current attempt started
+  /// Iterations it has left at the call's time (exact: its progress since the engine last
+  /// settled it at its current iteration time; a job writing a checkpoint or restoring one, or
+  /// stalled on a link that is down, does not progress).
+  double remaining_iterations = 0;
+  /// Preempted or evicted already (writing its checkpoint, or within its notice): it gives its
+  /// GPUs back soon and cannot be preempted again.
+  bool leaving = false;
+};
+
+/// What a preempting scheduler may know of a job's past: SchedContext::service.
+struct JobService {
+  double attained_gpu_s = 0;  ///< GPU-seconds its attempts that ended (preempted, evicted, failed) held
+  double queued_since_s = 0;  ///< when it last entered the waiting queue (its arrival, or the end of its restart_s)
+};
 
 /// Read-only facts about the jobs of the running scenario.
 struct SchedContext {
@@ -41,6 +63,12 @@ struct SchedContext {
   /// A scheduler trying variant k of flexible job `override_job` calls its placement policy
   /// with a copy of the context (with_variant) in which profile() and shape() of that job
   /// answer for the variant: every policy places the variant as if it were a fixed job.
+  /// Preempting schedulers only (Scheduler::preempts(); null for the others): the running
+  /// jobs at the call, in increasing id order, and per job its service so far. A running job's
+  /// attained service (GPUs × time held, Tiresias's) is service[j].attained_gpu_s +
+  /// gpus·(now − attempt_start_s).
+  const std::vector<RunningJob>* running = nullptr;
+  const std::vector<JobService>* service = nullptr;
   int override_job = -1;
   const JobProfile* override_profile = nullptr;  ///< the variant's profile (with the job's iterations)
   int override_shape = -1;                       ///< the variant's shape id
@@ -112,8 +140,13 @@ class Scheduler {
                         std::vector<Decision>& out) = 0;
   /// Search effort so far (zero for schedulers that do not search).
   virtual SearchEffort effort() const { return {}; }
-  /// May it preempt running jobs (Decision::preempt)? No shipped preset does: their papers do not.
+  /// May it preempt running jobs (Decision::preempt)? Only the preemptive literature baselines
+  /// do (srtf, tiresias: sched/preemptive.h); the paper's presets never preempt.
   virtual bool preempts() const { return false; }
+  /// A preempting scheduler whose decisions change with time alone (Tiresias's demotion
+  /// thresholds) asks to be called again at this time, if jobs wait then; +inf: no such time.
+  /// Read after each call; a time not after that call's is ignored.
+  virtual double next_call_s() const { return std::numeric_limits<double>::infinity(); }
 };
 
 }  // namespace geopipe

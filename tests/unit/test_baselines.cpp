@@ -69,5 +69,89 @@ TEST(Baselines, FifoBackfillStartsWhatFitsBehindABlockedHead) {
   EXPECT_GE(bf2.jobs[3].start_s, bf2.jobs[2].finish_s);
 }
 
+// srtf on one GPU: A (1000 iterations of T) runs from 0; B (100 iterations) arrives at 10T,
+// when A has 990T of work left, more than B's 100T: A is preempted, writes its checkpoint
+// (C), B runs from 10T + C to 110T + C, and A, back in the queue after R < 100T, resumes its
+// 990 iterations then: it ends at 1100T + C. sjf (non-preemptive) lets A finish first.
+TEST(Baselines, SrtfPreemptsALongerJobForAShorterOne) {
+  Scenario sc = one_region_of(1);
+  const std::vector<Job> alone = finalize_jobs({make_job(0.0, 0, 1, 1, 4, 1000)});
+  const double T = run_preset("sjf", sc, alone).jobs[0].mean_iteration_s;
+  const double C = 7 * T, R = 30 * T;
+  sc.faults.checkpoint_cost_s = C;
+  sc.faults.restart_s = R;
+  const std::vector<Job> jobs = finalize_jobs({make_job(0.0, 0, 1, 1, 4, 1000), make_job(10 * T, 0, 1, 1, 4, 100)});
+  const SimResult r = run_preset("srtf", sc, jobs);
+  ASSERT_EQ(r.metrics.jobs_completed, 2);
+  EXPECT_EQ(r.metrics.preemptions, 1);
+  EXPECT_EQ(r.jobs[0].preemptions, 1);
+  EXPECT_NEAR(r.jobs[1].start_s, 10 * T + C, 1e-9 * T);
+  EXPECT_NEAR(r.jobs[1].finish_s, 110 * T + C, 1e-9 * T);
+  EXPECT_NEAR(r.jobs[0].finish_s, 1100 * T + C, 1e-9 * T);
+  EXPECT_NEAR(r.metrics.checkpoint_gpu_hours, C / 3600, 1e-9);
+  const SimResult nonpre = run_preset("sjf", sc, jobs);
+  EXPECT_EQ(nonpre.metrics.preemptions, 0);
+  EXPECT_NEAR(nonpre.jobs[1].start_s, 1000 * T, 1e-9 * T);
+  // A job with more work left than the running one's never preempts it.
+  const std::vector<Job> longer = finalize_jobs({make_job(0.0, 0, 1, 1, 4, 100), make_job(10 * T, 0, 1, 1, 4, 1000)});
+  const SimResult l = run_preset("srtf", sc, longer);
+  EXPECT_EQ(l.metrics.preemptions, 0);
+  EXPECT_NEAR(l.jobs[1].start_s, 100 * T, 1e-9 * T);
+}
+
+// tiresias on one GPU, one threshold at 100T GPU-s (two queues): A (1000 iterations) runs from
+// 0; B (300 iterations) arrives at 50T, while A, in the first queue too and running, keeps its
+// GPU. At 100T A's attained service reaches the threshold: it drops to the second queue and B
+// preempts it (the scheduler asked to be called then). B runs from 100T + C; at 200T + C it
+// drops to the second queue too, where the running job goes first: B ends at 400T + C, and A
+// then does its last 900 iterations: 1300T + C.
+TEST(Baselines, TiresiasDemotesAJobAtItsThresholdAndANewJobPreemptsIt) {
+  Scenario sc = one_region_of(1);
+  const double T = run_preset("sjf", sc, finalize_jobs({make_job(0.0, 0, 1, 1, 4, 1000)})).jobs[0].mean_iteration_s;
+  const double C = 7 * T, R = 30 * T;
+  sc.faults.checkpoint_cost_s = C;
+  sc.faults.restart_s = R;
+  sc.scheduler.tiresias_thresholds_gpu_s = {100 * T};
+  const std::vector<Job> jobs = finalize_jobs({make_job(0.0, 0, 1, 1, 4, 1000), make_job(50 * T, 0, 1, 1, 4, 300)});
+  const SimResult r = run_preset("tiresias", sc, jobs);
+  ASSERT_EQ(r.metrics.jobs_completed, 2);
+  EXPECT_EQ(r.metrics.preemptions, 1);
+  EXPECT_EQ(r.jobs[0].preemptions, 1);
+  EXPECT_NEAR(r.jobs[1].start_s, 100 * T + C, 1e-9 * T);
+  EXPECT_NEAR(r.jobs[1].finish_s, 400 * T + C, 1e-9 * T);
+  EXPECT_NEAR(r.jobs[0].finish_s, 1300 * T + C, 1e-9 * T);
+  // Both in the first queue for good (a threshold above both jobs' service): first come,
+  // first served, no preemption.
+  sc.scheduler.tiresias_thresholds_gpu_s = {1e6 * T};
+  const SimResult fifo = run_preset("tiresias", sc, jobs);
+  EXPECT_EQ(fifo.metrics.preemptions, 0);
+  EXPECT_NEAR(fifo.jobs[1].start_s, 1000 * T, 1e-9 * T);
+}
+
+// tiresias's starvation knob: with K = 2 queues (threshold 100T) and knob 4, A is preempted by
+// B at 100T as above; its executed time is its attempt, 100T + C (GPUs held while writing the
+// checkpoint count). Back in the queue at 100T + C + R, it returns to the first queue
+// 4·(100T + C) later, at P, and preempts B (in the second queue since 200T + C). A resumes at
+// P + C and ends 900T later; B, whose own promotion would come only 4·(P − 100T) + R after its
+// requeue, more than 900T, waits for it.
+TEST(Baselines, TiresiasPromotesAStarvedJob) {
+  Scenario sc = one_region_of(1);
+  const double T = run_preset("sjf", sc, finalize_jobs({make_job(0.0, 0, 1, 1, 4, 1000)})).jobs[0].mean_iteration_s;
+  const double C = 7 * T, R = 30 * T;
+  sc.faults.checkpoint_cost_s = C;
+  sc.faults.restart_s = R;
+  sc.scheduler.tiresias_thresholds_gpu_s = {100 * T};
+  sc.scheduler.tiresias_promote_knob = 4;
+  const std::vector<Job> jobs = finalize_jobs({make_job(0.0, 0, 1, 1, 4, 1000), make_job(50 * T, 0, 1, 1, 4, 3000)});
+  const SimResult r = run_preset("tiresias", sc, jobs);
+  ASSERT_EQ(r.metrics.jobs_completed, 2);
+  const double P = 100 * T + C + R + 4 * (100 * T + C);
+  EXPECT_EQ(r.jobs[0].preemptions, 1);
+  EXPECT_EQ(r.jobs[1].preemptions, 1);
+  EXPECT_NEAR(r.jobs[0].finish_s, P + C + 900 * T, 1e-9 * T);
+  // B ran from 100T + C to P; what it has left, 3000T − (P − 100T − C), runs after A.
+  EXPECT_NEAR(r.jobs[1].finish_s, P + C + 900 * T + 2900 * T - (P - (100 * T + C) - 100 * T), 1e-9 * T);
+}
+
 }  // namespace
 }  // namespace geopipe

@@ -53,8 +53,15 @@ TEST(Schedulers, ShortcutsChangeNoDecision) {
       const std::vector<Job> jobs = shaped_jobs(derive_seed(static_cast<std::uint64_t>(gap_s), "sched-shortcuts"), 160, gap_s);
       for (const PresetInfo& info : presets()) {
         SCOPED_TRACE(std::string(info.name) + " gap " + std::to_string(gap_s) + (series ? " with capacity series" : ""));
+        if (info.make_whole) continue;  // the preemptive baselines: tests/unit/test_baselines.cpp
         auto fast = make_scheduler(info.name, sc.scheduler);
-        NaiveScheduler naive(!info.make_ordering(sc.scheduler)->strict(), info.make_placement(sc.scheduler), sc.scheduler);
+        // fifo-backfill and sjf are the dynamic priority with their own weights (ordering.h).
+        SchedulerParams order_prm = sc.scheduler;
+        if (info.name == "fifo-backfill" || info.name == "sjf") {
+          order_prm.priority_runtime_weight = info.name == "sjf" ? 1 : 0;
+          order_prm.priority_network_weight = order_prm.priority_aging = 0;
+        }
+        NaiveScheduler naive(!info.make_ordering(sc.scheduler)->strict(), info.make_placement(sc.scheduler), order_prm);
         const SimResult a = simulate(sc, jobs, *fast, 3), b = simulate(sc, jobs, naive, 3);
         EXPECT_EQ(a.metrics.jobs_completed, 160);
         expect_same_jobs(a.jobs, b.jobs);
