@@ -90,9 +90,10 @@ def _read(path, jobs: bool = False):
     met = _format5_columns(met, "total_cost_usd")
     attrs["evaluator"] = _h5.evaluator(attrs)
     met = _format6_columns(met, attrs["evaluator"])
-    met = _format8_columns(_format7_columns(met), attrs["evaluator"])
+    met = _format9_columns(_format8_columns(_format7_columns(met), attrs["evaluator"]), attrs["evaluator"], path)
     if job is not None:
-        job = _format8_columns(_format7_columns(_format5_columns(job, "cost_usd")), attrs["evaluator"])
+        job = _format9_columns(_format8_columns(_format7_columns(_format5_columns(job, "cost_usd")), attrs["evaluator"]),
+                               attrs["evaluator"], path)
     err_ids = sorted({int(i) for i in np.asarray(err["id"]) if int(i) >= 0})
     return scen, met, err_ids, attrs, job
 
@@ -192,6 +193,38 @@ def _format8_columns(df: pd.DataFrame, evaluator: str) -> pd.DataFrame:
                 ("checkpoint_gpu_hours", 0.0))
     for k, (name, value) in enumerate(cols):
         df.insert(at + k, name, value)
+    return df
+
+
+# The columns format 9 added (fairness): no older file records them (docs/hdf5-format.md).
+FORMAT9_METRICS = ("p99_queue_delay_s", "avg_ftf_rho", "max_ftf_rho", "unfair_fraction", "jain_fairness")
+FORMAT9_JOB_COLUMNS = ("isolated_jct_s", "ftf_rho")
+
+
+def _format9_columns(df: pd.DataFrame, evaluator: str, path) -> pd.DataFrame:
+    """A table of a file before format 9 with the fairness columns added, **not recorded**:
+    NaN in a simulation's rows (no older file has what they need), 0 in a test function's
+    (docs/hdf5-format.md, "Format versions"). /metrics p99_queue_delay_s after
+    avg_queue_delay_s, avg_ftf_rho, max_ftf_rho, unfair_fraction, jain_fairness after goodput;
+    /jobs isolated_jct_s, ftf_rho last. Warns once when it adds NaN columns."""
+    if "goodput" in df.columns and "avg_ftf_rho" in df.columns:
+        return df
+    if "ftf_rho" in df.columns or ("goodput" not in df.columns and "checkpoint_gpu_hours" not in df.columns):
+        return df
+    df = df.copy()
+    fill = np.nan if evaluator == "simulation" else 0.0
+    if "goodput" in df.columns:  # /metrics
+        df.insert(df.columns.get_loc("avg_queue_delay_s") + 1, "p99_queue_delay_s", fill)
+        at = df.columns.get_loc("goodput") + 1
+        for k, name in enumerate(FORMAT9_METRICS[1:]):
+            df.insert(at + k, name, fill)
+    else:  # /jobs
+        for name in FORMAT9_JOB_COLUMNS:
+            df[name] = fill
+    if evaluator == "simulation" and len(df):
+        warnings.warn(f"{path}: written before HDF5 format 9: its fairness columns "
+                      f"({', '.join(FORMAT9_METRICS if 'goodput' in df.columns else FORMAT9_JOB_COLUMNS)}) are not "
+                      "recorded (NaN); rerun the sweep with this geopipe to have them", stacklevel=4)
     return df
 
 

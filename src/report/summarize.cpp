@@ -179,6 +179,16 @@ class Summary {
                                   : util::suggestion_suffix(m, known) + " (expected one of: " +
                                         util::quoted_list(known, known.size()) + ")"));
       }
+      // A metric a file before HDF5 format 9 did not record (the fairness metrics: NaN,
+      // results/hdf5/table.h fill_columns_since) is refused, not averaged over the rows that have it.
+      std::size_t missing = 0;
+      for (size_t row = 0; row < rows(); ++row) missing += std::isnan(num(c, row)) ? 1 : 0;
+      if (missing > 0)
+        throw InputError(opt_.file, 0, 0,
+                         fmt::format("'{}' is not recorded in {} of the {} results (written before HDF5 format 9, which "
+                                     "added it; --resume and merge keep such results as they are: rerun the sweep into a "
+                                     "new file to have it)",
+                                     m, missing, rows()));
       mcol_.push_back(c);
       mdef_.push_back(def);
     }

@@ -2,6 +2,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "sim/engine.h"
 #include "sim/engine_impl.h"
@@ -553,7 +554,14 @@ void Engine::start(int j, Placement&& pl, double t) {
   r.last_t = t;
   ++running_;
   if (faults_on_) start_attempt(j, r, p, t);
-  if (!restart) on_record(j, [&](auto& rec) { rec.start_s = t; });
+  if (!restart) {
+    const double alone = alone_s(j, even);
+    on_record(j, [&](auto& rec) {
+      rec.start_s = t;
+      rec.gpus = r.gpus;
+      rec.alone_s = alone;
+    });
+  }
   pending_start_.push_back(j);
   if (timeline_) timeline_->job_started(t, j, pl.stage_region);
   // The placement and layer split are outputs only (no metric reads them): kept when the
@@ -563,6 +571,23 @@ void Engine::start(int j, Placement&& pl, double t) {
     rec.stage_region = std::move(pl.stage_region);
     rec.layers = p.layers;
   }
+}
+
+double Engine::alone_s(int j, const JobProfile& p) {
+  // A fixed job's shape gives its ideal iteration time (a flexible job's depends on its variant).
+  const auto shape = static_cast<size_t>(shapes_[static_cast<size_t>(j)]);
+  const bool fixed = ctx_.variants_of(j).empty();
+  if (fixed && shape < ideal_by_shape_.size() && !std::isnan(ideal_by_shape_[shape]))
+    return static_cast<double>(jobs_[static_cast<size_t>(j)].iterations) * ideal_by_shape_[shape];
+  double best = kInf;
+  for (int reg = 0; reg < topo_.num_regions(); ++reg)
+    if (topo_.regions[static_cast<size_t>(reg)].gpu_count > 0)
+      best = std::min(best, ideal_iteration_time(p, topo_.gpu_of(reg), sc_.compute));
+  if (fixed) {
+    if (ideal_by_shape_.size() <= shape) ideal_by_shape_.resize(shape + 1, std::numeric_limits<double>::quiet_NaN());
+    ideal_by_shape_[shape] = best;
+  }
+  return static_cast<double>(jobs_[static_cast<size_t>(j)].iterations) * best;
 }
 
 void Engine::finish(int j, double t) {

@@ -261,6 +261,10 @@ class Engine {
   void start(int j, Placement&& pl, double t);
 
   void finish(int j, double t);
+  /// T_alone of job j run as profile `p` (docs/model.md, "Fairness"): its iterations × the
+  /// compute-only ideal iteration time on the fastest GPU type of a region with GPUs (cached per
+  /// fixed shape).
+  double alone_s(int j, const JobProfile& p);
 
   /// Running job j gives back its GPUs, flows and slot (it finished or failed; settled).
   void release(int j);
@@ -393,6 +397,7 @@ class Engine {
   std::vector<JobProfile> profile_pool_;
   std::vector<int> profile_slot_, free_profiles_;
   std::vector<int> shapes_;
+  std::vector<double> ideal_by_shape_;  ///< per fixed job shape: its ideal iteration time for alone_s() (NaN: not yet)
   /// Per job: its slot in slots_ while it runs, else -1. The slots hold the running jobs' state
   /// (reused: memory follows the number of running jobs, at most the GPUs, not the jobs).
   std::vector<int> slot_of_;

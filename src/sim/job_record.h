@@ -35,6 +35,11 @@ struct JobRecord {
   int restarts = 0;                ///< times it started again after a failure
   double lost_gpu_hours = 0;       ///< GPU-hours of work its failures threw away
   double checkpoint_gpu_hours = 0; ///< GPU-hours its completed checkpoints (and regional restores) held its GPUs
+  // Fairness (docs/model.md, "Fairness").
+  int gpus = 0;                    ///< GPUs it holds, D·S·g of the profile it first started as (0 if never started)
+  double alone_s = 0;              ///< T_alone: iterations × compute-only ideal iteration time on the fastest GPU type (at first start)
+  double isolated_jct_s = 0;       ///< T_iso = T_alone × max(1, N̄·gpus / G) (MetricsAccumulator::finish; 0 if not finished)
+  double ftf_rho = 0;              ///< ρ = JCT / T_iso (MetricsAccumulator::finish; 0 if not finished)
   bool finished() const { return finish_s >= 0; }
 };
 

@@ -87,6 +87,8 @@ JobRow job_row(const Scenario& sc, const JobRecord& rec) {
   row.restarts = rec.restarts;
   row.lost_gpu_hours = rec.lost_gpu_hours;
   row.checkpoint_gpu_hours = rec.checkpoint_gpu_hours;
+  row.isolated_jct_s = rec.isolated_jct_s;
+  row.ftf_rho = rec.ftf_rho;
   return row;
 }
 

@@ -39,7 +39,9 @@ namespace geopipe {
   X(std::int32_t, preemptions, "", "times spot capacity or the scheduler preempted it")          \
   X(std::int32_t, restarts, "", "times it started again after a failure or preemption")          \
   X(double, lost_gpu_hours, "h", "GPU-hours of work its failures threw away")                    \
-  X(double, checkpoint_gpu_hours, "h", "GPU-hours its checkpoints held its GPUs")
+  X(double, checkpoint_gpu_hours, "h", "GPU-hours its checkpoints held its GPUs")                \
+  X(double, isolated_jct_s, "s", "JCT on a fair share of the cluster, T_iso (0 if not finished)") \
+  X(double, ftf_rho, "", "finish-time fairness JCT / isolated_jct_s (0 if not finished)")
 
 struct JobRow {
 #define GEOPIPE_JOB_MEMBER(type, name, unit, doc) type name{};

@@ -45,6 +45,7 @@ const char* metric_source_name(MetricSource s);
   X(double, p95_jct_s, "s", kHours, true, kSimulation, "95th percentile JCT")                                          \
   X(double, p99_jct_s, "s", kHours, true, kSimulation, "99th percentile JCT")                                          \
   X(double, avg_queue_delay_s, "s", kHours, true, kSimulation, "mean of start - arrival over started jobs")            \
+  X(double, p99_queue_delay_s, "s", kHours, true, kSimulation, "99th percentile of start - arrival (linear interpolation)") \
   X(double, makespan_s, "s", kHours, true, kSimulation, "last completion time")                                        \
   X(double, total_energy_j, "J", kMwh, true, kSimulation, "facility energy of all jobs")                               \
   X(double, total_cost_usd, "USD", kPlain, true, kSimulation, "electricity + egress cost of all jobs")                 \
@@ -63,6 +64,10 @@ const char* metric_source_name(MetricSource s);
   X(double, lost_gpu_hours, "h", kPlain, true, kSimulation, "GPU-hours of work thrown away by failures")               \
   X(double, checkpoint_gpu_hours, "h", kPlain, true, kSimulation, "GPU-hours spent writing (regional: restoring) checkpoints") \
   X(double, goodput, "", kPlain, true, kSimulation, "useful / allocated GPU-hours (1 without failures, checkpoints)")   \
+  X(double, avg_ftf_rho, "", kPlain, true, kSimulation, "mean finish-time fairness rho = JCT / isolated JCT")         \
+  X(double, max_ftf_rho, "", kPlain, true, kSimulation, "worst finish-time fairness rho")                              \
+  X(double, unfair_fraction, "", kPlain, true, kSimulation, "share of completed jobs with rho > 1.05")                 \
+  X(double, jain_fairness, "", kPlain, true, kSimulation, "Jain's index of 1 / rho over completed jobs")               \
   X(long, sched_calls, "", kPlain, true, kSimulation, "scheduler invocations")                                         \
   X(long, sched_searches, "", kPlain, true, kSimulation, "placement searches run")                                     \
   X(long, sched_search_nodes, "", kPlain, true, kSimulation, "search nodes expanded in them")                          \

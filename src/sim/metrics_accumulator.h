@@ -51,13 +51,15 @@ struct JobRates {
 };
 
 /// What the metrics need of one job: the fields of its JobRecord (same names, same meaning) that
-/// they read or that job_ran() and job_synced() accrue. The engine keeps this, 72 bytes, instead
-/// of a JobRecord (176 bytes and two vectors) for every job of a run whose records are not
+/// they read or that job_ran() and job_synced() accrue. The engine keeps this, 88 bytes, instead
+/// of a JobRecord (232 bytes and two vectors) for every job of a run whose records are not
 /// returned.
 struct JobTally {
   double arrival_s = 0;
   double start_s = -1;              ///< -1: never started
   double finish_s = -1;             ///< -1: not finished
+  int gpus = 0;                     ///< GPUs it holds (set at its first start)
+  double alone_s = 0;               ///< T_alone (set at its first start; docs/model.md, "Fairness")
   double energy_j = 0;
   double electricity_cost_usd = 0;
   double egress_cost_usd = 0;
@@ -68,6 +70,22 @@ struct JobTally {
   double cost_usd() const { return electricity_cost_usd + egress_cost_usd; }
   bool finished() const { return finish_s >= 0; }
 };
+
+/// N̄_i for every job i (docs/model.md, "Fairness"): the time average over [a_i, f_i] of the
+/// number of jobs in the system (arrived, not finished; job i included), from every job's
+/// arrival a_i and finish f_i (< 0: not finished, in the system to the end; its N̄ is 0). Exact
+/// but for the rounding of the running integral, O(n log n), deterministic: events in (time,
+/// arrivals first, id) order; a job with f_i = a_i gets the count after every arrival at a_i.
+std::vector<double> mean_jobs_in_system(std::span<const double> arrival_s, std::span<const double> finish_s);
+/// T_iso = T_alone × max(1, N̄·g / G): the job's JCT on an exclusive 1/N̄ share of a cluster of
+/// G GPUs (G ≤ 0: T_alone).
+inline double isolated_jct_s(double alone_s, double mean_jobs, int gpus, int total_gpus) {
+  if (total_gpus <= 0) return alone_s;
+  const double share = mean_jobs * static_cast<double>(gpus) / static_cast<double>(total_gpus);
+  return alone_s * (share > 1.0 ? share : 1.0);
+}
+/// Jain's fairness index (Σx)² / (n·Σx²) of `x` (sums in order); 0 for no value.
+double jain_index(std::span<const double> x);
 
 class MetricsAccumulator {
  public:
@@ -108,11 +126,18 @@ class MetricsAccumulator {
 
   /// The metrics of the run: job statistics from the records (JobRecord or JobTally, by id), the
   /// accumulated sums, the scheduler's search effort and the run's wall time (a measurement).
-  /// The same numbers from either type.
+  /// The same numbers from either type. Writes each JobRecord's isolated_jct_s and ftf_rho
+  /// (docs/model.md, "Fairness"; 0 for a job that did not finish or has no alone_s).
   template <class Record>
-  ScenarioMetrics finish(const std::vector<Record>& records, const SearchEffort& effort, double wall_s);
+  ScenarioMetrics finish(std::vector<Record>& records, const SearchEffort& effort, double wall_s);
 
  private:
+  /// ρ > this is unfair (Shockwave's 5 % tolerance; docs/model.md, "Fairness").
+  static constexpr double kUnfairRho = 1.05;
+  /// The fairness metrics into `m` and each JobRecord's isolated_jct_s, ftf_rho.
+  template <class Record>
+  void fairness(std::vector<Record>& records, ScenarioMetrics& m) const;
+
   const Topology& topo_;
   ScenarioMetrics m_;
   double busy_gpu_s_ = 0, alloc_gpu_s_ = 0, run_s_ = 0, stall_s_ = 0, sync_s_ = 0;

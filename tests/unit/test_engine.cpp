@@ -109,6 +109,50 @@ TEST(Engine, OneJobEnergyAndCostByHand) {
   EXPECT_NEAR(mt.makespan_s, 100 + 1000 * T, 1e-6);
 }
 
+// Fairness end to end (docs/model.md, "Fairness"): two identical 1-GPU jobs arrive together on
+// a 1-GPU cluster. Job 0 runs [0, T], job 1 waits and runs [T, 2T]: JCTs T and 2T. N̄_0 = 2,
+// N̄_1 = (2T + T) / 2T = 1.5; G = g = 1, so T_iso = 2·T_alone and 1.5·T_alone, with T_alone = T
+// (alone on the cluster's only GPU type, no communication: the engine's run time is the ideal
+// one): ρ = 0.5 and 4/3.
+TEST(Engine, FairnessOfTwoJobsQueuedOnOneGpuByHand) {
+  const Scenario sc = base(1, 1, 0.1, 1.0);
+  const std::vector<Job> jobs = {make_job(0, 0.0, 1, 4, 1000), make_job(1, 0.0, 1, 4, 1000)};
+  ScriptedScheduler s(std::vector<std::vector<int>>{{0}, {0}});
+  const SimResult r = simulate(sc, jobs, s, 1);
+  ASSERT_EQ(r.jobs.size(), 2u);
+  const double T = r.jobs[0].finish_s;
+  ASSERT_GT(T, 0.0);
+  EXPECT_EQ(r.jobs[1].start_s, T);
+  EXPECT_DOUBLE_EQ(r.jobs[1].finish_s, 2 * T);
+  for (const JobRecord& j : r.jobs) {
+    EXPECT_EQ(j.gpus, 1);
+    EXPECT_DOUBLE_EQ(j.alone_s, T);
+  }
+  EXPECT_DOUBLE_EQ(r.jobs[0].isolated_jct_s, 2 * T);
+  EXPECT_DOUBLE_EQ(r.jobs[1].isolated_jct_s, 1.5 * T);
+  EXPECT_DOUBLE_EQ(r.jobs[0].ftf_rho, 0.5);
+  EXPECT_DOUBLE_EQ(r.jobs[1].ftf_rho, 4.0 / 3.0);
+  const ScenarioMetrics& m = r.metrics;
+  EXPECT_DOUBLE_EQ(m.avg_ftf_rho, (0.5 + 4.0 / 3.0) / 2);  // 11/12
+  EXPECT_DOUBLE_EQ(m.max_ftf_rho, 4.0 / 3.0);
+  EXPECT_EQ(m.unfair_fraction, 0.5);
+  // x = 1/ρ = 2 and 0.75: 2.75² / (2·(4 + 0.5625)) = 0.8287...
+  EXPECT_DOUBLE_EQ(m.jain_fairness, 2.75 * 2.75 / (2 * (4 + 0.5625)));
+  EXPECT_DOUBLE_EQ(m.p99_queue_delay_s, 0.99 * T);  // delays 0 and T
+  EXPECT_DOUBLE_EQ(m.avg_queue_delay_s, 0.5 * T);
+  // Without job records (a JobTally per job): the same metrics bit for bit.
+  SimOptions light;
+  light.record_jobs = false;
+  ScriptedScheduler s2(std::vector<std::vector<int>>{{0}, {0}});
+  const SimResult q = simulate(sc, jobs, s2, 1, light);
+  for (const auto& [x, y] : std::vector<std::pair<double, double>>{{m.avg_ftf_rho, q.metrics.avg_ftf_rho},
+                                                                  {m.max_ftf_rho, q.metrics.max_ftf_rho},
+                                                                  {m.unfair_fraction, q.metrics.unfair_fraction},
+                                                                  {m.jain_fairness, q.metrics.jain_fairness},
+                                                                  {m.p99_queue_delay_s, q.metrics.p99_queue_delay_s}})
+    EXPECT_EQ(x, y);
+}
+
 TEST(Engine, EgressIsBilledPerGbToTheSendingDirection) {
   // Two stages on r0 -> r1; the link bills $0.02/GB from r0 to r1 and $0.09/GB back.
   Scenario sc = base(2, 4, 0.2, 1.0);

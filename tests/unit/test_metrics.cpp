@@ -2,7 +2,9 @@
 // against hand-computed values; the per-job row (sim/job_row.h).
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cstdint>
+#include <utility>
 #include <set>
 #include <string>
 #include <type_traits>
@@ -163,6 +165,152 @@ TEST(MetricsAccumulator, PerIterationRatesByHand) {
   EXPECT_DOUBLE_EQ(hop_bytes_per_iteration(8, 1e6), 1.6e7);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Fairness (docs/model.md, "Fairness"): hand-computed cases.
+
+/// A finished job record for the fairness metrics: arrival, first start, finish, GPUs, T_alone.
+JobRecord fair_job(double arrival, double start, double finish, int gpus, double alone) {
+  JobRecord r;
+  r.arrival_s = arrival;
+  r.start_s = start;
+  r.finish_s = finish;
+  r.gpus = gpus;
+  r.alone_s = alone;
+  return r;
+}
+
+/// finish() over `recs` as JobRecords and as JobTallies on `topo`: the metrics must be the same
+/// bit for bit (the engine keeps either).
+ScenarioMetrics finish_both(const Topology& topo, std::vector<JobRecord>& recs) {
+  std::vector<JobTally> tallies;
+  for (const JobRecord& r : recs) {
+    JobTally t;
+    t.arrival_s = r.arrival_s;
+    t.start_s = r.start_s;
+    t.finish_s = r.finish_s;
+    t.gpus = r.gpus;
+    t.alone_s = r.alone_s;
+    tallies.push_back(t);
+  }
+  MetricsAccumulator a(topo), b(topo);
+  const ScenarioMetrics m = a.finish(recs, SearchEffort{}, 0.0);
+  const ScenarioMetrics n = b.finish(tallies, SearchEffort{}, 0.0);
+  for (const auto& [x, y] : std::vector<std::pair<double, double>>{{m.avg_ftf_rho, n.avg_ftf_rho},
+                                                                  {m.max_ftf_rho, n.max_ftf_rho},
+                                                                  {m.unfair_fraction, n.unfair_fraction},
+                                                                  {m.jain_fairness, n.jain_fairness},
+                                                                  {m.p99_queue_delay_s, n.p99_queue_delay_s},
+                                                                  {m.avg_jct_s, n.avg_jct_s}})
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(x), std::bit_cast<std::uint64_t>(y));
+  return m;
+}
+
+/// two_region_topology() with 8 GPUs in each region: G = 16.
+Topology sixteen_gpus() {
+  Topology t = two_region_topology();
+  for (Region& r : t.regions) r.gpu_count = 8;
+  return t;
+}
+
+TEST(Fairness, MeanJobsInSystemOfThreeOverlappingJobsByHand) {
+  // A [0, 10], B [2, 6], C [4, 12]: 1 job on [0, 2), 2 on [2, 4), 3 on [4, 6), 2 on [6, 10), 1 on
+  // [10, 12); I(0) = 0, I(2) = 2, I(4) = 6, I(6) = 12, I(10) = 20, I(12) = 22.
+  // N̄_A = 20 / 10 = 2, N̄_B = (12 − 2) / 4 = 2.5, N̄_C = (22 − 6) / 8 = 2.
+  const std::vector<double> a = {0, 2, 4}, f = {10, 6, 12};
+  EXPECT_EQ(mean_jobs_in_system(a, f), (std::vector<double>{2.0, 2.5, 2.0}));
+  // The same jobs listed in another order: the same N̄ per job.
+  EXPECT_EQ(mean_jobs_in_system(std::vector<double>{4, 0, 2}, std::vector<double>{12, 10, 6}),
+            (std::vector<double>{2.0, 2.0, 2.5}));
+  // Ties: job 1 takes no time at t = 5, where job 2 arrives too: the count after every arrival
+  // at 5 (jobs 0, 1, 2) = 3; job 2 [5, 8]: 2 jobs on [5, 8) → 2 (job 1's completion at 5 ends
+  // nothing of its span); job 3 never finishes: 0, but it is in the system from 9 on.
+  // Job 0 [0, 10]: 1 on [0, 5), 2 on [5, 8), 1 on [8, 9), 2 on [9, 10) → (5 + 6 + 1 + 2) / 10.
+  EXPECT_EQ(mean_jobs_in_system(std::vector<double>{0, 5, 5, 9}, std::vector<double>{10, 5, 8, -1}),
+            (std::vector<double>{1.4, 3.0, 2.0, 0.0}));
+  EXPECT_TRUE(mean_jobs_in_system(std::vector<double>{}, std::vector<double>{}).empty());
+}
+
+TEST(Fairness, IsolatedJctTakesTheShareOnlyWhenItExceedsTheJob) {
+  // G = 16: N̄·g/G = 2·4/16 = 0.5 < 1, the job runs as alone; 3·8/16 = 1.5, a 1/N̄ share is
+  // smaller than the job.
+  EXPECT_DOUBLE_EQ(isolated_jct_s(100.0, 2.0, 4, 16), 100.0);
+  EXPECT_DOUBLE_EQ(isolated_jct_s(100.0, 3.0, 8, 16), 150.0);
+  EXPECT_DOUBLE_EQ(isolated_jct_s(100.0, 2.0, 8, 16), 100.0);  // exactly its share
+  // Through finish(): two jobs both in [0, 300], N̄ = 2. Job 0 holds 4 of 16 GPUs: factor
+  // inactive, T_iso = 100, ρ = 3. Job 1 holds all 16: factor 2, T_iso = 200, ρ = 1.5.
+  const Topology topo = sixteen_gpus();
+  std::vector<JobRecord> recs = {fair_job(0, 0, 300, 4, 100), fair_job(0, 100, 300, 16, 100)};
+  const ScenarioMetrics m = finish_both(topo, recs);
+  EXPECT_EQ(recs[0].isolated_jct_s, 100.0);
+  EXPECT_EQ(recs[0].ftf_rho, 3.0);
+  EXPECT_EQ(recs[1].isolated_jct_s, 200.0);
+  EXPECT_EQ(recs[1].ftf_rho, 1.5);
+  EXPECT_EQ(m.avg_ftf_rho, 2.25);
+  EXPECT_EQ(m.max_ftf_rho, 3.0);
+  EXPECT_EQ(m.unfair_fraction, 1.0);
+  // x = 1/3, 2/3: (1)² / (2·(1/9 + 4/9)) = 0.9
+  EXPECT_DOUBLE_EQ(m.jain_fairness, 0.9);
+}
+
+TEST(Fairness, JainIndexOfKnownValues) {
+  EXPECT_EQ(jain_index(std::vector<double>{1, 1, 1, 1}), 1.0);
+  EXPECT_DOUBLE_EQ(jain_index(std::vector<double>{1, 0.5}), 0.9);  // 1.5² / (2·1.25)
+  EXPECT_DOUBLE_EQ(jain_index(std::vector<double>{1, 0, 0, 0}), 0.25);  // 1/n
+  EXPECT_EQ(jain_index(std::vector<double>{}), 0.0);
+  // Through finish(): ρ = 1 and 2 on disjoint intervals (N̄ = 1, factor inactive): x = 1, 0.5.
+  const Topology topo = sixteen_gpus();
+  std::vector<JobRecord> recs = {fair_job(0, 0, 100, 1, 100), fair_job(1000, 1000, 1200, 1, 100)};
+  const ScenarioMetrics m = finish_both(topo, recs);
+  EXPECT_EQ(recs[0].ftf_rho, 1.0);
+  EXPECT_EQ(recs[1].ftf_rho, 2.0);
+  EXPECT_DOUBLE_EQ(m.jain_fairness, 0.9);
+  EXPECT_EQ(m.avg_ftf_rho, 1.5);
+  EXPECT_EQ(m.unfair_fraction, 0.5);
+}
+
+TEST(Fairness, UnfairFractionCountsRhoAboveOnePointZeroFive) {
+  // Disjoint jobs of T_alone = 100 on one GPU of 16 (T_iso = 100): ρ = 1.04, 1.05 (not above),
+  // 1.0500001 (above), 2.
+  const Topology topo = sixteen_gpus();
+  std::vector<JobRecord> recs = {fair_job(0, 0, 104, 1, 100), fair_job(1000, 1000, 1105, 1, 100),
+                                 fair_job(2000, 2000, 2105.00001, 1, 100), fair_job(3000, 3000, 3200, 1, 100)};
+  const ScenarioMetrics m = finish_both(topo, recs);
+  EXPECT_EQ(recs[1].ftf_rho, 1.05);
+  EXPECT_GT(recs[2].ftf_rho, 1.05);
+  EXPECT_LT(recs[2].ftf_rho, 1.0501);
+  EXPECT_EQ(m.unfair_fraction, 0.5);
+  EXPECT_EQ(m.max_ftf_rho, 2.0);
+  // A job without T_alone (only records built by hand) is left out; one that did not finish too.
+  recs.push_back(fair_job(4000, 4000, 4100, 1, 0));
+  recs.push_back(fair_job(5000, -1, -1, 1, 100));
+  const ScenarioMetrics m2 = finish_both(topo, recs);
+  EXPECT_EQ(m2.unfair_fraction, 0.5);
+  EXPECT_EQ(recs[4].ftf_rho, 0.0);
+  EXPECT_EQ(recs[5].ftf_rho, 0.0);
+  EXPECT_EQ(recs[5].isolated_jct_s, 0.0);
+}
+
+TEST(Fairness, P99QueueDelayInterpolatesLikeNumpy) {
+  // Queue delays 40, 0, 30, 10, 20 (job order); sorted 0..40, numpy's 99th percentile: index
+  // 0.99·4 = 3.96 → 30 + 0.96·10 = 39.6. A job never started has no delay.
+  const Topology topo = sixteen_gpus();
+  std::vector<JobRecord> recs;
+  const double delay[] = {40, 0, 30, 10, 20};
+  for (int k = 0; k < 5; ++k) recs.push_back(fair_job(1000.0 * k, 1000.0 * k + delay[k], 1000.0 * k + 500, 1, 100));
+  recs.push_back(fair_job(9000, -1, -1, 1, 0));
+  const ScenarioMetrics m = finish_both(topo, recs);
+  EXPECT_DOUBLE_EQ(m.p99_queue_delay_s, 39.6);
+  EXPECT_DOUBLE_EQ(m.avg_queue_delay_s, 20.0);
+  // No job: every fairness metric 0.
+  std::vector<JobRecord> none;
+  const ScenarioMetrics z = finish_both(topo, none);
+  EXPECT_EQ(z.p99_queue_delay_s, 0.0);
+  EXPECT_EQ(z.avg_ftf_rho, 0.0);
+  EXPECT_EQ(z.max_ftf_rho, 0.0);
+  EXPECT_EQ(z.unfair_fraction, 0.0);
+  EXPECT_EQ(z.jain_fairness, 0.0);
+}
+
 TEST(JobRow, FromRecordWithRegionBlocksAndEveryColumnNamedOnce) {
   Scenario sc;
   sc.llms = {LlmSpec{"m0", 4, 64, 100, 16, 2}, LlmSpec{"m1", 4, 64, 100, 16, 2}};
@@ -192,6 +340,8 @@ TEST(JobRow, FromRecordWithRegionBlocksAndEveryColumnNamedOnce) {
   rec.restarts = 14;
   rec.lost_gpu_hours = 15;
   rec.checkpoint_gpu_hours = 16;
+  rec.isolated_jct_s = 18;
+  rec.ftf_rho = 19;
   const JobRow row = job_row(sc, rec);
   EXPECT_EQ(row.job_id, 7);
   EXPECT_EQ(row.model, "m1");
@@ -208,8 +358,9 @@ TEST(JobRow, FromRecordWithRegionBlocksAndEveryColumnNamedOnce) {
                                              "mean_iteration_s", "first_iteration_s", "energy_j", "cost_usd",
                                              "electricity_cost_usd", "egress_cost_usd", "carbon_g",
                                              "cross_region_bytes", "sync_bytes", "failures", "preemptions", "restarts",
-                                             "lost_gpu_hours", "checkpoint_gpu_hours"}));
-  EXPECT_EQ(numbers, (std::vector<double>{7, 4, 2, 3, 1, 2, 3, 4, 5, 6, 8, 9.5, 9, 0.5, 10, 11, 12, 13, 17, 14, 15, 16}));
+                                             "lost_gpu_hours", "checkpoint_gpu_hours", "isolated_jct_s", "ftf_rho"}));
+  EXPECT_EQ(numbers,
+            (std::vector<double>{7, 4, 2, 3, 1, 2, 3, 4, 5, 6, 8, 9.5, 9, 0.5, 10, 11, 12, 13, 17, 14, 15, 16, 18, 19}));
   EXPECT_EQ(regions_text(sc, {}), "");
   EXPECT_EQ(regions_text(sc, {0, 1, 0}), "a;b;a");
   // D replicas of S stages (replica by replica): each replica's blocks, replicas joined by '|'

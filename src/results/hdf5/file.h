@@ -30,8 +30,9 @@ namespace geopipe::sweep::h5 {
 /// attribute evaluator; 7: data parallelism (/metrics sync_bytes, sync_fraction; /jobs
 /// data_parallel, sync_bytes); 8: failures and checkpoints (/metrics failures, preemptions,
 /// restarts, lost_gpu_hours, checkpoint_gpu_hours, goodput; /jobs failures, preemptions,
-/// restarts, lost_gpu_hours, checkpoint_gpu_hours).
-constexpr std::int64_t kFormatVersion = 8;
+/// restarts, lost_gpu_hours, checkpoint_gpu_hours); 9: fairness (/metrics p99_queue_delay_s,
+/// avg_ftf_rho, max_ftf_rho, unfair_fraction, jain_fairness; /jobs isolated_jct_s, ftf_rho).
+constexpr std::int64_t kFormatVersion = 9;
 
 // Limits on what a file read by geopipe may claim (docs/hdf5-format.md, "Damaged files and
 // limits"), checked before anything is allocated for it.

@@ -1,6 +1,7 @@
 // read_joined() of the result store (results/hdf5/store.h): the whole file as columns, for
 // `geopipe summarize`.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <unordered_map>
@@ -117,6 +118,17 @@ Table read_joined(const std::string& path) {
         t.numeric.emplace_back(n, std::string_view(name) == "goodput" ? goodput : 0.0);
       }
   }
+  if (in.metrics_format < 9) {
+    // A file before format 9: its fairness metrics are not recorded (fill_columns_since,
+    // results/hdf5/table.h): NaN, which summarize refuses.
+    const std::size_t n = t.numeric.empty() ? 0 : t.numeric[0].size();
+    const double v = in.evaluator() == MetricSource::kSimulation ? std::numeric_limits<double>::quiet_NaN() : 0.0;
+    for (const char* name : {"p99_queue_delay_s", "avg_ftf_rho", "max_ftf_rho", "unfair_fraction", "jain_fairness"})
+      if (std::find(t.names.begin(), t.names.end(), name) == t.names.end()) {
+        t.names.push_back(name);
+        t.numeric.emplace_back(n, v);
+      }
+  }
   return t;
 }
 
@@ -191,6 +203,14 @@ MetricByScenario read_metric_by_scenario(const std::string& path, const std::str
   });
   std::sort(values.begin(), values.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::sort(unfinished_ids.begin(), unfinished_ids.end());
+  // A fairness metric of results written before format 9 is not recorded (NaN, fill_columns_since).
+  const auto missing = std::count_if(values.begin(), values.end(), [](const auto& v) { return std::isnan(v.second); });
+  if (missing > 0)
+    throw InputError(path, 0, 0,
+                     "'" + metric + "' is not recorded in " + std::to_string(missing) + " of the " +
+                         std::to_string(values.size()) +
+                         " results (written before HDF5 format 9, which added it; --resume and merge keep such results "
+                         "as they are: rerun the sweep into a new file to have it)");
   // The failed scenarios (/errors rows): (id, message), sorted by id.
   std::vector<std::pair<std::int64_t, std::string>> errors;
   if (in.errors.valid() && in.n_errors > 0) {

@@ -2,6 +2,7 @@
 #include "results/hdf5/table.h"
 
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -220,6 +221,11 @@ const Layout& metrics_layout() {
   }();
   return l;
 }
+bool is_format9_column(std::string_view column) {
+  return column == "p99_queue_delay_s" || column == "avg_ftf_rho" || column == "max_ftf_rho" ||
+         column == "unfair_fraction" || column == "jain_fairness" || column == "isolated_jct_s" || column == "ftf_rho";
+}
+
 int format_adding_column(std::string_view column) {
   if (column == "electricity_cost_usd" || column == "egress_cost_usd" || column == "sched_partition_misses" ||
       column == "layers")
@@ -229,6 +235,7 @@ int format_adding_column(std::string_view column) {
   if (column == "failures" || column == "preemptions" || column == "restarts" || column == "lost_gpu_hours" ||
       column == "checkpoint_gpu_hours" || column == "goodput")
     return 8;
+  if (is_format9_column(column)) return 9;
   return 3;
 }
 
@@ -259,6 +266,11 @@ void fill_columns_since(unsigned char* row, const Layout& l, int format, MetricS
     for (const char* c : {"lost_gpu_hours", "checkpoint_gpu_hours"})
       if (const Field* f = l.find(c)) put_f64(row, *f, 0.0);
     if (const Field* f = l.find("goodput")) put_f64(row, *f, evaluator == MetricSource::kSimulation ? 1.0 : 0.0);
+  }
+  if (format < 9) {  // before fairness: not recorded (NaN) in a simulation's rows
+    const double v = evaluator == MetricSource::kSimulation ? std::numeric_limits<double>::quiet_NaN() : 0.0;
+    for (const Field& f : l.fields)
+      if (is_format9_column(f.name)) put_f64(row, f, v);
   }
   if (format < 6) {
     if (const Field* f = l.find("value")) {
@@ -308,6 +320,9 @@ std::string metrics_difference(const unsigned char* a, const unsigned char* b) {
   for (std::size_t k = 0; k < defs.size(); ++k) {
     if (!defs[k].deterministic) continue;
     const Field& f = l.fields[2 + k];
+    // A row of a file before format 9 does not record the fairness columns (NaN): it agrees
+    // with any value there (the rest of the row is the same simulation's).
+    if (is_format9_column(f.name) && (std::isnan(get_f64(a, f)) || std::isnan(get_f64(b, f)))) continue;
     if (std::memcmp(a + f.off, b + f.off, f.size) != 0)
       return std::string(defs[k].name) + " = " + fmt_double(get_f64(a, f)) + " vs " + fmt_double(get_f64(b, f));
   }
@@ -319,7 +334,8 @@ std::uint64_t metrics_digest(const unsigned char* row) {
   const Layout& l = metrics_layout();
   std::uint64_t h = fnv1a(kFnvBasis, "m", 1);
   for (std::size_t k = 0; k < defs.size(); ++k)
-    if (defs[k].deterministic) h = fnv1a(h, row + l.fields[2 + k].off, l.fields[2 + k].size);
+    if (defs[k].deterministic && !is_format9_column(defs[k].name))  // as metrics_difference: see there
+      h = fnv1a(h, row + l.fields[2 + k].off, l.fields[2 + k].size);
   return h;
 }
 

@@ -133,9 +133,12 @@ const Layout& metrics_layout();
 /// egress_cost_usd, sched_partition_misses (/metrics) and layers (/jobs); 6 for value
 /// (/metrics); 7 for sync_bytes (both), sync_fraction (/metrics) and data_parallel (/jobs); 8
 /// for failures, preemptions, restarts, lost_gpu_hours, checkpoint_gpu_hours (both) and goodput
-/// (/metrics); 3
+/// (/metrics); 9 for p99_queue_delay_s, avg_ftf_rho, max_ftf_rho, unfair_fraction,
+/// jain_fairness (/metrics), isolated_jct_s, ftf_rho (/jobs); 3
 /// for every other column (files of formats 3 and 4 have them).
 int format_adding_column(std::string_view column);
+/// Is `column` one format 9 added (the fairness columns, all float64)?
+bool is_format9_column(std::string_view column);
 /// `l` without the columns added after format `format` (3..kFormatVersion): the layout a table
 /// of a file of that format has.
 Layout columns_of_format(const Layout& l, int format);
@@ -153,15 +156,21 @@ Layout columns_of_format(const Layout& l, int format);
 /// - Format 8 (failures and checkpoints): failures = preemptions = restarts = 0,
 ///   lost_gpu_hours = checkpoint_gpu_hours = 0, goodput = 1 for a simulation (0 for a test
 ///   function, which leaves the simulation's metrics at 0).
+/// - Format 9 (fairness): p99_queue_delay_s, avg_ftf_rho, max_ftf_rho, unfair_fraction,
+///   jain_fairness, isolated_jct_s, ftf_rho are not recorded: NaN for a simulation (no older
+///   file has what they need; the reports refuse them), 0 for a test function.
 void fill_columns_since(unsigned char* row, const Layout& l, int format, MetricSource evaluator);
 const Layout& errors_layout();
 Layout jobs_layout(const JobTextBytes& text);
 /// How two /metrics rows (metrics_layout) of one scenario differ in a deterministic metric
 /// (sim/metrics.h; wall-clock times are ignored): "" if they agree bit for bit, else the first
-/// difference as "avg_jct_s = 1.5 vs 1.6".
+/// difference as "avg_jct_s = 1.5 vs 1.6". A fairness column (is_format9_column) that one row
+/// does not record (NaN: a file before format 9) agrees with any value.
 std::string metrics_difference(const unsigned char* a, const unsigned char* b);
 /// A 64-bit digest of a scenario's result as metrics_difference compares it: of a /metrics row's
-/// deterministic metrics, or (kind tag apart) of an /errors row's message.
+/// deterministic metrics but the fairness columns (which a row of a file before format 9 does
+/// not record; the other metrics are of the same simulation), or (kind tag apart) of an /errors
+/// row's message.
 std::uint64_t metrics_digest(const unsigned char* metrics_row);
 std::uint64_t error_digest(const unsigned char* errors_row);
 /// The text widths of a /jobs layout (the column sizes of `model` and `regions`).
