@@ -281,6 +281,11 @@ grep -qE '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z progress: 36/3
   bad "progress lines in a log have no ISO 8601 UTC time: $(cat "$tmp/log")"
 
 # geopipe plot: the binary runs the Python package's plot command (found in the source tree here)
+# summarize --fairness: the fairness columns after the default metrics
+expect_rc 0 "summarize --fairness" -- "$BIN" summarize "$tmp/tiny.h5" --fairness --pool
+for m in avg_jct_s total_cost_usd max_ftf_rho unfair_fraction jain_fairness p99_queue_delay_s; do
+  grep -q " $m" "$tmp/out" && ok || bad "summarize --fairness lacks $m"
+done
 expect_rc 0 "plot" -- env MPLBACKEND=Agg "$BIN" plot "$tmp/tiny.h5" --x network.bandwidth_scale --metric avg_jct_s \
   -o "$tmp/fig.png"
 /usr/bin/python3 - "$tmp/fig.png" <<'PY' && ok || bad "geopipe plot: not a non-empty PNG image"
