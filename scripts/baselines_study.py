@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""The baselines study (sweeps/studies/baselines.toml, results/studies/baselines/REPORT.md): runs
-the sweep with the geopipe binary given (default build/src/geopipe) into OUT_DIR/baselines.h5,
-writes OUT_DIR/summary.csv (one row per load, bandwidth and scheduler: the mean over the seeds of
+"""The baselines study (sweeps/studies/baselines.toml and baselines-ideal.toml,
+results/studies/baselines/REPORT.md): runs both sweeps with the geopipe binary given (default
+build/src/geopipe) into OUT_DIR/baselines.h5 and OUT_DIR/baselines-ideal.h5 (whose schedulers
+are listed as "<name>@ideal-lan": the same jobs on the idealised network), writes OUT_DIR/summary.csv (one row per load, bandwidth and scheduler: the mean over the seeds of
 the mean JCT and the p99 queueing delay in hours, total cost, mean and worst finish-time
 fairness rho, unfair fraction, Jain's index over 1/rho and preemptions) and prints the report's
 tables as markdown (the REPORT's tables are this output, verbatim).
@@ -20,6 +21,7 @@ REPO = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(REPO, "python"))
 
 import geopipe  # noqa: E402
+import pandas as pd  # noqa: E402
 
 METRICS = ["jct_h", "p99_queue_h", "total_cost_usd", "avg_ftf_rho", "max_ftf_rho", "unfair_fraction",
            "jain_fairness", "preemptions"]
@@ -31,10 +33,16 @@ def main() -> int:
     ap.add_argument("out_dir")
     a = ap.parse_args()
     os.makedirs(a.out_dir, exist_ok=True)
-    h5 = os.path.join(a.out_dir, "baselines.h5")
-    subprocess.run([a.geopipe, "sweep", os.path.join(REPO, "sweeps", "studies", "baselines.toml"), "-o", h5,
-                    "--force", "--no-mpi", "--quiet"], check=True)
-    df = geopipe.load(h5)
+    frames = []
+    for name in ("baselines", "baselines-ideal"):
+        h5 = os.path.join(a.out_dir, name + ".h5")
+        subprocess.run([a.geopipe, "sweep", os.path.join(REPO, "sweeps", "studies", name + ".toml"), "-o", h5,
+                        "--force", "--no-mpi", "--quiet"], check=True)
+        part = geopipe.load(h5)
+        if name == "baselines-ideal":
+            part["scheduler"] = part["scheduler"] + "@ideal-lan"
+        frames.append(part)
+    df = pd.concat(frames, ignore_index=True)
     assert (df["jobs_unfinished"] == 0).all(), "a run left jobs unfinished"
     df["load"] = df["workload.load_scale"]
     df["bandwidth"] = df["network.bandwidth_scale"]

@@ -266,6 +266,13 @@ void Builder::build_network(Scenario& sc) {
         !(ab.capacity_bytes_per_s > 0) || !(ba.capacity_bytes_per_s > 0))
       fail(lt, p + ": bandwidth x network.bandwidth_scale x network.link_efficiency is out of range (expected a finite capacity > 0)");
   }
+  read_choice<bool>(t, "ideal", "network.ideal", "network idealisation", {{"none", false}, {"lan", true}}, sc.ideal_lan);
+  if (sc.ideal_lan) {
+    const int R = topo.num_regions();
+    for (int a = 0; a < R; ++a)
+      for (int b = 0; b < R; ++b)
+        if (a != b) topo.link(a, b) = Link{topo.intra_bandwidth_bytes_per_s, topo.intra_latency_s, 0.0, nullptr};
+  }
 }
 
 }  // namespace geopipe::config::builder_detail

@@ -118,6 +118,8 @@ const TableSpec& network_spec() {
           .says("one-way latency of a same-region hop"),
       F("link_efficiency", K::kFloat).gt(0).le(1).def(Scenario{}.link_efficiency).added_later()
           .says("share of an inter-region link's rate that pipeline transfers achieve (calibrated; 1 for measured transfer rates; docs/model.md)"),
+      F("ideal", K::kString).def("\"none\"").added_later()
+          .says("\"lan\": every pair of regions joined by a link of the intra-region fabric, no egress (an idealised-network bound)"),
       TA("link", &link_spec(), "regions").says("inter-region links; region pairs without one are not connected"),
   }};
   return t;

@@ -62,6 +62,11 @@ struct Scenario {
   /// transfers achieve; the config loader multiplies inter-region capacities by it after
   /// bandwidth_scale (docs/model.md, "Topology"). Same-region hops are not scaled.
   double link_efficiency = kDefaultLinkEfficiency;
+  /// network.ideal = "lan": every pair of regions joined, both ways, by a link of the
+  /// intra-region fabric's bandwidth and latency, without egress or capacity series: the
+  /// regions as one data centre, the bound a better WAN could reach (docs/model.md,
+  /// "Topology"). The config loader applies it after reading the links; false: as given.
+  bool ideal_lan = false;
   double capacity_scale = 1.0;      ///< cluster.capacity_scale (applied to GPU counts, rounded)
   std::vector<LlmSpec> llms;        ///< catalogue: built-ins + [[model]] entries
   ComputeOptions compute;

@@ -694,6 +694,28 @@ TEST(GoodScenario, LinkEfficiencyScalesInterRegionCapacitiesOnly) {
                "network.link_efficiency must be <= 1 (got 1.5)");
 }
 
+TEST(GoodScenario, IdealLanJoinsEveryPairByTheFabric) {
+  // network.ideal = "lan": every ordered pair of regions gets the intra-region fabric's
+  // bandwidth and latency, no egress, no series, whatever the links said (or lacked).
+  const Scenario wan = load_small({});
+  const Scenario lan = load_small({"network.ideal=lan", "network.intra_bandwidth_gbps=400", "network.intra_latency_ms=0.02"});
+  EXPECT_FALSE(wan.ideal_lan);
+  EXPECT_TRUE(lan.ideal_lan);
+  const Topology& t = lan.topology;
+  for (int a = 0; a < t.num_regions(); ++a)
+    for (int b = 0; b < t.num_regions(); ++b) {
+      if (a == b) continue;
+      EXPECT_DOUBLE_EQ(t.link(a, b).capacity_bytes_per_s, 400 * 1.25e8);
+      EXPECT_DOUBLE_EQ(t.link(a, b).latency_s, 2e-5);
+      EXPECT_EQ(t.link(a, b).egress_usd_per_byte, 0.0);
+      EXPECT_EQ(t.link(a, b).capacity_series, nullptr);
+    }
+  const int e = region(wan, "us-east"), w = region(wan, "us-west");
+  EXPECT_DOUBLE_EQ(wan.topology.link(e, w).capacity_bytes_per_s, 1.25e9 * 2 * wan.link_efficiency);  // "none": as given
+  EXPECT_PRED2(contains, input_error_of([] { load_small({"network.ideal=lann"}); }),
+               "network.ideal: unknown network idealisation 'lann' (did you mean 'lan'?)");
+}
+
 TEST(GoodScenario, RecomputeAndGpuEfficiencyKeys) {
   const Scenario none = load_small({"sim.recompute=none"});
   EXPECT_EQ(none.compute.recompute, Recompute::kNone);
@@ -812,7 +834,7 @@ TEST(Paths, ScenarioPathsCoverTheSchema) {
                         "scheduler.variant_patience", "faults.gpu_mtbf_h", "faults.checkpoint_interval_s",
                         "cluster.region.<name>.gpu_mtbf_h", "cluster.region.<name>.checkpoint_gbps"})
     EXPECT_NE(std::find(paths.begin(), paths.end(), p), paths.end()) << p;
-  EXPECT_EQ(paths.size(), 93u);
+  EXPECT_EQ(paths.size(), 94u);
 }
 
 // What `geopipe list params` prints: the same paths, with each field's type and range.
