@@ -69,17 +69,28 @@ TEST(Baselines, FifoBackfillStartsWhatFitsBehindABlockedHead) {
   EXPECT_GE(bf2.jobs[3].start_s, bf2.jobs[2].finish_s);
 }
 
+/// One GPU for the preemptive hand cases: T, the iteration time of the 1-stage job shape used
+/// (alone on the GPU), a checkpoint of C = 7T and a restart of R = 30T.
+struct OneGpu {
+  Scenario sc = one_region_of(1);
+  double T = 0, C = 0, R = 0;
+  OneGpu() {
+    T = run_preset("sjf", sc, finalize_jobs({make_job(0.0, 0, 1, 1, 4, 1000)})).jobs[0].mean_iteration_s;
+    C = 7 * T;
+    R = 30 * T;
+    sc.faults.checkpoint_cost_s = C;
+    sc.faults.restart_s = R;
+  }
+};
+
 // srtf on one GPU: A (1000 iterations of T) runs from 0; B (100 iterations) arrives at 10T,
 // when A has 990T of work left, more than B's 100T: A is preempted, writes its checkpoint
 // (C), B runs from 10T + C to 110T + C, and A, back in the queue after R < 100T, resumes its
 // 990 iterations then: it ends at 1100T + C. sjf (non-preemptive) lets A finish first.
 TEST(Baselines, SrtfPreemptsALongerJobForAShorterOne) {
-  Scenario sc = one_region_of(1);
-  const std::vector<Job> alone = finalize_jobs({make_job(0.0, 0, 1, 1, 4, 1000)});
-  const double T = run_preset("sjf", sc, alone).jobs[0].mean_iteration_s;
-  const double C = 7 * T, R = 30 * T;
-  sc.faults.checkpoint_cost_s = C;
-  sc.faults.restart_s = R;
+  OneGpu g;
+  Scenario& sc = g.sc;
+  const double T = g.T, C = g.C;
   const std::vector<Job> jobs = finalize_jobs({make_job(0.0, 0, 1, 1, 4, 1000), make_job(10 * T, 0, 1, 1, 4, 100)});
   const SimResult r = run_preset("srtf", sc, jobs);
   ASSERT_EQ(r.metrics.jobs_completed, 2);
@@ -106,11 +117,9 @@ TEST(Baselines, SrtfPreemptsALongerJobForAShorterOne) {
 // drops to the second queue too, where the running job goes first: B ends at 400T + C, and A
 // then does its last 900 iterations: 1300T + C.
 TEST(Baselines, TiresiasDemotesAJobAtItsThresholdAndANewJobPreemptsIt) {
-  Scenario sc = one_region_of(1);
-  const double T = run_preset("sjf", sc, finalize_jobs({make_job(0.0, 0, 1, 1, 4, 1000)})).jobs[0].mean_iteration_s;
-  const double C = 7 * T, R = 30 * T;
-  sc.faults.checkpoint_cost_s = C;
-  sc.faults.restart_s = R;
+  OneGpu g;
+  Scenario& sc = g.sc;
+  const double T = g.T, C = g.C;
   sc.scheduler.tiresias_thresholds_gpu_s = {100 * T};
   const std::vector<Job> jobs = finalize_jobs({make_job(0.0, 0, 1, 1, 4, 1000), make_job(50 * T, 0, 1, 1, 4, 300)});
   const SimResult r = run_preset("tiresias", sc, jobs);
@@ -135,11 +144,9 @@ TEST(Baselines, TiresiasDemotesAJobAtItsThresholdAndANewJobPreemptsIt) {
 // P + C and ends 900T later; B, whose own promotion would come only 4·(P − 100T) + R after its
 // requeue, more than 900T, waits for it.
 TEST(Baselines, TiresiasPromotesAStarvedJob) {
-  Scenario sc = one_region_of(1);
-  const double T = run_preset("sjf", sc, finalize_jobs({make_job(0.0, 0, 1, 1, 4, 1000)})).jobs[0].mean_iteration_s;
-  const double C = 7 * T, R = 30 * T;
-  sc.faults.checkpoint_cost_s = C;
-  sc.faults.restart_s = R;
+  OneGpu g;
+  Scenario& sc = g.sc;
+  const double T = g.T, C = g.C, R = g.R;
   sc.scheduler.tiresias_thresholds_gpu_s = {100 * T};
   sc.scheduler.tiresias_promote_knob = 4;
   const std::vector<Job> jobs = finalize_jobs({make_job(0.0, 0, 1, 1, 4, 1000), make_job(50 * T, 0, 1, 1, 4, 3000)});

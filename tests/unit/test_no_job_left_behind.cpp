@@ -446,7 +446,7 @@ TEST(NoJobLeftBehind, EveryPresetFinishesEveryJobOfRandomScenarios) {
   EXPECT_GT(stale, kCases / 3);
   EXPECT_GT(missing_links, kCases);
   EXPECT_GT(quiet_ticks_skipped, 0);  // the comparison with every tick an event compared something
-  std::cout << "[ property ] " << kCases << " scenarios x 8 presets, " << jobs_total << " jobs completed (" << noisy
+  std::cout << "[ property ] " << kCases << " scenarios x " << preset_names().size() << " presets, " << jobs_total << " jobs completed (" << noisy
             << " noisy, " << stale << " stale views; " << missing_links << " missing links; " << quiet_ticks_skipped
             << " quiet monitor ticks skipped, same runs)\n";
 }
@@ -473,7 +473,7 @@ TEST(NoJobLeftBehind, EveryPresetFinishesEveryJobWhenLinkCapacitiesChangeInTime)
   EXPECT_GT(series, 2 * kCases);
   EXPECT_GT(outages, kCases / 2);
   EXPECT_GT(held, kCases / 4);  // drops that last for ever
-  std::cout << "[ property ] " << kCases << " scenarios with capacity series x 8 presets, " << jobs_total
+  std::cout << "[ property ] " << kCases << " scenarios with capacity series x " << preset_names().size() << " presets, " << jobs_total
             << " jobs completed (" << series << " series, " << outages << " with outages, " << held
             << " held below their start; at most " << max_events_seen << " event times in a run)\n";
 }
@@ -495,7 +495,7 @@ TEST(NoJobLeftBehind, EveryPresetFinishesEveryDataParallelJob) {
   EXPECT_GT(dp_jobs, kCases * 5);  // most cases have several
   EXPECT_GT(diloco, kCases / 4);
   EXPECT_GT(hierarchical, kCases / 4);
-  std::cout << "[ property ] " << kCases << " scenarios with data parallelism x 8 presets, " << jobs_total
+  std::cout << "[ property ] " << kCases << " scenarios with data parallelism x " << preset_names().size() << " presets, " << jobs_total
             << " jobs completed (" << dp_jobs << " of several replicas; " << diloco << " scenarios with DiLoCo, "
             << hierarchical << " hierarchical)\n";
 }
@@ -524,7 +524,7 @@ TEST(NoJobLeftBehind, EveryPresetFinishesEveryFlexibleJob) {
   EXPECT_GT(flexible, kCases * 3);
   EXPECT_GT(ran_one, kCases);
   EXPECT_GT(ran_several, kCases);
-  std::cout << "[ property ] " << kCases << " scenarios with flexible jobs x 8 presets, " << jobs_total
+  std::cout << "[ property ] " << kCases << " scenarios with flexible jobs x " << preset_names().size() << " presets, " << jobs_total
             << " jobs completed (" << flexible << " flexible; started with one replica " << ran_one
             << " times, with several " << ran_several << " times)\n";
 }
