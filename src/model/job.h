@@ -227,4 +227,15 @@ int min_feasible_stages(const LlmSpec& llm, int micro_batch_size, int micro_batc
 /// optimizer step.
 double ideal_iteration_time(const JobProfile& p, const GpuType& gpu, const ComputeOptions& opt);
 
+/// The compute-only ideal iteration time of `p` (ideal_iteration_time, model/job.h) on the
+/// fastest GPU type present (regions with GPUs), and the first region of that type: the
+/// per-iteration figure of the dynamic priority's R̂, of the oracle job sizes of sjf and srtf
+/// and of the isolated JCT of the fairness metrics (docs/model.md, "Dynamic priority",
+/// "Literature baselines", "Fairness").
+struct FastestIdeal {
+  double iteration_s = 0;
+  int region = 0;
+};
+FastestIdeal fastest_ideal_iteration(const JobProfile& p, const Topology& topo, const ComputeOptions& opt);
+
 }  // namespace geopipe

@@ -204,14 +204,4 @@ double estimate_gang_cost_usd(const JobProfile& p, const Placement& pl, double i
   return usd + syncs * per_sync;
 }
 
-FastestIdeal fastest_ideal_iteration(const JobProfile& p, const Topology& topo, const ComputeOptions& opt) {
-  FastestIdeal best{std::numeric_limits<double>::infinity(), 0};
-  for (int r = 0; r < topo.num_regions(); ++r) {
-    if (topo.regions[static_cast<size_t>(r)].gpu_count <= 0) continue;
-    const double t = ideal_iteration_time(p, topo.gpu_of(r), opt);
-    if (t < best.iteration_s) best = {t, r};
-  }
-  return best;
-}
-
 }  // namespace geopipe

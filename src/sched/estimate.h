@@ -72,14 +72,4 @@ double estimate_gang_iteration_s(const JobProfile& p, const Placement& pl, const
 /// with N_sync = I (allreduce) or ⌊I/H⌋ (diloco), as the engine bills it.
 double estimate_gang_cost_usd(const JobProfile& p, const Placement& pl, double iter_s, const ClusterView& view);
 
-/// The compute-only ideal iteration time of `p` (ideal_iteration_time, model/job.h) on the
-/// fastest GPU type present (regions with GPUs), and the first region of that type: the
-/// per-iteration figure of the dynamic priority's R̂ and of the oracle job sizes of sjf and
-/// srtf (docs/model.md, "Dynamic priority", "Literature baselines").
-struct FastestIdeal {
-  double iteration_s = 0;
-  int region = 0;
-};
-FastestIdeal fastest_ideal_iteration(const JobProfile& p, const Topology& topo, const ComputeOptions& opt);
-
 }  // namespace geopipe

@@ -579,10 +579,7 @@ double Engine::alone_s(int j, const JobProfile& p) {
   const bool fixed = ctx_.variants_of(j).empty();
   if (fixed && shape < ideal_by_shape_.size() && !std::isnan(ideal_by_shape_[shape]))
     return static_cast<double>(jobs_[static_cast<size_t>(j)].iterations) * ideal_by_shape_[shape];
-  double best = kInf;
-  for (int reg = 0; reg < topo_.num_regions(); ++reg)
-    if (topo_.regions[static_cast<size_t>(reg)].gpu_count > 0)
-      best = std::min(best, ideal_iteration_time(p, topo_.gpu_of(reg), sc_.compute));
+  const double best = fastest_ideal_iteration(p, topo_, sc_.compute).iteration_s;
   if (fixed) {
     if (ideal_by_shape_.size() <= shape) ideal_by_shape_.resize(shape + 1, std::numeric_limits<double>::quiet_NaN());
     ideal_by_shape_[shape] = best;
