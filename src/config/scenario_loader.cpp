@@ -210,6 +210,7 @@ void Builder::build_scheduler(Scenario& sc) {
     }
   }
   read(*st, "tiresias_promote_knob", s.tiresias_promote_knob);
+  read(*st, "gavel_round_s", s.gavel_round_s);
 }
 
 void Builder::build_faults(Scenario& sc) {

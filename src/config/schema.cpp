@@ -256,6 +256,8 @@ const TableSpec& scheduler_spec() {
           .says("tiresias: attained-service thresholds of its queues, increasing (K = count + 1 queues)"),
       F("tiresias_promote_knob", K::kFloat).ge(0).le(1e6).def(d.tiresias_promote_knob).added_later()
           .says("tiresias: a job that ran goes back to the first queue after waiting this many times its executed time (0 = never)"),
+      F("gavel_round_s", K::kFloat).ge(1).le(kMaxSeconds).def(d.gavel_round_s).in("s").added_later()
+          .says("gavel-maxmin: length of its scheduling rounds"),
   }};
   return t;
 }

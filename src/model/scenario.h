@@ -50,6 +50,10 @@ struct SchedulerParams {
   /// tiresias: a waiting job that has run before goes back to the first queue once it has waited
   /// this many times its executed time (Tiresias's PROMOTEKNOB); 0 = never (its default dlas-gpu).
   double tiresias_promote_knob = 0.0;
+  /// gavel-maxmin (docs/model.md, "Literature baselines"): the length of its rounds, s. Gavel's
+  /// are 6 minutes (360 s), for restarts of seconds; here a preempted job pays a checkpoint and
+  /// faults.restart_s (600 s by default), so the default round is an hour.
+  double gavel_round_s = 3600.0;
 };
 
 struct Scenario {

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "sched/gavel.h"
 #include "sched/preemptive.h"
 #include "sched/scheduler.h"
 #include "util/named_table.h"
@@ -13,6 +14,9 @@ std::unique_ptr<Scheduler> make_srtf(std::string_view name, const SchedulerParam
 }
 std::unique_ptr<Scheduler> make_tiresias(std::string_view name, const SchedulerParams& p) {
   return make_preemptive_scheduler(std::string(name), PreemptiveRule::kTiresias, p);
+}
+std::unique_ptr<Scheduler> make_gavel(std::string_view name, const SchedulerParams& p) {
+  return make_gavel_scheduler(std::string(name), p);
 }
 }  // namespace
 
@@ -41,6 +45,8 @@ const std::vector<PresetInfo>& presets() {
        nullptr, make_srtf},
       {"tiresias", "preemptive discretised 2D-LAS (Tiresias): queues by attained GPU-time; bace-pipe's placement",
        nullptr, nullptr, make_tiresias},
+      {"gavel-maxmin", "Gavel's heterogeneity-aware max-min fairness (LP over region classes), preemptive rounds",
+       nullptr, nullptr, make_gavel},
   };
   return all;
 }
