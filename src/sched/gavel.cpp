@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "sched/estimate.h"
+#include "sched/feasibility.h"
 #include "sched/linear_program.h"
 #include "sched/placement_policy.h"
 
@@ -153,14 +154,40 @@ class GavelScheduler final : public Scheduler {
   }
 
   /// Calls f(context, profile) for job j as the scheduler runs it.
+  /// A flexible job runs as the variant chosen_variant() picks.
   template <class F>
   decltype(auto) with_job(const SchedContext& ctx, int j, F&& f) {
     const auto variants = ctx.variants_of(j);
     if (variants.empty()) return f(ctx, ctx.profile(j));
-    flex_ = variants[0];
+    const int k = chosen_variant(ctx, j);
+    flex_ = variants[static_cast<size_t>(k)];
     flex_.iterations = ctx.profile(j).iterations;
-    const SchedContext c = ctx.with_variant(j, 0, flex_);
+    const SchedContext c = ctx.with_variant(j, k, flex_);
     return f(c, flex_);
+  }
+
+  /// Flexible job j's variant: the one of the highest throughput in its best class on the
+  /// idle cluster (every variant trains the same global batch per iteration, so iterations/s
+  /// compare); ties the lower index. Decided once per flexible shape.
+  int chosen_variant(const SchedContext& ctx, int j) {
+    const int shape = ctx.shape(j);
+    if (auto it = variant_of_shape_.find(shape); it != variant_of_shape_.end()) return it->second;
+    const auto variants = ctx.variants_of(j);
+    int best_k = 0;
+    double best_tp = 0;
+    for (size_t k = 0; k < variants.size(); ++k) {
+      JobProfile vp = variants[k];
+      vp.iterations = ctx.profile(j).iterations;
+      const SchedContext c = ctx.with_variant(j, static_cast<int>(k), vp);
+      const ShapeRow& r = row_for(c, j, vp);
+      const double tp = *std::max_element(r.throughput.begin(), r.throughput.end());
+      if (tp > best_tp) {
+        best_tp = tp;
+        best_k = static_cast<int>(k);
+      }
+    }
+    if (best_tp > 0) variant_of_shape_.emplace(shape, best_k);  // else decided again at its next use
+    return best_k;
   }
 
   /// bace-pipe's placement of job j in class c on `v` (its other regions hidden), or empty.
@@ -182,19 +209,30 @@ class GavelScheduler final : public Scheduler {
         }
       }
     }
-    return p.data_parallel > 1 ? policy_->place_gang(c, j, masked_) : policy_->place(c, j, masked_);
+    if (p.data_parallel <= 1) return policy_->place(c, j, masked_);
+    Placement pl = policy_->place_gang(c, j, masked_);
+    // The policy's replicas make no gang: on the idle cluster, in the class of every region,
+    // the placement the config loader's check found (sched/feasibility.h), as ComposedScheduler
+    // does, so that no accepted job waits for ever.
+    if (pl.empty() && static_cast<int>(regs.size()) == R_ && v.total_free == v.topo->total_gpus())
+      pl = replicas_first_found(p, feasibility_view(*v.topo), v.compute->allreduce);
+    return pl;
   }
 
   /// The throughput row of job j's shape (computed on the idle cluster at its first use).
-  const ShapeRow& row(const SchedContext& ctx, int j, const ClusterView& view) {
-    return with_job(ctx, j, [&](const SchedContext& c, const JobProfile& p) -> const ShapeRow& {
+  const ShapeRow& row(const SchedContext& ctx, int j) {
+    return with_job(ctx, j, [&](const SchedContext& c, const JobProfile& p) -> const ShapeRow& { return row_for(c, j, p); });
+  }
+  /// The row of job j seen as profile p in context c (a variant's, for a flexible job).
+  const ShapeRow& row_for(const SchedContext& c, int j, const JobProfile& p) {
+    {
       const int shape = c.shape(j);
       auto it = rows_.find(shape);
       if (it != rows_.end()) return it->second;
       ShapeRow r;
       r.throughput.assign(static_cast<size_t>(K()), 0.0);
       r.gpus.assign(static_cast<size_t>(K()) * static_cast<size_t>(R_), 0);
-      const ClusterView idle = idle_view(*ctx.topo, *ctx.compute, view.now_s);
+      const ClusterView idle = idle_view(*c.topo, *c.compute, now_);
       for (int cls = 0; cls < K(); ++cls) {
         const Placement pl = place_in(c, j, p, cls, idle);
         if (pl.empty()) continue;
@@ -205,8 +243,14 @@ class GavelScheduler final : public Scheduler {
         for (int s : pl.stage_region)
           r.gpus[static_cast<size_t>(cls) * static_cast<size_t>(R_) + static_cast<size_t>(s)] += p.gpus_per_stage;
       }
+      // A shape that placed nowhere (capacities in force now may be down) is measured again
+      // at its next use.
+      if (*std::max_element(r.throughput.begin(), r.throughput.end()) <= 0) {
+        scratch_row_ = std::move(r);
+        return scratch_row_;
+      }
       return rows_.emplace(shape, std::move(r)).first->second;
-    });
+    }
   }
 
   struct Pair {
@@ -238,7 +282,7 @@ class GavelScheduler final : public Scheduler {
       pr.capacity.resize(static_cast<size_t>(R_));
       for (int r = 0; r < R_; ++r) pr.capacity[static_cast<size_t>(r)] = ctx.topo->regions[static_cast<size_t>(r)].gpu_count;
       for (int j : active_) {
-        const ShapeRow& sr = row(ctx, j, view);
+        const ShapeRow& sr = row(ctx, j);
         pr.throughput.insert(pr.throughput.end(), sr.throughput.begin(), sr.throughput.end());
         pr.gpus.insert(pr.gpus.end(), sr.gpus.begin(), sr.gpus.end());
       }
@@ -313,7 +357,7 @@ class GavelScheduler final : public Scheduler {
     for (const RunningJob& r : *ctx.running)
       if (!r.leaving && assigned_[static_cast<size_t>(r.job)] < 0) keep(r);
     for (int j : queue)
-      if (assigned_[static_cast<size_t>(j)] < 0) try_classes(ctx, j, view, [&](int c) { return assign_waiting(j, c); });
+      if (assigned_[static_cast<size_t>(j)] < 0) try_classes(ctx, j, [&](int c) { return assign_waiting(j, c); });
 
     // Preempt the running jobs the plan does not keep where they are.
     for (const RunningJob& r : *ctx.running) {
@@ -327,13 +371,15 @@ class GavelScheduler final : public Scheduler {
     }
   }
 
-  /// Tries job j's classes by decreasing throughput (ties: class index) until `f` succeeds.
+  /// Tries job j's classes by decreasing throughput (ties: class index; the classes it did not
+  /// place in last) until `f` succeeds.
   template <class F>
-  bool try_classes(const SchedContext& ctx, int j, const ClusterView& view, F&& f) {
-    const ShapeRow& sr = row(ctx, j, view);
+  bool try_classes(const SchedContext& ctx, int j, F&& f) {
+    const ShapeRow& sr = row(ctx, j);
     order_.clear();
-    for (int c = 0; c < K(); ++c)
-      if (sr.throughput[static_cast<size_t>(c)] > 0) order_.push_back(c);
+    // Every class, the ones the job did not place in on the idle cluster last: capacities and
+    // links change in time, and a job must never wait on GPUs that could run it.
+    for (int c = 0; c < K(); ++c) order_.push_back(c);
     std::stable_sort(order_.begin(), order_.end(), [&](int a, int b) {
       return sr.throughput[static_cast<size_t>(a)] > sr.throughput[static_cast<size_t>(b)];
     });
@@ -343,11 +389,11 @@ class GavelScheduler final : public Scheduler {
     return false;
   }
 
-  Decision start_decision(const SchedContext& ctx, int j, Placement pl) const {
+  Decision start_decision(const SchedContext& ctx, int j, Placement pl) {
     Decision d;
     d.job = j;
     d.placement = std::move(pl);
-    if (!ctx.variants_of(j).empty()) d.variant = 0;
+    if (!ctx.variants_of(j).empty()) d.variant = chosen_variant(ctx, j);
     return d;
   }
 
@@ -370,6 +416,7 @@ class GavelScheduler final : public Scheduler {
       }
       if (started) {
         plan_class_[static_cast<size_t>(j)] = -1;
+        waiting_[static_cast<size_t>(j)] = 0;  // not backfilled again in this call
         continue;
       }
       plan_order_[keep_n++] = j;  // still waiting for room (or for its checkpoint to end)
@@ -381,7 +428,7 @@ class GavelScheduler final : public Scheduler {
   void backfill(const SchedContext& ctx, const WaitingQueue& queue, ClusterView& view, std::vector<Decision>& out) {
     trial_ = view;
     for (int j : plan_order_) {
-      const ShapeRow& sr = row(ctx, j, view);
+      const ShapeRow& sr = row(ctx, j);
       const int c = plan_class_[static_cast<size_t>(j)];
       for (int r = 0; r < R_; ++r) {
         const int g = sr.gpus[static_cast<size_t>(c) * static_cast<size_t>(R_) + static_cast<size_t>(r)];
@@ -393,10 +440,12 @@ class GavelScheduler final : public Scheduler {
     failed_shapes_.clear();
     for (int j : queue) {
       if (trial_.total_free <= 0) break;
-      if (plan_class_[static_cast<size_t>(j)] >= 0 || ctx.job(j).total_gpus() > trial_.total_free) continue;
+      if (!waiting_[static_cast<size_t>(j)] || plan_class_[static_cast<size_t>(j)] >= 0 ||
+          ctx.job(j).total_gpus() > trial_.total_free)
+        continue;
       const int shape = with_job(ctx, j, [&](const SchedContext& jc, const JobProfile&) { return jc.shape(j); });
       if (std::find(failed_shapes_.begin(), failed_shapes_.end(), shape) != failed_shapes_.end()) continue;
-      const bool ok = try_classes(ctx, j, view, [&](int c) {
+      const bool ok = try_classes(ctx, j, [&](int c) {
         return with_job(ctx, j, [&](const SchedContext& jc, const JobProfile& p) {
           Placement pl = place_in(jc, j, p, c, trial_);
           if (pl.empty()) return false;
@@ -431,7 +480,9 @@ class GavelScheduler final : public Scheduler {
   int R_ = 0;
   std::vector<std::vector<int>> classes_;
   std::vector<int> pair_class_;  ///< R×R (a < b): the class of the pair {a, b}
-  std::unordered_map<int, ShapeRow> rows_;  ///< by job shape (a flexible job's: its first variant's)
+  std::unordered_map<int, ShapeRow> rows_;  ///< by job shape (a flexible job's: per variant)
+  ShapeRow scratch_row_;  ///< the last row that placed nowhere (not kept)
+  std::unordered_map<int, int> variant_of_shape_;  ///< flexible shape → its chosen variant
   double now_ = 0;
   double next_round_s_ = -kInf;
   double last_plan_s_ = -kInf;
