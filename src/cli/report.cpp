@@ -31,7 +31,8 @@ constexpr TableColumn kRunColumns[] = {
     {"total_energy_j", "", 8, 2},         {"total_cost_usd", "cost_usd", 10, 0},
     {"egress_cost_usd", "egress", 8, 0},
     {"gpu_utilization", "util", 6, 3},    {"stall_fraction", "stall", 6, 3},
-    {"sync_fraction", "sync", 6, 3},
+    {"sync_fraction", "sync", 6, 3},      {"max_ftf_rho", "maxrho", 7, 2},
+    {"jain_fairness", "jain", 6, 3},
     {"cross_region_bytes", "xreg", 8, 2}, {"sched_time_total_s", "sched", 9, 1},
     {"sched_time_max_s", "max", 8, 2},
 };
