@@ -235,7 +235,9 @@ class GavelScheduler final : public Scheduler {
       const ClusterView idle = idle_view(*c.topo, *c.compute, now_);
       for (int cls = 0; cls < K(); ++cls) {
         const Placement pl = place_in(c, j, p, cls, idle);
-        if (pl.empty()) continue;
+        // A placement inside a smaller class (a pair's that uses one region) is that class's:
+        // the LP sees each placement once, and a job it allots to class c runs in c exactly.
+        if (pl.empty() || class_of(pl.stage_region) != cls) continue;
         const double it_s = p.data_parallel > 1 ? estimate_gang_iteration_s(p, pl, masked_, BandwidthModel::kExpected)
                                                 : estimate_iteration_s(p, pl, masked_, BandwidthModel::kExpected);
         if (!(it_s > 0) || !std::isfinite(it_s)) continue;
@@ -289,17 +291,27 @@ class GavelScheduler final : public Scheduler {
       alloc_ = solve_maxmin(pr);
     }
 
-    // Priorities X_mc / f_mc over the pairs with X_mc > 0.
+    // Priorities X_mc / f_mc over the pairs with X_mc > 0, the classes in which job m runs
+    // equally fast (e.g. two regions of one GPU type) taken as one: X and the time received
+    // summed over them (Gavel's types differ in throughput; here they may tie, and the LP
+    // splits a job's time between tied classes arbitrarily).
     pairs_.clear();
     if (alloc_.ok)
       for (size_t a = 0; a < active_.size(); ++a) {
         const int j = active_[a];
+        const ShapeRow& sr = row(ctx, j);
         const double elapsed = now_ - ctx.job(j).arrival_s;
+        const double* xj = alloc_.x.data() + a * static_cast<size_t>(K());
         for (int c = 0; c < K(); ++c) {
-          const double x = alloc_.x[a * static_cast<size_t>(K()) + static_cast<size_t>(c)];
-          if (!(x > 1e-9)) continue;
-          const double f = elapsed > 0 ? received(j, c) / elapsed : 0.0;
-          pairs_.push_back({f > 0 ? x / f : kInf, x, j, c});
+          if (!(xj[c] > 1e-9)) continue;
+          double x = 0, got = 0;
+          for (int e = 0; e < K(); ++e)
+            if (same_speed(sr, c, e)) {
+              x += xj[e];
+              got += received(j, e);
+            }
+          const double f = elapsed > 0 ? got / elapsed : 0.0;
+          pairs_.push_back({f > 0 ? x / f : kInf, xj[c], j, c});
         }
       }
     std::sort(pairs_.begin(), pairs_.end(), [](const Pair& a, const Pair& b) {
@@ -346,9 +358,9 @@ class GavelScheduler final : public Scheduler {
       if (assigned_[static_cast<size_t>(pa.job)] >= 0) continue;
       const int ri = running_idx_[static_cast<size_t>(pa.job)];
       const RunningJob* r = ri >= 0 && (*ctx.running)[static_cast<size_t>(ri)].job == pa.job ? &(*ctx.running)[static_cast<size_t>(ri)] : nullptr;
-      if (r && !r->leaving && class_of(*r->regions) == pa.cls) {
-        keep(*r);
-        continue;
+      // A running job stays where it is for a class it runs exactly as fast in.
+      if (r && !r->leaving && same_speed(row(ctx, pa.job), class_of(*r->regions), pa.cls)) {
+        if (keep(*r)) continue;
       }
       assign_waiting(pa.job, pa.cls);  // a running job assigned elsewhere migrates: preempted below
     }
@@ -369,6 +381,12 @@ class GavelScheduler final : public Scheduler {
       d.preempt = true;
       out.push_back(std::move(d));
     }
+  }
+
+  /// Does a job of row `sr` run in classes a and b equally fast (to a relative 1e-9)?
+  static bool same_speed(const ShapeRow& sr, int a, int b) {
+    const double ta = sr.throughput[static_cast<size_t>(a)], tb = sr.throughput[static_cast<size_t>(b)];
+    return a == b || (ta > 0 && std::abs(ta - tb) <= 1e-9 * std::max(ta, tb));
   }
 
   /// Tries job j's classes by decreasing throughput (ties: class index; the classes it did not

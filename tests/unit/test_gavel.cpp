@@ -156,5 +156,32 @@ TEST(Gavel, RoundsTimeSliceOneGpuBetweenTwoJobs) {
   EXPECT_NEAR(once.jobs[1].finish_s, 2000 * T, 1e-9 * T);
 }
 
+// Three 1000-iteration jobs on two one-GPU regions of the same type, rounds of 100T: the LP
+// gives each 2/3 of a GPU, split between the regions arbitrarily (they tie). The two regions
+// count as one class for the priorities and a running job is not moved between them: the
+// jobs share the GPUs in turn (3000T of work on 2 GPUs, plus checkpoints and restarts) and end
+// within a few rounds of one another. Counting each region apart, the job the LP split kept its
+// region for ever (its other region, never run in, had priority +inf) and the third job waited
+// until the others ended (finishes 1000T, 1107T, 1900T).
+TEST(Gavel, ClassesOfEqualSpeedShareTheirTime) {
+  Scenario sc = make_scenario({make_gpu("gpu")}, {{"a", 0, 1, 0.1}, {"b", 0, 1, 0.1}});
+  const Job job = make_job(0.0, 0, 1, 1, 4, 1000);
+  const std::vector<Job> jobs = finalize_jobs({job, job, job});
+  const double T = run_preset("sjf", sc, finalize_jobs({job})).jobs[0].mean_iteration_s;
+  sc.scheduler.gavel_round_s = 100 * T;
+  sc.faults.checkpoint_cost_s = 7 * T;
+  sc.faults.restart_s = 30 * T;
+  const SimResult r = run_preset("gavel-maxmin", sc, jobs);
+  ASSERT_EQ(r.metrics.jobs_completed, 3);
+  double lo = r.jobs[0].finish_s, hi = lo;
+  for (const JobRecord& j : r.jobs) {
+    EXPECT_GE(j.preemptions, 1);
+    lo = std::min(lo, j.finish_s);
+    hi = std::max(hi, j.finish_s);
+  }
+  EXPECT_GT(lo, 1500 * T);     // nobody ran alone to the end: 3000T of work over 2 GPUs
+  EXPECT_LT(hi - lo, 300 * T);  // within three rounds of one another
+}
+
 }  // namespace
 }  // namespace geopipe
