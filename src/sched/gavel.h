@@ -51,19 +51,25 @@ MaxMinAllocation solve_maxmin(const MaxMinProblem& problem);
 /// round's end, and the scheduler asks to be called then):
 ///  1. the active jobs (waiting and running, not leaving) and, per job shape and class, its
 ///     throughput 1/T_est and GPUs per region where bace-pipe's placement (pathfinder →
-///     cost-min) puts it on the idle cluster restricted to the class (computed once per shape);
+///     cost-min) puts it on the idle cluster restricted to the class (computed once per shape;
+///     a placement that uses a smaller class's regions only counts for that class; a shape that
+///     placed nowhere is computed again at its next use);
 ///  2. the allocation X (solve_maxmin), solved again only when the set of active jobs changed;
 ///  3. priorities X_mc / f_mc, f_mc = the share of the job's time since its arrival it ran in
-///     class c (+inf if none; ties: larger X, then job id, then class); in decreasing priority,
-///     each job is assigned to the first of its classes where it fits on the cluster with every
-///     running job's GPUs released: a running job whose class that is keeps its GPUs (no
-///     restart), any other is placed by bace-pipe's placement restricted to the class; then
-///     running jobs not assigned keep their GPUs where still free, and waiting jobs not assigned
-///     take what is left (their best class first: Gavel fills every worker);
-///  4. running jobs not assigned to their own class are preempted (checkpoint, restart).
+///     class c (+inf if none), classes in which the job runs equally fast taken as one (X and
+///     time summed over them); ties: larger X, then job id, then class. In decreasing priority,
+///     on the cluster with every running job's GPUs released: a running job whose class is the
+///     pair's, or one it runs equally fast in, keeps its GPUs (no restart); any other job is
+///     placed by bace-pipe's placement restricted to the pair's class; then running jobs not
+///     assigned keep their GPUs where still free, and waiting jobs not assigned take what is
+///     left, classes by decreasing throughput (Gavel fills every worker);
+///  4. running jobs not kept where they are are preempted (checkpoint, restart).
 /// Between rounds, assigned waiting jobs start in their class once it has room; waiting jobs not
-/// assigned start only on GPUs no assigned job still waits for. A flexible job (data_parallel
-/// = 0) is always run as its first variant. Deterministic.
+/// assigned start only on GPUs no assigned job still waits for, trying every class (the ones
+/// they did not place in on the idle cluster last). A flexible job (data_parallel = 0) runs as
+/// its variant of the highest throughput in its best class. A gang the policy cannot form on the
+/// idle cluster takes the feasibility check's placement (sched/feasibility.h), as
+/// ComposedScheduler does. Deterministic.
 std::unique_ptr<Scheduler> make_gavel_scheduler(std::string name, const SchedulerParams& p);
 
 }  // namespace geopipe
