@@ -54,6 +54,7 @@ METRICS = tuple(Metric(*m) for m in (
     ("max_ftf_rho", "", "", True, "worst finish-time fairness rho"),
     ("unfair_fraction", "", "", True, "share of completed jobs with rho > 1.05"),
     ("jain_fairness", "", "", True, "Jain's index of 1 / rho over completed jobs"),
+    ("jct_lower_bound_s", "s", "h", True, "lower bound on avg_jct_s: max(mean T_alone, SRPT on one G-GPU machine)"),
     ("sched_calls", "", "", True, "scheduler invocations"),
     ("sched_searches", "", "", True, "placement searches run"),
     ("sched_search_nodes", "", "", True, "search nodes expanded in them"),

@@ -91,6 +91,7 @@ def _read(path, jobs: bool = False):
     attrs["evaluator"] = _h5.evaluator(attrs)
     met = _format6_columns(met, attrs["evaluator"])
     met = _format9_columns(_format8_columns(_format7_columns(met), attrs["evaluator"]), attrs["evaluator"], path)
+    met = _format10_columns(met, attrs["evaluator"], path)
     if job is not None:
         job = _format9_columns(_format8_columns(_format7_columns(_format5_columns(job, "cost_usd")), attrs["evaluator"]),
                                attrs["evaluator"], path)
@@ -225,6 +226,25 @@ def _format9_columns(df: pd.DataFrame, evaluator: str, path) -> pd.DataFrame:
         warnings.warn(f"{path}: written before HDF5 format 9: its fairness columns "
                       f"({', '.join(FORMAT9_METRICS if 'goodput' in df.columns else FORMAT9_JOB_COLUMNS)}) are not "
                       "recorded (NaN); rerun the sweep with this geopipe to have them", stacklevel=4)
+    return df
+
+
+# The column format 10 added (the lower bound on the mean JCT): no older file records it.
+FORMAT10_METRICS = ("jct_lower_bound_s",)
+
+
+def _format10_columns(df: pd.DataFrame, evaluator: str, path) -> pd.DataFrame:
+    """/metrics of a file before format 10 with jct_lower_bound_s added after jain_fairness,
+    **not recorded**: NaN in a simulation's rows (it needs every job's T_alone), 0 in a test
+    function's (docs/hdf5-format.md, "Format versions"). Warns when it adds NaN."""
+    if "jct_lower_bound_s" in df.columns or "jain_fairness" not in df.columns:
+        return df
+    df = df.copy()
+    fill = np.nan if evaluator == "simulation" else 0.0
+    df.insert(df.columns.get_loc("jain_fairness") + 1, "jct_lower_bound_s", fill)
+    if evaluator == "simulation" and len(df):
+        warnings.warn(f"{path}: written before HDF5 format 10: its column jct_lower_bound_s is not recorded (NaN); "
+                      "rerun the sweep with this geopipe to have it", stacklevel=4)
     return df
 
 

@@ -165,7 +165,7 @@ void add_summarize_command(CLI::App& app, int& rc) {
   cmd->add_option("--metric", o->metrics, "Metrics to show (default: avg_jct_s total_cost_usd)")->take_all();
   auto fairness = std::make_shared<bool>(false);
   cmd->add_flag("--fairness", *fairness,
-                "Also show the fairness columns: max_ftf_rho unfair_fraction jain_fairness p99_queue_delay_s");
+                "Also show the fairness columns: max_ftf_rho unfair_fraction jain_fairness jct_lower_bound_s p99_queue_delay_s");
   cmd->add_flag("--precision", o->precision, "Per point: seeds, mean, CI half-width of a seeds = { min, max, rel_ci } sweep");
   cmd->add_flag("--allow-unfinished", o->allow_unfinished,
                 "Summarize results whose scenarios left jobs unfinished (model version 1 files) instead of refusing them; "
@@ -178,7 +178,7 @@ void add_summarize_command(CLI::App& app, int& rc) {
       for (const auto& m : o->metrics) nonempty_flag("--metric", m, "a metric name");
       if (*fairness) {  // after the metrics asked for (the defaults if none), each once
         if (o->metrics.empty()) o->metrics = {"avg_jct_s", "total_cost_usd"};
-        for (const char* m : {"max_ftf_rho", "unfair_fraction", "jain_fairness", "p99_queue_delay_s"})
+        for (const char* m : {"max_ftf_rho", "unfair_fraction", "jain_fairness", "jct_lower_bound_s", "p99_queue_delay_s"})
           if (std::find(o->metrics.begin(), o->metrics.end(), m) == o->metrics.end()) o->metrics.emplace_back(m);
       }
       o->plain = !util::stdout_is_terminal();

@@ -179,16 +179,20 @@ class Summary {
                                   : util::suggestion_suffix(m, known) + " (expected one of: " +
                                         util::quoted_list(known, known.size()) + ")"));
       }
-      // A metric a file before HDF5 format 9 did not record (the fairness metrics: NaN,
-      // results/hdf5/table.h fill_columns_since) is refused, not averaged over the rows that have it.
+      // A metric a file before the HDF5 format that added it did not record (the fairness
+      // metrics, format 9, and jct_lower_bound_s, format 10: NaN, results/hdf5/table.h
+      // fill_columns_since) is refused, not averaged over the rows that have it. (This layer
+      // names no format's code: the version is spelled out here.) jct_lower_bound_s is NaN too in
+      // a run under the balanced layer split (docs/model.md, "Lower bound on the mean JCT").
       std::size_t missing = 0;
       for (size_t row = 0; row < rows(); ++row) missing += std::isnan(num(c, row)) ? 1 : 0;
       if (missing > 0)
         throw InputError(opt_.file, 0, 0,
-                         fmt::format("'{}' is not recorded in {} of the {} results (written before HDF5 format 9, which "
-                                     "added it; --resume and merge keep such results as they are: rerun the sweep into a "
+                         fmt::format("'{}' is not recorded in {} of the {} results (written before HDF5 format {}, which "
+                                     "added it{}; --resume and merge keep such results as they are: rerun the sweep into a "
                                      "new file to have it)",
-                                     m, missing, rows()));
+                                     m, missing, rows(), m == "jct_lower_bound_s" ? 10 : 9,
+                                     m == "jct_lower_bound_s" ? " or, for jct_lower_bound_s, simulated with sim.layer_partition = \"balanced\", where it is not defined" : ""));
       mcol_.push_back(c);
       mdef_.push_back(def);
     }

@@ -11,7 +11,7 @@
 namespace geopipe::sweep {
 
 struct StoreMeta {
-  int format_version = 9;         ///< what the file says: the version of its format (HDF5: results/hdf5/file.h kFormatVersion)
+  int format_version = 10;        ///< what the file says: the version of its format (HDF5: results/hdf5/file.h kFormatVersion)
   std::string geopipe_version;
   std::string created_utc;        ///< ISO 8601
   std::string sweep_name;

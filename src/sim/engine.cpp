@@ -17,7 +17,7 @@ std::string format_seconds(double t) {
 }
 
 Engine::Engine(const Scenario& sc, const std::vector<Job>& jobs, Scheduler& sched, std::uint64_t seed, const SimOptions& opt) : sc_(sc), topo_(sc.topology), jobs_(jobs), sched_(sched), opt_(opt), net_(sc.topology),
-      monitor_(sc.scheduler, sc.topology.num_regions(), seed), acc_(sc.topology) {
+      monitor_(sc.scheduler, sc.topology.num_regions(), seed), acc_(sc.topology, sc.compute.layer_partition != LayerPartition::kBalanced) {
   const auto n = jobs.size();
   // One profile per job shape; a job's own (its shape's with its iterations) exists while it
   // waits or runs (acquire_profile, release_profile).

@@ -68,6 +68,7 @@ const char* metric_source_name(MetricSource s);
   X(double, max_ftf_rho, "", kPlain, true, kSimulation, "worst finish-time fairness rho")                              \
   X(double, unfair_fraction, "", kPlain, true, kSimulation, "share of completed jobs with rho > 1.05")                 \
   X(double, jain_fairness, "", kPlain, true, kSimulation, "Jain's index of 1 / rho over completed jobs")               \
+  X(double, jct_lower_bound_s, "s", kHours, true, kSimulation, "lower bound on avg_jct_s: max(mean T_alone, SRPT on one G-GPU machine)") \
   X(long, sched_calls, "", kPlain, true, kSimulation, "scheduler invocations")                                         \
   X(long, sched_searches, "", kPlain, true, kSimulation, "placement searches run")                                     \
   X(long, sched_search_nodes, "", kPlain, true, kSimulation, "search nodes expanded in them")                          \

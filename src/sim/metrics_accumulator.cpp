@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <tuple>
 
 #include "model/units.h"
 #include "sim/energy.h"
+#include "sim/jct_bound.h"
 
 namespace geopipe {
 
@@ -131,6 +133,7 @@ ScenarioMetrics MetricsAccumulator::finish(std::vector<Record>& records, const S
   m.checkpoint_gpu_hours = checkpoint_gpu_s_ / units::kSecondsPerHour;
   m.goodput = alloc_gpu_s_ > 0 ? (alloc_gpu_s_ - lost_gpu_s_ - checkpoint_gpu_s_) / alloc_gpu_s_ : 0.0;
   fairness(records, m);
+  jct_bound(records, m);
   m.sched_searches = effort.searches;
   m.sched_search_nodes = effort.nodes;
   m.sched_truncated_searches = effort.truncated;
@@ -171,6 +174,29 @@ void MetricsAccumulator::fairness(std::vector<Record>& records, ScenarioMetrics&
   m.avg_ftf_rho = rho_sum / count;
   m.unfair_fraction = unfair / count;
   m.jain_fairness = jain_index(x);
+}
+
+template <class Record>
+void MetricsAccumulator::jct_bound(const std::vector<Record>& records, ScenarioMetrics& m) const {
+  const std::size_t n = records.size();
+  if (!alone_bounds_run_time_ && n > 0) {
+    m.jct_lower_bound_s = std::numeric_limits<double>::quiet_NaN();
+    return;
+  }
+  std::vector<double> arrival(n), alone(n);
+  std::vector<int> gpus(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Record& r = records[i];
+    // The bound covers every job: one without a finish or a T_alone leaves it undefined.
+    if (!r.finished() || !(r.alone_s > 0) || r.gpus <= 0) {
+      m.jct_lower_bound_s = std::numeric_limits<double>::quiet_NaN();
+      return;
+    }
+    arrival[i] = r.arrival_s;
+    alone[i] = r.alone_s;
+    gpus[i] = r.gpus;
+  }
+  m.jct_lower_bound_s = jct_lower_bound(arrival, gpus, alone, std::max(topo_.total_gpus(), 1)).bound_s;
 }
 
 template void MetricsAccumulator::job_ran(JobRecord&, const JobRates&, double, double, double);

@@ -89,7 +89,12 @@ double jain_index(std::span<const double> x);
 
 class MetricsAccumulator {
  public:
-  explicit MetricsAccumulator(const Topology& topo) : topo_(topo) {}
+  /// `alone_bounds_run_time`: is every job's T_alone (alone_s) a lower bound on its run time?
+  /// False under sim.layer_partition = "balanced", whose splits can run a job faster than
+  /// T_alone's even split (docs/model.md, "Lower bound on the mean JCT"): jct_lower_bound_s is
+  /// then NaN.
+  explicit MetricsAccumulator(const Topology& topo, bool alone_bounds_run_time = true)
+      : topo_(topo), alone_bounds_run_time_(alone_bounds_run_time) {}
 
   /// Job `rec` (a JobRecord or a JobTally) ran from t0 to t1 (t1 > t0) at `rates`, doing
   /// `iterations` = (t1 − t0) / T_iter iterations: adds its energy, electricity cost (integrated
@@ -137,8 +142,14 @@ class MetricsAccumulator {
   /// The fairness metrics into `m` and each JobRecord's isolated_jct_s, ftf_rho.
   template <class Record>
   void fairness(std::vector<Record>& records, ScenarioMetrics& m) const;
+  /// jct_lower_bound_s into `m` (docs/model.md, "Lower bound on the mean JCT"): over every
+  /// record, NaN if one did not finish or has no alone_s or T_alone is no bound
+  /// (alone_bounds_run_time_ false), 0 for none.
+  template <class Record>
+  void jct_bound(const std::vector<Record>& records, ScenarioMetrics& m) const;
 
   const Topology& topo_;
+  bool alone_bounds_run_time_ = true;
   ScenarioMetrics m_;
   double busy_gpu_s_ = 0, alloc_gpu_s_ = 0, run_s_ = 0, stall_s_ = 0, sync_s_ = 0;
   double lost_gpu_s_ = 0, checkpoint_gpu_s_ = 0;

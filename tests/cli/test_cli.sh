@@ -284,7 +284,7 @@ grep -qE '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z progress: 36/3
 # geopipe plot: the binary runs the Python package's plot command (found in the source tree here)
 # summarize --fairness: the fairness columns after the default metrics
 expect_rc 0 "summarize --fairness" -- "$BIN" summarize "$tmp/tiny.h5" --fairness --pool
-for m in avg_jct_s total_cost_usd max_ftf_rho unfair_fraction jain_fairness p99_queue_delay_s; do
+for m in avg_jct_s total_cost_usd max_ftf_rho unfair_fraction jain_fairness jct_lower_bound_s p99_queue_delay_s; do
   grep -q " $m" "$tmp/out" && ok || bad "summarize --fairness lacks $m"
 done
 expect_rc 0 "plot" -- env MPLBACKEND=Agg "$BIN" plot "$tmp/tiny.h5" --x network.bandwidth_scale --metric avg_jct_s \

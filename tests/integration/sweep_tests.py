@@ -781,7 +781,7 @@ def test_long_texts(c):
     out = c.path("long.h5")
     c.run(c.sweep_cmd(sweep, out, "--save-jobs", "--threads", "1", "--no-mpi"))
     with h5py.File(out, "r") as f:
-        assert int(f.attrs["format_version"]) == 9
+        assert int(f.attrs["format_version"]) == 10
         jobs = f["jobs"][:]
         widths = {n: jobs.dtype[n].itemsize for n in ("model", "regions")}
     longest = 0
@@ -1048,7 +1048,7 @@ def test_merge_studies(c):
     if same_model:  # its results are this model's: --resume upgrades the file and reuses them
         p = c.run([c.bin, "sweep", os.path.join(data, "format3.toml"), "-o", v3, "--resume", "--no-mpi"])
         with h5py.File(v3, "r") as f:
-            assert int(f.attrs["format_version"]) == 9 and "point_key" in f["scenarios"].dtype.names
+            assert int(f.attrs["format_version"]) == 10 and "point_key" in f["scenarios"].dtype.names
         assert accounting(p.stderr) == (4, 0, 0), p.stderr
         assert keyed(v3) == before
         c.run([c.bin, "merge", v3, ha, "-o", c.path("v3m.h5")])
@@ -1436,7 +1436,7 @@ def test_value_upgrade(c):
     p = c.run([c.bin, "sweep", toml, "-o", v5, "--resume", "--no-mpi"])
     assert accounting(p.stderr) == (40, 0, 0), p.stderr
     with h5py.File(v5, "r") as f:
-        assert int(f.attrs["format_version"]) == 9 and f.attrs["evaluator"] == "test_function"
+        assert int(f.attrs["format_version"]) == 10 and f.attrs["evaluator"] == "test_function"
         up = f["metrics"][:]
     up, old = up[np.argsort(up["id"])], old[np.argsort(old["id"])]
     assert (up["value"] == old["avg_jct_s"]).all() and (up["avg_jct_s"] == 0).all()
@@ -1520,9 +1520,9 @@ def as_this_model(c, path, toml):
                     assert (back[n] == new_j[n][rows]).all(), f"{path}: /jobs column {n} does not hold this model's values"
 
 
-# The columns HDF5 format 9 added: NaN (not recorded) in results of older files.
+# The columns HDF5 formats 9 and 10 added: NaN (not recorded) in results of older files.
 FAIRNESS = {"p99_queue_delay_s", "avg_ftf_rho", "max_ftf_rho", "unfair_fraction", "jain_fairness", "isolated_jct_s",
-            "ftf_rho"}
+            "ftf_rho", "jct_lower_bound_s"}
 
 
 def same_columns(m_old, m_new, j_old=None, j_new=None):
@@ -1567,7 +1567,7 @@ def test_format_upgrade(c):
     p = c.run([c.bin, "sweep", os.path.join(data, "format4.toml"), "-o", v4, "--resume", "--no-mpi"])
     assert accounting(p.stderr) == (4, 0, 0), p.stderr
     with h5py.File(v4, "r") as f:
-        assert int(f.attrs["format_version"]) == 9 and f.attrs["evaluator"] == "simulation"
+        assert int(f.attrs["format_version"]) == 10 and f.attrs["evaluator"] == "simulation"
         m, j = f["metrics"][:], f["jobs"][:]
     same_columns(old_m, m, old_j, j)
     assert (m["electricity_cost_usd"] == m["total_cost_usd"]).all() and (m["egress_cost_usd"] == 0).all()
@@ -1588,7 +1588,7 @@ def test_format_upgrade(c):
     merged = c.path("v45.h5")
     c.run([c.bin, "merge", v4b, fresh, "-o", merged])
     with h5py.File(merged, "r") as f:
-        assert int(f.attrs["format_version"]) == 9 and len(f["metrics"]) == 4
+        assert int(f.attrs["format_version"]) == 10 and len(f["metrics"]) == 4
     print("  format 4: read as results without egress; --resume upgraded it to format 6, 4 results reused, "
           "old columns identical, new ones filled; a fresh run agrees")
 
@@ -1596,7 +1596,7 @@ def test_format_upgrade(c):
 def upgrade_resumed(c, fmt, filled):
     """The shared half of the format-upgrade tests: tests/sweep/data/format<fmt>.h5, relabelled as
     this model's results (as_this_model), is resumed with every result reused (4) and rewritten
-    in format 9 with every old column unchanged bit for bit; filled(metrics, jobs) checks the
+    in format 10 with every old column unchanged bit for bit; filled(metrics, jobs) checks the
     new columns; a fresh run of the same sweep by this build agrees with it bit for bit."""
     data = os.path.join(c.src, "tests/sweep/data")
     toml = os.path.join(data, f"format{fmt}.toml")
@@ -1607,7 +1607,7 @@ def upgrade_resumed(c, fmt, filled):
     p = c.run([c.bin, "sweep", toml, "-o", path, "--resume", "--no-mpi"])
     assert accounting(p.stderr) == (4, 0, 0), p.stderr
     with h5py.File(path, "r") as f:
-        assert int(f.attrs["format_version"]) == 9
+        assert int(f.attrs["format_version"]) == 10
         m, j = f["metrics"][:], f["jobs"][:]
     same_columns(old_m, m, old_j, j)
     filled(m, j)
@@ -1637,7 +1637,7 @@ def summarize_means(c, path, metric):
 def test_format6_upgrade(c):
     """A file of format 6 (tests/sweep/data/format6.h5, written by geopipe 3779462) is read as
     results of jobs of one pipeline each: summarize, geopipe.load and load_jobs see
-    sync_bytes = sync_fraction = 0 and data_parallel = 1; --resume rewrites it in format 9 with
+    sync_bytes = sync_fraction = 0 and data_parallel = 1; --resume rewrites it in format 10 with
     every result reused, every old column unchanged bit for bit and the new ones filled; the
     same sweep run afresh by this build agrees with it bit for bit, the new columns included."""
     sys.path.insert(0, os.path.join(c.src, "python"))
@@ -1657,7 +1657,7 @@ def test_format6_upgrade(c):
         assert (m["sync_bytes"] == 0).all() and (m["sync_fraction"] == 0).all()
         assert (j["data_parallel"] == 1).all() and (j["sync_bytes"] == 0).all()
     upgrade_resumed(c, 6, filled)
-    print("  format 6: read as results of one-pipeline jobs; --resume upgraded it to format 9, 4 results reused, "
+    print("  format 6: read as results of one-pipeline jobs; --resume upgraded it to format 10, 4 results reused, "
           "old columns identical, new ones filled; a fresh run agrees bit for bit")
 
 
@@ -1665,7 +1665,7 @@ def test_format7_upgrade(c):
     """A file of format 7 (tests/sweep/data/format7.h5, written by geopipe c5d3e90) is read as
     results without failures or checkpoints: summarize, geopipe.load and load_jobs see
     failures = restarts = preemptions = 0, lost and checkpoint GPU-hours 0 and goodput 1;
-    --resume rewrites it in format 9 with every result reused, every old column unchanged bit
+    --resume rewrites it in format 10 with every result reused, every old column unchanged bit
     for bit and the new ones filled; the same sweep run afresh by this build agrees with it bit
     for bit, the new columns included."""
     sys.path.insert(0, os.path.join(c.src, "python"))
@@ -1689,7 +1689,7 @@ def test_format7_upgrade(c):
         assert (m["failures"] == 0).all() and (m["goodput"] == 1).all() and (m["checkpoint_gpu_hours"] == 0).all()
         assert (j["failures"] == 0).all() and (j["restarts"] == 0).all() and (j["checkpoint_gpu_hours"] == 0).all()
     upgrade_resumed(c, 7, filled)
-    print("  format 7: read as results without failures; --resume upgraded it to format 9, 4 results reused, "
+    print("  format 7: read as results without failures; --resume upgraded it to format 10, 4 results reused, "
           "old columns identical, new ones filled; a fresh run agrees bit for bit")
 
 
@@ -1697,7 +1697,7 @@ def test_format8_upgrade(c):
     """A file of format 8 (tests/sweep/data/format8.h5, written by geopipe 2576f15) does not
     record the fairness columns format 9 added: summarize and analyze refuse them (exit 2, 'not
     recorded'), geopipe.load and load_jobs have them as NaN (with a warning) at their places;
-    --resume rewrites it in format 9 with every result reused, every old column unchanged bit
+    --resume rewrites it in format 10 with every result reused, every old column unchanged bit
     for bit and the new ones NaN; a fresh run of the same sweep by this build records them, agrees
     with it in every other column, and merges with it (a row without them agrees with one that has
     them)."""
@@ -1721,13 +1721,16 @@ def test_format8_upgrade(c):
     cols = list(df.columns)
     assert cols.index("p99_queue_delay_s") == cols.index("avg_queue_delay_s") + 1, cols
     assert cols.index("avg_ftf_rho") == cols.index("goodput") + 1, cols
+    assert df["jct_lower_bound_s"].isna().all() and cols.index("jct_lower_bound_s") == cols.index("jain_fairness") + 1
     assert jobs["isolated_jct_s"].isna().all() and jobs["ftf_rho"].isna().all()
     cols = list(jobs.columns)
     assert cols.index("isolated_jct_s") == cols.index("checkpoint_gpu_hours") + 1, cols
     assert cols.index("ftf_rho") == cols.index("isolated_jct_s") + 1, cols
 
+
     def filled(m, j):
-        for col in ("p99_queue_delay_s", "avg_ftf_rho", "max_ftf_rho", "unfair_fraction", "jain_fairness"):
+        for col in ("p99_queue_delay_s", "avg_ftf_rho", "max_ftf_rho", "unfair_fraction", "jain_fairness",
+                    "jct_lower_bound_s"):
             assert np.isnan(m[col]).all(), col
         assert np.isnan(j["isolated_jct_s"]).all() and np.isnan(j["ftf_rho"]).all()
     upgrade_resumed(c, 8, filled)
@@ -1743,9 +1746,53 @@ def test_format8_upgrade(c):
     merged = c.path("v89.h5")
     c.run([c.bin, "merge", resumed, fresh, "-o", merged])
     with h5py.File(merged, "r") as f:
-        assert int(f.attrs["format_version"]) == 9 and len(f["metrics"]) == 4
-    print("  format 8: fairness not recorded (NaN, refused by summarize); --resume upgraded it to format 9, 4 results "
+        assert int(f.attrs["format_version"]) == 10 and len(f["metrics"]) == 4
+    print("  format 8: fairness not recorded (NaN, refused by summarize); --resume upgraded it to format 10, 4 results "
           "reused, old columns identical; a fresh run agrees and records them; merge takes both")
+
+
+def test_format9_upgrade(c):
+    """A file of format 9 (tests/sweep/data/format9.h5, written by geopipe 08d97a9) does not
+    record jct_lower_bound_s, which format 10 added: summarize refuses it (exit 2, 'not recorded',
+    'format 10'), geopipe.load has it as NaN after jain_fairness (with a warning); --resume
+    rewrites it in format 10 with every result reused, every old column unchanged bit for bit and
+    the bound NaN; a fresh run of the same sweep by this build records it (positive, at most
+    avg_jct_s), agrees with it in every other column, and merges with it."""
+    import warnings
+    sys.path.insert(0, os.path.join(c.src, "python"))
+    import geopipe
+    v9 = fixture_copy(c, 9)
+    with h5py.File(v9, "r") as f:
+        assert "jct_lower_bound_s" not in f["metrics"].dtype.names and "jain_fairness" in f["metrics"].dtype.names
+    p = c.run([c.bin, "summarize", v9, "--metric", "jct_lower_bound_s"], expect=2)
+    assert "'jct_lower_bound_s' is not recorded in 4 of the 4 results" in p.stderr and "format 10" in p.stderr, p.stderr
+    assert all(v > 0 for v in summarize_means(c, v9, "jain_fairness"))  # the other metrics as before
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        df = geopipe.load(v9)
+    assert any("not recorded" in str(x.message) for x in w), [str(x.message) for x in w]
+    assert df["jct_lower_bound_s"].isna().all() and df["avg_ftf_rho"].notna().all()
+    cols = list(df.columns)
+    assert cols.index("jct_lower_bound_s") == cols.index("jain_fairness") + 1, cols
+
+    def filled(m, j):
+        assert np.isnan(m["jct_lower_bound_s"]).all()
+        assert (m["avg_ftf_rho"] > 0).all() and (j["ftf_rho"] > 0).all()
+    upgrade_resumed(c, 9, filled)
+    resumed = c.path("v9.h5")
+    p = c.run([c.bin, "summarize", resumed, "--metric", "jct_lower_bound_s"], expect=2)
+    assert "'jct_lower_bound_s' is not recorded in 4 of the 4 results" in p.stderr, p.stderr
+    fresh = c.path("fresh9.h5")
+    with h5py.File(fresh, "r") as f:
+        m = f["metrics"][:]
+    assert (m["jct_lower_bound_s"] > 0).all() and (m["jct_lower_bound_s"] <= m["avg_jct_s"]).all()
+    assert all(v > 0 for v in summarize_means(c, fresh, "jct_lower_bound_s"))
+    merged = c.path("v910.h5")
+    c.run([c.bin, "merge", resumed, fresh, "-o", merged])
+    with h5py.File(merged, "r") as f:
+        assert int(f.attrs["format_version"]) == 10 and len(f["metrics"]) == 4
+    print("  format 9: jct_lower_bound_s not recorded (NaN, refused by summarize); --resume upgraded it to format 10, "
+          "4 results reused, old columns identical; a fresh run agrees and records it; merge takes both")
 
 
 def main():

@@ -31,7 +31,7 @@ TEST(H5Store, RoundTripSortedWithErrorsJobsAndAttributes) {
   const StoreContents c = ResultStore::read(path);
   EXPECT_EQ(c.done_ids, (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
   EXPECT_TRUE(c.meta.complete);
-  EXPECT_EQ(c.meta.format_version, 9);
+  EXPECT_EQ(c.meta.format_version, 10);
   EXPECT_EQ(c.meta.evaluator, "simulation");
   EXPECT_FALSE(c.meta.collection);
   EXPECT_EQ(c.meta.sweep_hash, "abcdef0123456789");

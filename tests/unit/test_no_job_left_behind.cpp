@@ -388,6 +388,8 @@ TEST(NoJobLeftBehind, AStrandingSchedulerIsAFailedRunNamingIt) {
 // a budget of 10⁶ turns a stranded job into a quick failure.
 long max_events_seen = 0;  // over the cases run so far, for the summary line
 long quiet_ticks_skipped = 0;  // event times a stale monitor without noise did not need, summed
+double bound_ratio_min = std::numeric_limits<double>::infinity();  // least avg_jct_s / jct_lower_bound_s seen
+long bounded_runs = 0;  // runs under the even split, whose bound was checked
 
 int expect_every_preset_finishes(const testutil::RandomCase& c, int k,
                                  const std::function<void(const std::string&, const SimResult&)>& each = {}) {
@@ -403,6 +405,17 @@ int expect_every_preset_finishes(const testutil::RandomCase& c, int k,
     EXPECT_EQ(r.metrics.jobs_completed, r.metrics.jobs_total);
     EXPECT_EQ(r.metrics.jobs_unfinished, 0);
     for (const JobRecord& j : r.jobs) EXPECT_TRUE(j.finished()) << "job " << j.id;
+    // No scheduler beats the offline lower bound on the mean JCT (docs/model.md, "Lower bound on
+    // the mean JCT"); up to the rounding of the two sums. Under the balanced layer split T_alone
+    // is no bound (a balanced split can run faster than its even split): NaN.
+    if (sc.compute.layer_partition == LayerPartition::kBalanced) {
+      EXPECT_TRUE(std::isnan(r.metrics.jct_lower_bound_s));
+    } else {
+      EXPECT_GT(r.metrics.jct_lower_bound_s, 0.0);
+      EXPECT_LE(r.metrics.jct_lower_bound_s, r.metrics.avg_jct_s * (1 + 1e-12));
+      bound_ratio_min = std::min(bound_ratio_min, r.metrics.avg_jct_s / r.metrics.jct_lower_bound_s);
+      ++bounded_runs;
+    }
     jobs_total += r.metrics.jobs_completed;
     max_events_seen = std::max(max_events_seen, r.metrics.events);
     if (each) each(name, r);
@@ -448,7 +461,8 @@ TEST(NoJobLeftBehind, EveryPresetFinishesEveryJobOfRandomScenarios) {
   EXPECT_GT(quiet_ticks_skipped, 0);  // the comparison with every tick an event compared something
   std::cout << "[ property ] " << kCases << " scenarios x " << preset_names().size() << " presets, " << jobs_total << " jobs completed (" << noisy
             << " noisy, " << stale << " stale views; " << missing_links << " missing links; " << quiet_ticks_skipped
-            << " quiet monitor ticks skipped, same runs)\n";
+            << " quiet monitor ticks skipped, same runs; " << bounded_runs << " runs of the even split so far: least avg_jct_s / jct_lower_bound_s "
+            << bound_ratio_min << ")\n";
 }
 
 // The same property where link capacities change in time (random_series_case): drops below

@@ -31,8 +31,9 @@ namespace geopipe::sweep::h5 {
 /// data_parallel, sync_bytes); 8: failures and checkpoints (/metrics failures, preemptions,
 /// restarts, lost_gpu_hours, checkpoint_gpu_hours, goodput; /jobs failures, preemptions,
 /// restarts, lost_gpu_hours, checkpoint_gpu_hours); 9: fairness (/metrics p99_queue_delay_s,
-/// avg_ftf_rho, max_ftf_rho, unfair_fraction, jain_fairness; /jobs isolated_jct_s, ftf_rho).
-constexpr std::int64_t kFormatVersion = 9;
+/// avg_ftf_rho, max_ftf_rho, unfair_fraction, jain_fairness; /jobs isolated_jct_s, ftf_rho); 10:
+/// the lower bound on the mean JCT (/metrics jct_lower_bound_s).
+constexpr std::int64_t kFormatVersion = 10;
 
 // Limits on what a file read by geopipe may claim (docs/hdf5-format.md, "Damaged files and
 // limits"), checked before anything is allocated for it.

@@ -129,6 +129,12 @@ Table read_joined(const std::string& path) {
         t.numeric.emplace_back(n, v);
       }
   }
+  if (in.metrics_format < 10 && std::find(t.names.begin(), t.names.end(), "jct_lower_bound_s") == t.names.end()) {
+    // A file before format 10: the lower bound on the mean JCT is not recorded, as above.
+    const std::size_t n = t.numeric.empty() ? 0 : t.numeric[0].size();
+    t.names.push_back("jct_lower_bound_s");
+    t.numeric.emplace_back(n, in.evaluator() == MetricSource::kSimulation ? std::numeric_limits<double>::quiet_NaN() : 0.0);
+  }
   return t;
 }
 
@@ -203,13 +209,17 @@ MetricByScenario read_metric_by_scenario(const std::string& path, const std::str
   });
   std::sort(values.begin(), values.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::sort(unfinished_ids.begin(), unfinished_ids.end());
-  // A fairness metric of results written before format 9 is not recorded (NaN, fill_columns_since).
+  // A metric of results written before the format that added it (9: the fairness metrics, 10:
+  // jct_lower_bound_s) is not recorded (NaN, fill_columns_since); jct_lower_bound_s is NaN too
+  // in a run under the balanced layer split (docs/model.md, "Lower bound on the mean JCT").
   const auto missing = std::count_if(values.begin(), values.end(), [](const auto& v) { return std::isnan(v.second); });
   if (missing > 0)
     throw InputError(path, 0, 0,
                      "'" + metric + "' is not recorded in " + std::to_string(missing) + " of the " +
                          std::to_string(values.size()) +
-                         " results (written before HDF5 format 9, which added it; --resume and merge keep such results "
+                         " results (written before HDF5 format " + std::to_string(format_adding_column(metric)) +
+                         ", which added it" + (is_format10_column(metric) ? std::string(" or, for jct_lower_bound_s, simulated with sim.layer_partition = \"balanced\", where it is not defined") : std::string()) +
+                         "; --resume and merge keep such results "
                          "as they are: rerun the sweep into a new file to have it)");
   // The failed scenarios (/errors rows): (id, message), sorted by id.
   std::vector<std::pair<std::int64_t, std::string>> errors;

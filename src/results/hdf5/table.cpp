@@ -226,6 +226,12 @@ bool is_format9_column(std::string_view column) {
          column == "unfair_fraction" || column == "jain_fairness" || column == "isolated_jct_s" || column == "ftf_rho";
 }
 
+bool is_format10_column(std::string_view column) { return column == "jct_lower_bound_s"; }
+
+bool is_unrecorded_before_added(std::string_view column) {
+  return is_format9_column(column) || is_format10_column(column);
+}
+
 int format_adding_column(std::string_view column) {
   if (column == "electricity_cost_usd" || column == "egress_cost_usd" || column == "sched_partition_misses" ||
       column == "layers")
@@ -236,6 +242,7 @@ int format_adding_column(std::string_view column) {
       column == "checkpoint_gpu_hours" || column == "goodput")
     return 8;
   if (is_format9_column(column)) return 9;
+  if (is_format10_column(column)) return 10;
   return 3;
 }
 
@@ -271,6 +278,11 @@ void fill_columns_since(unsigned char* row, const Layout& l, int format, MetricS
     const double v = evaluator == MetricSource::kSimulation ? std::numeric_limits<double>::quiet_NaN() : 0.0;
     for (const Field& f : l.fields)
       if (is_format9_column(f.name)) put_f64(row, f, v);
+  }
+  if (format < 10) {  // before the lower bound on the mean JCT: not recorded (NaN), as format 9's
+    const double v = evaluator == MetricSource::kSimulation ? std::numeric_limits<double>::quiet_NaN() : 0.0;
+    for (const Field& f : l.fields)
+      if (is_format10_column(f.name)) put_f64(row, f, v);
   }
   if (format < 6) {
     if (const Field* f = l.find("value")) {
@@ -320,9 +332,9 @@ std::string metrics_difference(const unsigned char* a, const unsigned char* b) {
   for (std::size_t k = 0; k < defs.size(); ++k) {
     if (!defs[k].deterministic) continue;
     const Field& f = l.fields[2 + k];
-    // A row of a file before format 9 does not record the fairness columns (NaN): it agrees
-    // with any value there (the rest of the row is the same simulation's).
-    if (is_format9_column(f.name) && (std::isnan(get_f64(a, f)) || std::isnan(get_f64(b, f)))) continue;
+    // A row of a file before format 9 (10) does not record the fairness columns (the bound):
+    // NaN, which agrees with any value there (the rest of the row is the same simulation's).
+    if (is_unrecorded_before_added(f.name) && (std::isnan(get_f64(a, f)) || std::isnan(get_f64(b, f)))) continue;
     if (std::memcmp(a + f.off, b + f.off, f.size) != 0)
       return std::string(defs[k].name) + " = " + fmt_double(get_f64(a, f)) + " vs " + fmt_double(get_f64(b, f));
   }
@@ -334,7 +346,7 @@ std::uint64_t metrics_digest(const unsigned char* row) {
   const Layout& l = metrics_layout();
   std::uint64_t h = fnv1a(kFnvBasis, "m", 1);
   for (std::size_t k = 0; k < defs.size(); ++k)
-    if (defs[k].deterministic && !is_format9_column(defs[k].name))  // as metrics_difference: see there
+    if (defs[k].deterministic && !is_unrecorded_before_added(defs[k].name))  // as metrics_difference: see there
       h = fnv1a(h, row + l.fields[2 + k].off, l.fields[2 + k].size);
   return h;
 }

@@ -134,11 +134,16 @@ const Layout& metrics_layout();
 /// (/metrics); 7 for sync_bytes (both), sync_fraction (/metrics) and data_parallel (/jobs); 8
 /// for failures, preemptions, restarts, lost_gpu_hours, checkpoint_gpu_hours (both) and goodput
 /// (/metrics); 9 for p99_queue_delay_s, avg_ftf_rho, max_ftf_rho, unfair_fraction,
-/// jain_fairness (/metrics), isolated_jct_s, ftf_rho (/jobs); 3
-/// for every other column (files of formats 3 and 4 have them).
+/// jain_fairness (/metrics), isolated_jct_s, ftf_rho (/jobs); 10 for jct_lower_bound_s
+/// (/metrics); 3 for every other column (files of formats 3 and 4 have them).
 int format_adding_column(std::string_view column);
 /// Is `column` one format 9 added (the fairness columns, all float64)?
 bool is_format9_column(std::string_view column);
+/// Is `column` the one format 10 added (jct_lower_bound_s, float64)?
+bool is_format10_column(std::string_view column);
+/// Is `column` one that older files do not record (NaN in a simulation's rows of a file before
+/// the format that added it): a column of format 9 or 10.
+bool is_unrecorded_before_added(std::string_view column);
 /// `l` without the columns added after format `format` (3..kFormatVersion): the layout a table
 /// of a file of that format has.
 Layout columns_of_format(const Layout& l, int format);
@@ -159,16 +164,18 @@ Layout columns_of_format(const Layout& l, int format);
 /// - Format 9 (fairness): p99_queue_delay_s, avg_ftf_rho, max_ftf_rho, unfair_fraction,
 ///   jain_fairness, isolated_jct_s, ftf_rho are not recorded: NaN for a simulation (no older
 ///   file has what they need; the reports refuse them), 0 for a test function.
+/// - Format 10 (the lower bound on the mean JCT): jct_lower_bound_s is not recorded, as format
+///   9's columns (it needs every job's T_alone).
 void fill_columns_since(unsigned char* row, const Layout& l, int format, MetricSource evaluator);
 const Layout& errors_layout();
 Layout jobs_layout(const JobTextBytes& text);
 /// How two /metrics rows (metrics_layout) of one scenario differ in a deterministic metric
 /// (sim/metrics.h; wall-clock times are ignored): "" if they agree bit for bit, else the first
-/// difference as "avg_jct_s = 1.5 vs 1.6". A fairness column (is_format9_column) that one row
-/// does not record (NaN: a file before format 9) agrees with any value.
+/// difference as "avg_jct_s = 1.5 vs 1.6". A column of format 9 or 10 (is_unrecorded_before_added)
+/// that one row does not record (NaN: a file before that format) agrees with any value.
 std::string metrics_difference(const unsigned char* a, const unsigned char* b);
 /// A 64-bit digest of a scenario's result as metrics_difference compares it: of a /metrics row's
-/// deterministic metrics but the fairness columns (which a row of a file before format 9 does
+/// deterministic metrics but the columns of formats 9 and 10 (which a row of an older file does
 /// not record; the other metrics are of the same simulation), or (kind tag apart) of an /errors
 /// row's message.
 std::uint64_t metrics_digest(const unsigned char* metrics_row);
