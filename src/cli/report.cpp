@@ -26,7 +26,8 @@ struct TableColumn {
   int decimals;
 };
 constexpr TableColumn kRunColumns[] = {
-    {"avg_jct_s", "avgJCT", 9, 2},      {"p95_jct_s", "p95JCT", 9, 2},
+    {"avg_jct_s", "avgJCT", 9, 2},      {"jct_lower_bound_s", "jctLB", 8, 2},
+    {"p95_jct_s", "p95JCT", 9, 2},
     {"avg_queue_delay_s", "queue", 9, 2}, {"makespan_s", "makesp", 9, 1},
     {"total_energy_j", "", 8, 2},         {"total_cost_usd", "cost_usd", 10, 0},
     {"egress_cost_usd", "egress", 8, 0},

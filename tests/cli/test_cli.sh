@@ -30,6 +30,7 @@ grep -q "200/200" "$tmp/out" && ok || bad "table does not show 200/200 completed
 # above 0 for the study's two-replica jobs with an every-step all-reduce
 head -2 "$tmp/out" | tail -1 | grep -q " stall   sync " && ok || bad "table lacks the sync column: $(head -2 "$tmp/out" | tail -1)"
 head -2 "$tmp/out" | tail -1 | grep -q " sync  maxrho   jain " && ok || bad "table lacks the fairness columns: $(head -2 "$tmp/out" | tail -1)"
+head -2 "$tmp/out" | tail -1 | grep -q "avgJCT_h  jctLB_h " && ok || bad "table lacks the JCT bound column: $(head -2 "$tmp/out" | tail -1)"
 expect_rc 0 "run dp2" -- "$BIN" run "$BASE" --scheduler first-fit --set workload.trace=../studies/dp/dp2.csv
 sync_col=$(awk '/^scheduler/ { for (i = 1; i <= NF; ++i) if ($i == "sync") c = i } /^first-fit/ { print $c }' "$tmp/out")
 awk -v v="$sync_col" 'BEGIN { exit !(v > 0 && v < 1) }' && ok || bad "dp2 sync_fraction '$sync_col' not in (0, 1)"
