@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """The "literature's schedulers" section of results/paper/REPORT.md: bace-pipe beside the field's
 standard baselines in Fig. 4's setting (sweeps/paper/literature/fig4_literature.toml), with the
-fairness metrics and the offline lower bound of the mean JCT (docs/model.md, "Literature
-baselines", "Fairness", "Lower bound of the mean JCT").
+fairness metrics and the offline lower bound of the mean JCT (docs/model.md:
+"Literature baselines", "Fairness", "Lower bound on the mean JCT").
 
   literature_report.py --out SECTION.md fig4_literature.h5
 

@@ -10,7 +10,6 @@ PKGS=(
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev libfmt-dev
   libboost-dev nlohmann-json3-dev   # Boost.Random (Sobol' sequence), Boost.Math; JSON output
   libglpk-dev   # GLPK: the linear programs of the gavel-maxmin preset
-  libltdl-dev   # libglpk.a (the static front end) needs libltdl.a
   python3 python3-h5py python3-pandas python3-matplotlib python3-scipy python3-xarray
   python3-venv lmod   # installing as users do (README, "Install"): pip into a venv, the modulefiles under Lmod
   slurm-wlm munge

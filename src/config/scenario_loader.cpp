@@ -151,6 +151,7 @@ void Builder::build_mix(Scenario& sc, const toml::table& t) {
     read(mt, "micro_batches", e.micro_batches);
     read(mt, "stage_multiplier", e.stage_multiplier);
     read(mt, "data_parallel", e.data_parallel);
+    read(mt, "slack_s", e.slack_s);
     w.mix.push_back(e);
   }
   double total_w = 0;
@@ -211,6 +212,18 @@ void Builder::build_scheduler(Scenario& sc) {
   }
   read(*st, "tiresias_promote_knob", s.tiresias_promote_knob);
   read(*st, "gavel_round_s", s.gavel_round_s);
+  if (const toml::node* n = get(*st, "wait_awhile_signal")) {
+    const std::string name = n->as_string()->get();
+    const std::vector<std::string> names = {"price", "carbon"};
+    if (name == "price")
+      s.wait_awhile_signal = WaitAwhileSignal::kPrice;
+    else if (name == "carbon")
+      s.wait_awhile_signal = WaitAwhileSignal::kCarbon;
+    else
+      fail(*n, "scheduler.wait_awhile_signal: unknown signal '" + name + "'" + util::suggestion_suffix(name, names) +
+                   " (expected one of " + util::quoted_list(names) + ")");
+  }
+  read(*st, "wait_awhile_min_saving", s.wait_awhile_min_saving);
 }
 
 void Builder::build_faults(Scenario& sc) {

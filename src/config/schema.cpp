@@ -212,6 +212,8 @@ const TableSpec& mix_spec() {
       F("data_parallel", K::kInt).ge(0).le(kMaxDataParallel).def(d.data_parallel).added_later()
           .says("data-parallel replicas D of each job's pipeline (D x S x gpus_per_stage GPUs; 0: the scheduler "
                 "chooses D for S slots; docs/model.md)"),
+      F("slack_s", K::kFloat).ge(0).le(kMaxSlackS).def(d.slack_s).in("s").added_later()
+          .says("how long each job may be deferred past its arrival (read by wait-awhile only; docs/model.md)"),
   }};
   return t;
 }
@@ -258,6 +260,10 @@ const TableSpec& scheduler_spec() {
           .says("tiresias: a job that ran goes back to the first queue after waiting this many times its executed time (0 = never)"),
       F("gavel_round_s", K::kFloat).ge(1).le(kMaxSeconds).def(d.gavel_round_s).in("s").added_later()
           .says("gavel-maxmin: length of its scheduling rounds"),
+      F("wait_awhile_signal", K::kString).def("\"price\"").added_later()
+          .says("wait-awhile: what a held job waits for: \"price\" (electricity) or \"carbon\" (grid intensity)"),
+      F("wait_awhile_min_saving", K::kFloat).ge(0).le(1).def(d.wait_awhile_min_saving).added_later()
+          .says("wait-awhile: the relative saving of the signal a later start must reach to hold a job"),
   }};
   return t;
 }

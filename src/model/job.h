@@ -84,6 +84,9 @@ inline constexpr double kMaxJobIterations = 1e15;
 inline constexpr int kMaxDataParallel = 4096;
 /// Latest arrival of a job (a trace's `arrival_s`; the span of generated arrivals), s.
 inline constexpr double kMaxArrivalSpanS = 1e12;
+/// Longest slack of a job (a trace's `slack_s`, a mix entry's), s: the config's bound of every
+/// duration key (kMaxSeconds of config/schema.cpp, 1e6 s ≈ 11.6 days).
+inline constexpr double kMaxSlackS = 1e6;
 /// Most pipeline cells D·S·m of one job (replicas × stages × micro-batches): the exact iteration time
 /// (model/pipeline_schedule.h) costs about 6 ns per cell and is evaluated at every start and every change
 /// of the job's bandwidth, so a job beyond this would make a run take minutes per event
@@ -105,6 +108,10 @@ struct Job {
   /// 0 = flexible: the scheduler chooses D (model/flexible_job.h); `stages` is then the job's
   /// GPU count in slots of g GPUs and `micro_batches` its global batch in micro-batches.
   int data_parallel = 1;
+  /// How long the job may be deferred past its arrival, s (>= 0, at most kMaxSlackS; default 0:
+  /// start as soon as possible). Only the wait-awhile preset reads it (sched/wait_awhile.h): it
+  /// may hold the job until arrival_s + slack_s for a cheaper or cleaner start.
+  double slack_s = 0;
 
   int total_gpus() const { return std::max(data_parallel, 1) * stages * gpus_per_stage; }
 };

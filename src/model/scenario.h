@@ -25,6 +25,11 @@ inline constexpr double kMinMonitorPeriodS = 1e-3;
 inline constexpr double kDefaultLinkEfficiency = 0.92;
 
 /// Scheduler knobs (scenario [scheduler] table). Plain data; interpreted by src/sched.
+/// What wait-awhile shifts jobs in time for (`scheduler.wait_awhile_signal`).
+enum class WaitAwhileSignal { kPrice, kCarbon };
+/// Its name as a scenario writes it ("price", "carbon").
+inline const char* wait_awhile_signal_name(WaitAwhileSignal s) { return s == WaitAwhileSignal::kCarbon ? "carbon" : "price"; }
+
 struct SchedulerParams {
   std::string preset = "bace-pipe";       ///< default preset for `geopipe run`
   int max_region_switches = 3;            ///< pathfinder: at most this many cross-region hops
@@ -54,6 +59,13 @@ struct SchedulerParams {
   /// are 6 minutes (360 s), for restarts of seconds; here a preempted job pays a checkpoint and
   /// faults.restart_s (600 s by default), so the default round is an hour.
   double gavel_round_s = 3600.0;
+  /// wait-awhile (docs/model.md, "Literature baselines"; sched/wait_awhile.h): the signal whose
+  /// forecast decides whether a job with slack is held: the regions' electricity price
+  /// (default) or their grid carbon intensity.
+  WaitAwhileSignal wait_awhile_signal = WaitAwhileSignal::kPrice;
+  /// wait-awhile: a job is held only if a later start within its slack lowers the mean signal
+  /// over its estimated run by at least this fraction of starting now (in [0, 1]).
+  double wait_awhile_min_saving = 0.05;
 };
 
 struct Scenario {

@@ -27,11 +27,12 @@ std::string shown(double v) {
 std::vector<Job> parse_trace_csv(const std::string& text, const std::string& file,
                                  const std::vector<LlmSpec>& llms, const Topology& topo,
                                  const ComputeOptions& compute) {
-  // The first 7 are required; data_parallel (D, default 1) is optional.
-  static const std::array<const char*, 8> kCols = {"arrival_s", "model", "stages", "gpus_per_stage",
-                                                   "micro_batch_size", "micro_batches", "iterations", "data_parallel"};
+  // The first 7 are required; data_parallel (D, default 1) and slack_s (default 0) are optional.
+  static const std::array<const char*, 9> kCols = {"arrival_s",     "model",      "stages",
+                                                   "gpus_per_stage", "micro_batch_size", "micro_batches",
+                                                   "iterations",    "data_parallel", "slack_s"};
   constexpr size_t kRequired = 7;
-  std::array<int, 8> pos{};
+  std::array<int, 9> pos{};
   pos.fill(-1);
   size_t columns = 0;
   bool have_header = false;
@@ -46,7 +47,7 @@ std::vector<Job> parse_trace_csv(const std::string& text, const std::string& fil
           throw InputError(file, lineno, fields[c].column,
                            "unknown column '" + fields[c].text +
                                "' (expected arrival_s, model, stages, gpus_per_stage, micro_batch_size, micro_batches, iterations"
-                               " and optionally data_parallel)");
+                               " and optionally data_parallel, slack_s)");
         const auto k = static_cast<size_t>(it - kCols.begin());
         if (pos[k] >= 0)
           throw InputError(file, lineno, fields[c].column,
@@ -99,6 +100,7 @@ std::vector<Job> parse_trace_csv(const std::string& text, const std::string& fil
     // data_parallel = 0: the scheduler chooses D; `stages` then counts GPU slots of g GPUs,
     // which may exceed the model's layers (model/flexible_job.h).
     if (pos[7] >= 0) j.data_parallel = static_cast<int>(integer(7, 0, kMaxDataParallel));
+    if (pos[8] >= 0) j.slack_s = num(8, 0, kMaxSlackS);
     const auto stages = integer(2, 0, is_flexible(j) ? kMaxFlexibleSlots : llm->layers);
     j.gpus_per_stage = static_cast<int>(integer(3, 1, 4096));
     j.micro_batch_size = static_cast<int>(integer(4, 1, 1 << 20));

@@ -70,6 +70,7 @@ std::vector<Job> generate_workload(const WorkloadOptions& opt, const std::vector
     j.micro_batches = e.micro_batches;
     j.gpus_per_stage = e.gpus_per_stage;
     j.data_parallel = e.data_parallel;
+    j.slack_s = e.slack_s;
     EntryShape& es = shapes[k];
     if (!es.known) {
       es.stages = generated_stages(e, llm, topo, compute);

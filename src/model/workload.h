@@ -21,6 +21,7 @@ struct ModelMixEntry {
   int micro_batches = 16;        ///< m
   double stage_multiplier = 1.0; ///< S = ceil(min_feasible_S · multiplier), capped at L
   int data_parallel = 1;         ///< D, replicas of each job's pipeline (Job::data_parallel)
+  double slack_s = 0;            ///< deferral each job allows past its arrival, s (Job::slack_s)
 };
 
 struct WorkloadOptions {

@@ -137,7 +137,9 @@ class PriorityBackfill final : public OrderingPolicy {
     --sh.alive;
     --alive_total_;
     if (pending_ == s) pending_ = -1;
-    sh.active = sh.alive > 0;
+    // Jobs of the shape passed over by skip_job in this pass stay out of it (with none, as
+    // always under a placement policy that caches failures: alive > 0).
+    sh.active = sh.alive > sh.skipped;
     if (sh.active) find_head(sh);
   }
 
@@ -221,7 +223,7 @@ class PriorityBackfill final : public OrderingPolicy {
       Shape& sh = shapes_[static_cast<size_t>(ctx_->shape(j))];
       const int p = pos_[static_cast<size_t>(j)];
       sh.tree.set(p, runtime_s_[static_cast<size_t>(j)]);
-      sh.first = std::min(sh.first, p);
+      sh.first = sh.first < 0 ? p : std::min(sh.first, p);
       sh.skipped = 0;
     }
     skipped_.clear();

@@ -5,6 +5,7 @@
 #include "sched/gavel.h"
 #include "sched/preemptive.h"
 #include "sched/scheduler.h"
+#include "sched/wait_awhile.h"
 #include "util/named_table.h"
 
 namespace geopipe {
@@ -17,6 +18,9 @@ std::unique_ptr<Scheduler> make_tiresias(std::string_view name, const SchedulerP
 }
 std::unique_ptr<Scheduler> make_gavel(std::string_view name, const SchedulerParams& p) {
   return make_gavel_scheduler(std::string(name), p);
+}
+std::unique_ptr<Scheduler> make_wait_awhile(std::string_view name, const SchedulerParams& p) {
+  return make_wait_awhile_scheduler(std::string(name), p);
 }
 }  // namespace
 
@@ -47,6 +51,8 @@ const std::vector<PresetInfo>& presets() {
        nullptr, nullptr, make_tiresias},
       {"gavel-maxmin", "Gavel's heterogeneity-aware max-min fairness (LP over region classes), preemptive rounds",
        nullptr, nullptr, make_gavel},
+      {"wait-awhile", "bace-pipe + temporal shifting: holds a job within its slack_s for a cheaper or cleaner start (oracle forecast)",
+       nullptr, nullptr, make_wait_awhile},
   };
   return all;
 }

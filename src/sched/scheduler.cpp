@@ -28,6 +28,7 @@ void ComposedScheduler::schedule(const SchedContext& ctx, const WaitingQueue& qu
     last_seen_id_ = queue.back();
   }
   ordering_->begin(ctx, queue, view);
+  bool held = false;
   for (int j = ordering_->next(); j >= 0; j = ordering_->next()) {
     if (view.total_free <= 0) break;
     const int s = ctx.shape(j);
@@ -62,6 +63,11 @@ void ComposedScheduler::schedule(const SchedContext& ctx, const WaitingQueue& qu
         ordering_->skip_job(j);
       continue;
     }
+    if (gate_ && gate_->hold(ctx, j, *p, pl, view)) {
+      held = true;
+      ordering_->skip_job(j);  // only this job: its shape may still start
+      continue;
+    }
     // The view books the flows the job will have: β from the layer split it runs with there.
     if (view.compute->layer_partition == LayerPartition::kEven || p->data_parallel > 1)
       view.commit(*p, pl);
@@ -70,6 +76,7 @@ void ComposedScheduler::schedule(const SchedContext& ctx, const WaitingQueue& qu
     out.push_back({j, std::move(pl), variant});
     ordering_->started(j);
   }
+  if (held) last_epoch_ = -1;  // a held job may be released by time alone: no shortcut next call
 }
 
 int ComposedScheduler::place_flexible(const SchedContext& ctx, int j, const ClusterView& view, Placement& out) {

@@ -12,6 +12,16 @@
 
 namespace geopipe {
 
+/// What may hold a placed job back (wait-awhile's temporal shifting, sched/wait_awhile.h): asked
+/// by ComposedScheduler after the placement policy placed a job and before it starts.
+class StartGate {
+ public:
+  virtual ~StartGate() = default;
+  /// true: job j (profile `p`: the placed variant's for a flexible job) is not started now,
+  /// although `pl` fits `view`; it is passed over as a backfill ordering passes over a job.
+  virtual bool hold(const SchedContext& ctx, int j, const JobProfile& p, const Placement& pl, const ClusterView& view) = 0;
+};
+
 class ComposedScheduler final : public Scheduler {
  public:
   ComposedScheduler(std::string name, std::unique_ptr<OrderingPolicy> ordering,
@@ -39,6 +49,11 @@ class ComposedScheduler final : public Scheduler {
   void schedule(const SchedContext& ctx, const WaitingQueue& queue, ClusterView& view,
                 std::vector<Decision>& out) override;
   SearchEffort effort() const override { return placement_->effort(); }
+  /// Asks `gate` (not owned; null: none, the default) before starting each placed job. A job
+  /// held in a call may start at a later call of the same epoch without new arrivals, so the
+  /// call after one that held a job never takes the backfill shortcut above. Only with a
+  /// backfill ordering (a strict one would block behind a held job).
+  void set_gate(StartGate* gate) { gate_ = gate; }
 
  private:
   Placement place_replicas(const SchedContext& ctx, int j, const ClusterView& view);
@@ -54,6 +69,7 @@ class ComposedScheduler final : public Scheduler {
   std::vector<long> shape_failed_epoch_;  ///< per job shape: epoch of its last failed placement, or -1
   long last_epoch_ = -1;                  ///< backfill: epoch of the last call
   int last_seen_id_ = -1;                 ///< backfill: largest job id in the queue at the last call
+  StartGate* gate_ = nullptr;             ///< set_gate: may hold placed jobs (not owned)
 };
 
 }  // namespace geopipe

@@ -279,8 +279,8 @@ class FaultSource final : public EventSource {
   }
 };
 
-// A preempting scheduler's own times (Scheduler::next_call_s: Tiresias's demotion thresholds),
-// while jobs wait.
+// A preempting or deferring scheduler's own times (Scheduler::next_call_s: Tiresias's demotion
+// thresholds, wait-awhile's release times), while jobs wait.
 class WakeSource final : public EventSource {
  public:
   using EventSource::EventSource;
@@ -293,6 +293,13 @@ class WakeSource final : public EventSource {
     if (!(e_.sched_.next_call_s() <= t) || e_.queue_.empty()) return {};
     last_call_s_ = t;
     return {true, false};
+  }
+  // A deferring scheduler (Scheduler::defers) that holds jobs on an idle cluster releases them at
+  // its next time: no failure before then.
+  bool may_unblock_later() const override {
+    if (!e_.sched_.defers()) return false;
+    const double t = e_.sched_.next_call_s();
+    return t < kInf && t > last_call_s_;
   }
   std::string what() const override { return "were times the scheduler asked to be called at (its thresholds)"; }
   std::string fewer() const override { return "fewer or wider scheduler thresholds, or jobs that wait less"; }
@@ -310,7 +317,7 @@ void Engine::make_sources() {
   if (has_link_series_) sources_.push_back(std::make_unique<LinkCapacitySource>(*this));
   if (has_gpu_series_) sources_.push_back(std::make_unique<GpuCapacitySource>(*this));
   sources_.push_back(std::make_unique<MonitorSource>(*this));
-  if (preempting_) sources_.push_back(std::make_unique<WakeSource>(*this));
+  if (preempting_ || sched_.defers()) sources_.push_back(std::make_unique<WakeSource>(*this));
 }
 
 }  // namespace geopipe::engine_detail

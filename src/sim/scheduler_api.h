@@ -143,10 +143,16 @@ class Scheduler {
   /// May it preempt running jobs (Decision::preempt)? Only the preemptive literature baselines
   /// do (srtf, tiresias: sched/preemptive.h); the paper's presets never preempt.
   virtual bool preempts() const { return false; }
-  /// A preempting scheduler whose decisions change with time alone (Tiresias's demotion
-  /// thresholds) asks to be called again at this time, if jobs wait then; +inf: no such time.
+  /// A preempting or deferring (defers()) scheduler whose decisions change with time alone
+  /// (Tiresias's demotion thresholds, Gavel's rounds, wait-awhile's release times) asks to be
+  /// called again at this time, if jobs wait then; +inf: no such time.
   /// Read after each call; a time not after that call's is ignored.
   virtual double next_call_s() const { return std::numeric_limits<double>::infinity(); }
+  /// Does it hold waiting jobs that could start now, releasing them by time alone (wait-awhile's
+  /// temporal shifting, sched/wait_awhile.h)? Then the engine calls it at next_call_s() too
+  /// (as it does a preempting scheduler), and an idle cluster with jobs waiting is no failure
+  /// while such a time is to come. False for every other preset.
+  virtual bool defers() const { return false; }
 };
 
 }  // namespace geopipe

@@ -383,6 +383,66 @@ data_parallel = 4
   EXPECT_NE(big.find("needs 9 replicas x 1 stages x 1 GPUs = 9 GPUs but fits no placement"), std::string::npos) << big;
 }
 
+// wait-awhile's keys (docs/scenario-format.md): a mix entry's slack_s (default 0) goes to every
+// job it generates and moves no draw; the scheduler's signal and min_saving; errors located.
+TEST(GoodScenario, WaitAwhileKeys) {
+  const Scenario d = load_scenario_string(kMinimal, "minimal.toml");
+  EXPECT_EQ(d.workload.mix[0].slack_s, 0.0);
+  for (const Job& j : d.jobs_for_seed(1)) ASSERT_EQ(j.slack_s, 0.0);
+  EXPECT_EQ(d.scheduler.wait_awhile_signal, WaitAwhileSignal::kPrice);
+  EXPECT_EQ(d.scheduler.wait_awhile_min_saving, 0.05);
+
+  const std::string text = R"(
+[scenario]
+name = "slack"
+[scheduler]
+preset = "wait-awhile"
+wait_awhile_signal = "carbon"
+wait_awhile_min_saving = 0.2
+[[cluster.region]]
+name = "r"
+gpu = "A100-80GB"
+gpus = 8
+price_usd_per_kwh = 0.1
+[workload]
+num_jobs = 5
+[[workload.mix]]
+model = "gpt3-1.3b"
+slack_s = 7200
+)";
+  const Scenario sc = load_scenario_string(text, "slack.toml");
+  EXPECT_EQ(sc.scheduler.preset, "wait-awhile");
+  EXPECT_EQ(sc.scheduler.wait_awhile_signal, WaitAwhileSignal::kCarbon);
+  EXPECT_EQ(sc.scheduler.wait_awhile_min_saving, 0.2);
+  EXPECT_EQ(sc.workload.mix[0].slack_s, 7200.0);
+  const std::vector<Job> jobs = sc.jobs_for_seed(1);
+  ASSERT_EQ(jobs.size(), 5u);
+  std::string none = text;
+  none.replace(none.find("slack_s = 7200"), 14, "slack_s = 0");
+  const std::vector<Job> zero = load_scenario_string(none, "slack0.toml").jobs_for_seed(1);
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    EXPECT_EQ(jobs[i].slack_s, 7200.0);
+    EXPECT_EQ(zero[i].slack_s, 0.0);
+    EXPECT_EQ(jobs[i].arrival_s, zero[i].arrival_s);
+    EXPECT_EQ(jobs[i].iterations, zero[i].iterations);
+    EXPECT_EQ(jobs[i].stages, zero[i].stages);
+  }
+  auto error_with = [&](const std::string& from, const std::string& to) {
+    std::string t = text;
+    t.replace(t.find(from), from.size(), to);
+    return input_error_of([&] { load_scenario_string(t, "slack.toml"); });
+  };
+  const std::string neg = error_with("slack_s = 7200", "slack_s = -1");
+  EXPECT_NE(neg.find("slack.toml:17:11: workload.mix[0].slack_s must be >= 0 (got -1)"), std::string::npos) << neg;
+  const std::string big = error_with("slack_s = 7200", "slack_s = 2e6");
+  EXPECT_NE(big.find("slack.toml:17:11: workload.mix[0].slack_s must be <= 1000000"), std::string::npos) << big;
+  const std::string sig = error_with("\"carbon\"", "\"carbn\"");
+  EXPECT_NE(sig.find("slack.toml:6:22: scheduler.wait_awhile_signal: unknown signal 'carbn' (did you mean 'carbon'?)"),
+            std::string::npos) << sig;
+  const std::string ms = error_with("wait_awhile_min_saving = 0.2", "wait_awhile_min_saving = 1.5");
+  EXPECT_NE(ms.find("slack.toml:7:26: scheduler.wait_awhile_min_saving must be <= 1"), std::string::npos) << ms;
+}
+
 // data_parallel = 0 in the mix (docs/model.md, "Choosing D"): a job's S counts GPU slots,
 // stage_multiplier times the least feasible S and not capped at the layers; its iterations come
 // from its first variant that fits; a mix whose jobs have no split, or none that fits, is refused.
@@ -830,11 +890,12 @@ TEST(Paths, ScenarioPathsCoverTheSchema) {
                         "network.link.<a>/<b>.bandwidth_gbps", "network.link.<a>/<b>.egress_usd_per_gb", "cluster.capacity_scale", "cluster.region.<name>.gpus",
                         "cluster.region.<name>.price_profile_usd_per_kwh", "gpu.<name>.idle_power_w",
                         "model.<name>.bytes_per_elem", "workload.load_scale", "workload.trace",
-                        "workload.mix.<model>.weight", "workload.mix.<model>.data_parallel", "sim.dp_sync", "sim.diloco_interval", "scheduler.epsilon", "scheduler.view_noise_sigma",
+                        "workload.mix.<model>.weight", "workload.mix.<model>.data_parallel", "workload.mix.<model>.slack_s",
+                        "scheduler.wait_awhile_signal", "scheduler.wait_awhile_min_saving", "sim.dp_sync", "sim.diloco_interval", "scheduler.epsilon", "scheduler.view_noise_sigma",
                         "scheduler.variant_patience", "faults.gpu_mtbf_h", "faults.checkpoint_interval_s",
                         "cluster.region.<name>.gpu_mtbf_h", "cluster.region.<name>.checkpoint_gbps"})
     EXPECT_NE(std::find(paths.begin(), paths.end(), p), paths.end()) << p;
-  EXPECT_EQ(paths.size(), 95u);
+  EXPECT_EQ(paths.size(), 98u);
 }
 
 // What `geopipe list params` prints: the same paths, with each field's type and range.

@@ -143,7 +143,7 @@ TEST(Schedulers, EveryPresetCompletesDeterministically) {
   const std::vector<Job> jobs = random_jobs(derive_seed(42, "sched-presets"), 20);
   ASSERT_EQ(jobs.size(), 20u);
   const std::vector<std::string> names = preset_names();
-  ASSERT_EQ(names.size(), 13u);
+  ASSERT_EQ(names.size(), 14u);
   for (const std::string& name : names) {
     SCOPED_TRACE(name);
     SimResult r1, r2;

@@ -95,6 +95,45 @@ TEST(Trace, DataParallelColumnIsOptional) {
   }
 }
 
+// The optional slack_s column (wait-awhile's deferral, docs/model.md "Literature baselines"):
+// absent = 0; a number of seconds in [0, kMaxSlackS].
+TEST(Trace, SlackColumnIsOptional) {
+  const std::vector<LlmSpec> llms = {tiny()};
+  const Topology topo = one_region(80e9);
+  const auto jobs = parse_trace_csv(
+      "arrival_s,model,stages,gpus_per_stage,micro_batch_size,micro_batches,iterations,slack_s\n"
+      "0,tiny,2,1,1,4,50,28800\n1,tiny,2,1,1,4,50,0.5\n",
+      "t.csv", llms, topo, ComputeOptions{});
+  ASSERT_EQ(jobs.size(), 2u);
+  EXPECT_EQ(jobs[0].slack_s, 28800.0);
+  EXPECT_EQ(jobs[1].slack_s, 0.5);
+  EXPECT_EQ(jobs[0].data_parallel, 1);
+  const auto without = parse_trace_csv(
+      "arrival_s,model,stages,gpus_per_stage,micro_batch_size,micro_batches,iterations\n0,tiny,2,1,1,4,50\n", "t.csv",
+      llms, topo, ComputeOptions{});
+  EXPECT_EQ(without[0].slack_s, 0.0);
+  // with data_parallel too, in any order
+  const auto both = parse_trace_csv(
+      "slack_s,arrival_s,model,stages,gpus_per_stage,micro_batch_size,micro_batches,iterations,data_parallel\n"
+      "60,0,tiny,2,1,1,4,50,2\n",
+      "t.csv", llms, topo, ComputeOptions{});
+  EXPECT_EQ(both[0].slack_s, 60.0);
+  EXPECT_EQ(both[0].data_parallel, 2);
+  for (const auto& [cell, want] : {std::pair<std::string, std::string>{"-1", "t.csv:2:19: slack_s = -1 is out of range (expected 0 .. 1000000)"},
+                                   {"1e7", "t.csv:2:19: slack_s = 1e7 is out of range (expected 0 .. 1000000)"},
+                                   {"soon", "t.csv:2:19: slack_s: 'soon' is not a number (expected decimal digits, e.g. 12, 0.5 or 1e3)"},
+                                   {"", "t.csv:2:1: expected 8 fields, found 7"}}) {
+    try {
+      parse_trace_csv("arrival_s,model,stages,gpus_per_stage,micro_batch_size,micro_batches,iterations,slack_s\n"
+                      "0,tiny,2,1,1,4,50" + (cell.empty() ? std::string() : "," + cell) + "\n",
+                      "t.csv", llms, topo, ComputeOptions{});
+      ADD_FAILURE() << "expected InputError for '" << cell << "'";
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()), want);
+    }
+  }
+}
+
 // data_parallel = 0 (docs/model.md, "Choosing D"): `stages` counts GPU slots, which may exceed
 // the layers (tiny has 10); a row whose slots and micro-batches have no split is refused where
 // it says so.
