@@ -69,6 +69,18 @@ struct Region {
   /// Measured carbon intensity (g/kWh over simulation time) in place of carbon_g_per_kwh;
   /// null = the constant. Shared, immutable.
   std::shared_ptr<const StepSeries> carbon_series;
+  /// ∫ of the measured carbon intensity over [t0, t1], (g/kWh)·s, exact for its steps; requires
+  /// carbon_series (the engine's carbon of a job, wait-awhile's carbon signal).
+  double carbon_series_integral(double t0_s, double t1_s) const {
+    return carbon_series->integral(t1_s) - carbon_series->integral(t0_s);
+  }
+  /// Mean carbon intensity over [t0, t1], g/kWh: the series' (its value at t0 if t1 <= t0), else
+  /// the constant carbon_g_per_kwh.
+  double mean_carbon_g_per_kwh(double t0_s, double t1_s) const {
+    if (!carbon_series) return carbon_g_per_kwh;
+    if (!(t1_s > t0_s)) return carbon_series->value_at(t0_s);
+    return carbon_series_integral(t0_s, t1_s) / (t1_s - t0_s);
+  }
   /// Mean time between job-killing failures of one of its GPUs, s (`gpu_mtbf_h` of the region
   /// or of [faults]; +inf = never; model/faults.h).
   double gpu_mtbf_s = std::numeric_limits<double>::infinity();

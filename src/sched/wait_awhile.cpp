@@ -23,10 +23,7 @@ double next_change(const Region& r, WaitAwhileSignal signal, double t_s) {
 }  // namespace
 
 double wait_awhile_signal_mean(const Region& r, WaitAwhileSignal signal, double t0_s, double t1_s) {
-  if (signal == WaitAwhileSignal::kPrice) return r.price.mean_usd_per_kwh(t0_s, t1_s);
-  if (!r.carbon_series) return r.carbon_g_per_kwh;
-  if (!(t1_s > t0_s)) return r.carbon_series->value_at(t0_s);
-  return (r.carbon_series->integral(t1_s) - r.carbon_series->integral(t0_s)) / (t1_s - t0_s);
+  return signal == WaitAwhileSignal::kPrice ? r.price.mean_usd_per_kwh(t0_s, t1_s) : r.mean_carbon_g_per_kwh(t0_s, t1_s);
 }
 
 WaitAwhileChoice wait_awhile_choice(const Topology& topo, const std::vector<int>& stage_region,

@@ -20,7 +20,7 @@ void MetricsAccumulator::job_ran(Record& rec, const JobRates& r, double t0_s, do
     rec.energy_j += e;
     rec.electricity_cost_usd += energy_cost_usd(reg.price, r.power_w[k], t0_s, t1_s);
     if (reg.carbon_series)  // a measured intensity: ∫ over [t0, t1], exact for its steps
-      rec.carbon_g += units::joules_to_kwh(r.power_w[k] * (reg.carbon_series->integral(t1_s) - reg.carbon_series->integral(t0_s)));
+      rec.carbon_g += units::joules_to_kwh(r.power_w[k] * reg.carbon_series_integral(t0_s, t1_s));
     else
       rec.carbon_g += units::joules_to_kwh(e) * reg.carbon_g_per_kwh;
   }
