@@ -5,13 +5,15 @@ usage: validate_model.py [--geopipe BIN] [--cases CSV] [--sync-cases CSV] [--plo
                          [--markdown OUT.md] [--write-predictions CSV | --check CSV] [--calibrate] [--quiet]
 
 Each row of sweeps/validation/cases.csv is one measured run: a scenario of sweeps/validation/
-(its testbed), one job (model, stages, GPUs per stage, micro-batch size and count), the network
-of a tc-shaped testbed (``D ms/R gbps``: every [[network.link]] of the scenario gets that one-way
-latency and rate), ``--set`` overrides, the measured seconds per iteration, the case's role in
-the calibration and its source. For every case the script writes a one-job trace (one
-iteration, arriving at 0), runs ``geopipe run SCENARIO --scheduler delay-first --jobs-csv`` with
-the case's overrides and reads the job's ``first_iteration_s``: the model's iteration time,
-with the built-in GPU types' calibrated efficiency and the default link efficiency.
+(its testbed), one job (model, stages, GPUs per stage, micro-batch size and count, and
+data-parallel replicas: the optional last column, default 1), the network of a tc-shaped testbed
+(``D ms/R gbps``: every [[network.link]] of the scenario, and its network.mesh_* if it has a
+mesh, gets that one-way latency and rate), ``--set`` overrides, the measured seconds per
+iteration, the case's role in the calibration and its source. For every case the script writes a
+one-job trace (one iteration, arriving at 0), runs ``geopipe run SCENARIO --scheduler
+delay-first --jobs-csv`` (or the scenario's own [scheduler] preset) with the case's overrides
+and reads the job's ``first_iteration_s``: the model's iteration time, with the built-in GPU
+types' calibrated efficiency and the default link efficiency.
 
 It prints one line per case (measured, predicted, relative error) and the median and maximum
 |error| over all cases, over the held-out ones (those no parameter was fitted on) and per source.
@@ -119,6 +121,15 @@ class Case:
             raise InputError(f"cases.csv:{line}: the scenario's regions have several GPU types {sorted(gpus)}")
         self.gpu = gpus.pop()
         self.has_links = bool(self.toml.get("network", {}).get("link"))
+        self.has_mesh = bool(self.toml.get("network", {}).get("mesh_bandwidth_gbps"))
+        # delay-first, unless the scenario names its own preset (a uniform mesh of many regions,
+        # where every placement times the same and first-fit finds one at once)
+        self.scheduler = self.toml.get("scheduler", {}).get("preset", "delay-first")
+        try:
+            self.replicas = int(row.get("data_parallel") or 1)
+            assert self.replicas >= 1
+        except (ValueError, AssertionError):
+            raise InputError(f"cases.csv:{line}: data_parallel '{row.get('data_parallel')}' (expected an integer >= 1)") from None
 
     @property
     def source_group(self) -> str:
@@ -134,7 +145,9 @@ class Case:
         except (ValueError, AssertionError):
             raise InputError(f"cases.csv:{self.line}: network '{self.network}' (expected e.g. 10ms/1gbps)") from None
         out = []
-        for link in self.toml["network"]["link"]:
+        if self.has_mesh:
+            out += [f"network.mesh_latency_ms={lat_ms:g}", f"network.mesh_bandwidth_gbps={gbps:g}"]
+        for link in self.toml["network"].get("link", []):
             a, b = link["regions"]
             out += [f"network.link.{a}/{b}.latency_ms={lat_ms:g}", f"network.link.{a}/{b}.bandwidth_gbps={gbps:g}"]
         return out
@@ -147,8 +160,7 @@ class SyncCase(Case):
         row = dict(row, stages="1", gpus_per_stage="1", micro_batch_size="1", micro_batches="1")
         super().__init__(row, line, cases_dir)
         try:
-            self.replicas = int(row["data_parallel"])
-            assert self.replicas >= 2
+            assert int(row["data_parallel"]) >= 2
         except (ValueError, AssertionError, TypeError):
             raise InputError(f"sync_cases.csv:{line}: data_parallel '{row.get('data_parallel')}' (expected an integer >= 2)") from None
 
@@ -190,7 +202,7 @@ def run_one_job(geopipe: str, case: Case, tmp: str, params: dict[str, float], ta
     with open(trace, "w") as f:
         f.write(header + ",".join(row) + "\n")
     jobs = os.path.join(tmp, tag + ".jobs.csv")
-    cmd = [geopipe, "run", case.scenario, "--scheduler", "delay-first", "--jobs-csv", jobs, "--set", f"workload.trace={trace}"]
+    cmd = [geopipe, "run", case.scenario, "--scheduler", case.scheduler, "--jobs-csv", jobs, "--set", f"workload.trace={trace}"]
     for s in case.link_sets() + substitute(case.sets, params, case) + list(extra):
         cmd += ["--set", s]
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -205,7 +217,13 @@ def run_one_job(geopipe: str, case: Case, tmp: str, params: dict[str, float], ta
 
 def predict(geopipe: str, case: Case, tmp: str, params: dict[str, float], extra: list[str] = ()) -> float:
     """The model's iteration time of the case's job, s (geopipe run, first_iteration_s)."""
-    row = run_one_job(geopipe, case, tmp, params, case.name, TRACE_HEADER, ["0", case.model] + case.job + ["1"], extra)
+    if case.replicas == 1:
+        row = run_one_job(geopipe, case, tmp, params, case.name, TRACE_HEADER, ["0", case.model] + case.job + ["1"], extra)
+    else:
+        row = run_one_job(geopipe, case, tmp, params, case.name, TRACE_HEADER_DP,
+                          ["0", case.model] + case.job + ["1", str(case.replicas)], extra)
+        if int(row["data_parallel"]) != case.replicas:
+            raise RuntimeError(f"case {case.name}: expected a job of {case.replicas} replicas, got {row['data_parallel']}")
     return float(row["first_iteration_s"]), row["first_iteration_s"]
 
 

@@ -266,6 +266,7 @@ void Builder::build_network(Scenario& sc) {
         !(ab.capacity_bytes_per_s > 0) || !(ba.capacity_bytes_per_s > 0))
       fail(lt, p + ": bandwidth x network.bandwidth_scale x network.link_efficiency is out of range (expected a finite capacity > 0)");
   }
+  build_mesh(t, sc, seen);
   read_choice<bool>(t, "ideal", "network.ideal", "network idealisation", {{"none", false}, {"lan", true}}, sc.ideal_lan);
   if (sc.ideal_lan) {
     const int R = topo.num_regions();
@@ -273,6 +274,29 @@ void Builder::build_network(Scenario& sc) {
       for (int b = 0; b < R; ++b)
         if (a != b) topo.link(a, b) = Link{topo.intra_bandwidth_bytes_per_s, topo.intra_latency_s, 0.0, nullptr};
   }
+}
+
+void Builder::build_mesh(const toml::table& t, Scenario& sc, const std::map<std::pair<int, int>, std::size_t>& linked) {
+  double gbps = 0, latency_ms = 0, egress = 0;
+  read(t, "mesh_bandwidth_gbps", gbps);
+  read(t, "mesh_latency_ms", latency_ms);
+  read(t, "mesh_egress_usd_per_gb", egress);
+  if (!(gbps > 0)) {
+    for (const char* k : {"mesh_latency_ms", "mesh_egress_usd_per_gb"})
+      if (const toml::node* n = get(t, k))
+        fail(*n, std::string("network.") + k + " has no mesh to apply to (expected network.mesh_bandwidth_gbps > 0 beside it)");
+    return;
+  }
+  const double cap = units::gbps_to_bytes_per_s(gbps) * sc.bandwidth_scale * sc.link_efficiency;
+  if (!std::isfinite(cap) || !(cap > 0))
+    fail(*get(t, "mesh_bandwidth_gbps"),
+         "network.mesh_bandwidth_gbps x network.bandwidth_scale x network.link_efficiency is out of range (expected a finite capacity > 0)");
+  Topology& topo = sc.topology;
+  const int R = topo.num_regions();
+  for (int a = 0; a < R; ++a)
+    for (int b = 0; b < R; ++b)
+      if (a != b && !linked.contains(std::minmax(a, b)))
+        topo.link(a, b) = Link{cap, units::ms_to_s(latency_ms), units::usd_per_gb_to_usd_per_byte(egress), nullptr};
 }
 
 }  // namespace geopipe::config::builder_detail

@@ -139,6 +139,9 @@ class Builder {
   void build_models(Scenario& sc);
   void build_cluster(Scenario& sc);
   void build_network(Scenario& sc);
+  /// network.mesh_*: a link of the mesh's values for every region pair not in `linked` (the
+  /// pairs [[network.link]] joins, as (min, max) region indices).
+  void build_mesh(const toml::table& network, Scenario& sc, const std::map<std::pair<int, int>, std::size_t>& linked);
   void build_workload(Scenario& sc);
   void build_mix(Scenario& sc, const toml::table& workload);
   void build_scheduler(Scenario& sc);

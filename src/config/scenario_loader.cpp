@@ -66,6 +66,8 @@ void Builder::build_models(Scenario& sc) {
     read(t, "vocab", m.vocab);
     read(t, "seq_len", m.seq_len);
     read(t, "bytes_per_elem", m.bytes_per_elem);
+    read_choice<Head>(t, "head", p + ".head", "head", {{"lm", Head::kLm}, {"classification", Head::kClassification}},
+                      m.head);
     sc.llms.push_back(m);
   }
 }

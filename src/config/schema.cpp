@@ -118,6 +118,12 @@ const TableSpec& network_spec() {
           .says("one-way latency of a same-region hop"),
       F("link_efficiency", K::kFloat).gt(0).le(1).def(Scenario{}.link_efficiency).added_later()
           .says("share of an inter-region link's rate that pipeline transfers achieve (calibrated; 1 for measured transfer rates; docs/model.md)"),
+      F("mesh_bandwidth_gbps", K::kFloat).ge(0).le(kMaxGbps).def(0).in("Gbit/s").added_later()
+          .says("> 0: every pair of regions that no [[network.link]] joins gets a link of this rate each way (x bandwidth_scale x link_efficiency, as a link's): a uniform mesh such as a tc-shaped testbed; 0: none"),
+      F("mesh_latency_ms", K::kFloat).ge(0).le(kMaxLatencyMs).def(0).in("ms").added_later()
+          .says("one-way latency of the mesh's links (needs mesh_bandwidth_gbps)"),
+      F("mesh_egress_usd_per_gb", K::kFloat).ge(0).le(kMaxEgressUsdPerGb).def(0).in("USD/GB").added_later()
+          .says("traffic price of the mesh's links, each direction, per GB sent (needs mesh_bandwidth_gbps)"),
       F("ideal", K::kString).def("\"none\"").added_later()
           .says("\"lan\": every pair of regions joined by a link of the intra-region fabric, no egress (an idealised-network bound)"),
       TA("link", &link_spec(), "regions").says("inter-region links; region pairs without one are not connected"),
@@ -195,6 +201,8 @@ const TableSpec& model_spec() {
       F("seq_len", K::kInt).req().ge(1).le(1 << 20).says("training sequence length s (tokens)"),
       F("bytes_per_elem", K::kInt).ge(1).le(8).def(LlmSpec{}.bytes_per_elem).in("bytes")
           .says("activation element size (2 = bf16)"),
+      F("head", K::kString).def("\"lm\"").added_later()
+          .says("the last stage's head: \"lm\" (V x h parameters, 2bshV forward FLOP per micro-batch) or \"classification\" (a head of a few classes, as DT-FM's benchmarks: no parameters, no FLOP); the input embedding (V x h) is on the first stage either way"),
   }};
   return t;
 }

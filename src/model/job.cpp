@@ -24,7 +24,7 @@ StageFigures stage_figures(const JobProfile& p, int i, int l) {
   // again (not the LM head's): + their share of the forward, exactly 1 on a stage without the
   // head (x / (x + 0.0) == 1).
   f.bwd_per_fwd = 2.0 + (p.recompute ? layers_flops / f.fwd_flops : 0.0);
-  f.params = l * p.layer_params + (i == 0 ? p.embedding_params : 0.0) + (i == S - 1 ? p.embedding_params : 0.0);
+  f.params = l * p.layer_params + (i == 0 ? p.embedding_params : 0.0) + (i == S - 1 ? p.head_params : 0.0);
   const double stashed = p.stashed[static_cast<size_t>(i)];
   // A stashed micro-batch keeps e·b·s·h elements per layer (e = 1 with full recomputation: the
   // product is the one of model versions 1-3, bit for bit).
@@ -68,9 +68,10 @@ JobProfile make_profile(const Job& job, const LlmSpec& llm, const ComputeOptions
   p.activation_bytes = b * s * h * bytes;
   p.total_layers = llm.layers;
   p.layer_flops = 24.0 * b * s * h * h * (1.0 + s / (6.0 * h));
-  p.head_flops = 2.0 * b * s * h * V;
+  p.head_flops = llm.head == Head::kLm ? 2.0 * b * s * h * V : 0.0;
   p.layer_params = llm.params_per_layer();
   p.embedding_params = llm.embedding_params();
+  p.head_params = llm.head_params();
   p.micro_batch_size = b;
   p.seq_len = s;
   p.hidden = h;

@@ -130,16 +130,17 @@ struct JobProfile {
   /// recomputation, its layers' share of its forward FLOP (the LM head is not recomputed):
   /// 3 on a stage without the head. Its backward time is this times its forward time.
   std::vector<double> bwd_per_fwd;
-  std::vector<double> params;        ///< parameters held by stage i (embedding on first, LM head on last)
+  std::vector<double> params;        ///< parameters held by stage i (embedding on first, the head's on last)
   std::vector<double> memory_bytes;  ///< 16·params_i + k_i·e·b·s·h·l_i·bytes (whole stage, all g GPUs), k_i = the schedule's stashed micro-batches, e = stashed_elements
   double activation_bytes = 0;       ///< A = b·s·h·bytes, per micro-batch per hop, each direction
 
   // What re-splitting the layers needs (with_layers, balanced_layers):
   int total_layers = 0;              ///< L
   double layer_flops = 0;            ///< forward FLOP of one layer per micro-batch
-  double head_flops = 0;             ///< forward FLOP of the LM head (last stage)
+  double head_flops = 0;             ///< forward FLOP of the LM head (last stage; 0 for a classification head)
   double layer_params = 0;           ///< parameters of one layer
-  double embedding_params = 0;       ///< input embedding (first stage) = LM head (last stage)
+  double embedding_params = 0;       ///< input embedding (first stage)
+  double head_params = 0;            ///< LM head (last stage; = embedding_params, or 0 for a classification head)
   /// b, s, h and bytes per element: a stashed micro-batch holds b·s·h·bytes per layer (kept
   /// apart so that the memory is multiplied in make_profile's order, bit for bit)
   double micro_batch_size = 0, seq_len = 0, hidden = 0, bytes_per_elem = 0;

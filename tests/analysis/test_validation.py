@@ -6,7 +6,8 @@ the model's error against the measured runs is seen (and must rewrite that file 
 Also: a prediction one ulp off fails the check (exit 1, naming the case); a malformed cases file
 is refused with one line (exit 2); --markdown writes every case and the summary; a
 synchronisation case (sync_cases.csv) predicts the ring all-reduce 2(n-1)/n * bytes / B + 2(n-1) *
-alpha of docs/model.md, "Data parallelism", by hand.
+alpha of docs/model.md, "Data parallelism", by hand, and a DP x PP case (DT-FM's sharded-PS columns)
+exceeds its single pipeline by that all-reduce of its first stage.
 
 usage: test_validation.py GEOPIPE_BINARY SOURCE_DIR
 """
@@ -43,6 +44,16 @@ def main():
         want = 2 * 3 / 4 * 2**28 / (1e9 / 8 * 0.92) + 2 * 3 * 0.010
         got = float(next(ln.split(",")[1] for ln in open(committed) if ln.startswith("nccl-ar-256m-n4-10ms-1gbps,")))
         assert abs(got / want - 1) < 1e-12, (got, want)
+        # 1c. a DP x PP case by hand: DT-FM's GPT-3 XL pipeline with 2 replicas over the 10-ms,
+        # 1-Gbit/s mesh takes the single pipeline's iteration plus the all-reduce of its first
+        # stage (the last to end its backward), 3 layers of 12h^2 and the tokenizer's embedding
+        # (28,996 x h) in fp16, between the 2 replicas
+        pred = {ln.split(",")[0]: float(ln.split(",")[1]) for ln in open(committed) if not ln.startswith(("#", "case,"))}
+        h = 2048
+        stage0_bytes = (3 * 12 * h * h + 28996 * h) * 2
+        want = 2 * 1 / 2 * stage0_bytes / (1e9 / 8 * 0.92) + 2 * 1 * 0.010
+        got = pred["dtfmdp-xl-d2-10ms-1gbps"] - pred["dtfm-xl-0420-m96-10ms-1gbps"]
+        assert abs(got / want - 1) < 1e-12, (got, want)
         # 2. one prediction one ulp off: the check fails and names it
         lines = open(committed).read().splitlines()
         k = next(i for i, ln in enumerate(lines) if ln.startswith("zb-6.2b-m32,"))
@@ -72,7 +83,7 @@ def main():
         assert text.count("\n| `") == n_cases + n_sync, text[:200]
         assert "| held-out |" in text and "| all |" in text and "| sync all |" in text, text[-400:]
     print(f"validation: {n_cases} + {n_sync} predictions reproduced bit for bit; a one-ulp change and a bad role are "
-          "caught; a synchronisation case equals the ring formula")
+          "caught; a synchronisation case and a DP x PP case equal the ring formula")
 
 
 if __name__ == "__main__":

@@ -117,7 +117,7 @@ for f in "$SRC"/sweeps/validation/*.toml; do expect_rc 0 "validate $(basename "$
 # list params: every parameter path with its type and default (from the schema)
 grep -Eq '^network\.bandwidth_scale +number +1 ' <("$BIN" list params) && ok || bad "list params lacks network.bandwidth_scale with default 1"
 grep -Eq '^workload\.mix\.<model>\.micro_batches +integer +16 ' <("$BIN" list params) && ok || bad "list params lacks workload.mix.<model>.micro_batches with default 16"
-[ "$("$BIN" list params | wc -l)" -eq 99 ] && ok || bad "list params: expected a header and 98 parameters"
+[ "$("$BIN" list params | wc -l)" -eq 103 ] && ok || bad "list params: expected a header and 102 parameters"
 expect_rc 2 "list unknown" -- "$BIN" list nonsense
 for sub in "" run validate list; do expect_rc 0 "help $sub" -- "$BIN" $sub --help; done
 

@@ -776,6 +776,30 @@ TEST(GoodScenario, IdealLanJoinsEveryPairByTheFabric) {
                "network.ideal: unknown network idealisation 'lann' (did you mean 'lan'?)");
 }
 
+TEST(GoodScenario, MeshJoinsThePairsNoLinkJoins) {
+  // network.mesh_*: small.toml links us-east with us-west and with eu-west; the mesh adds
+  // us-west <-> eu-west (x bandwidth_scale x link_efficiency, as a link) and leaves the two links.
+  const Scenario wan = load_small({});
+  const Scenario mesh = load_small({"network.mesh_bandwidth_gbps=2", "network.mesh_latency_ms=30",
+                                    "network.mesh_egress_usd_per_gb=0.05", "network.bandwidth_scale=0.5"});
+  const int e = region(mesh, "us-east"), w = region(mesh, "us-west"), u = region(mesh, "eu-west");
+  EXPECT_EQ(wan.topology.link(w, u).capacity_bytes_per_s, 0.0);
+  for (auto [a, b] : {std::pair{w, u}, std::pair{u, w}}) {
+    EXPECT_DOUBLE_EQ(mesh.topology.link(a, b).capacity_bytes_per_s, 2 * 1.25e8 * 0.5 * mesh.link_efficiency);
+    EXPECT_DOUBLE_EQ(mesh.topology.link(a, b).latency_s, 0.03);
+    EXPECT_DOUBLE_EQ(mesh.topology.link(a, b).egress_usd_per_byte, 0.05e-9);
+  }
+  for (auto [a, b] : {std::pair{e, w}, std::pair{w, e}, std::pair{e, u}, std::pair{u, e}}) {
+    EXPECT_DOUBLE_EQ(mesh.topology.link(a, b).capacity_bytes_per_s,
+                     wan.topology.link(a, b).capacity_bytes_per_s / wan.bandwidth_scale * 0.5);
+    EXPECT_EQ(mesh.topology.link(a, b).latency_s, wan.topology.link(a, b).latency_s);
+  }
+  EXPECT_PRED2(contains, input_error_of([] { load_small({"network.mesh_latency_ms=30"}); }),
+               "network.mesh_latency_ms has no mesh to apply to (expected network.mesh_bandwidth_gbps > 0 beside it)");
+  EXPECT_PRED2(contains, input_error_of([] { load_small({"network.mesh_bandwidth_gbps=-1"}); }),
+               "network.mesh_bandwidth_gbps must be >= 0 (got -1)");
+}
+
 TEST(GoodScenario, RecomputeAndGpuEfficiencyKeys) {
   const Scenario none = load_small({"sim.recompute=none"});
   EXPECT_EQ(none.compute.recompute, Recompute::kNone);
@@ -886,16 +910,16 @@ TEST(Overrides, AmbiguousMixEntryNeedsIndex) {
 
 TEST(Paths, ScenarioPathsCoverTheSchema) {
   const auto paths = scenario_paths();
-  for (const char* p : {"scenario.name", "scenario.seed", "sim.mfu", "sim.pipeline_schedule", "sim.layer_partition", "network.bandwidth_scale",
+  for (const char* p : {"scenario.name", "scenario.seed", "sim.mfu", "sim.pipeline_schedule", "sim.layer_partition", "network.bandwidth_scale", "network.mesh_bandwidth_gbps",
                         "network.link.<a>/<b>.bandwidth_gbps", "network.link.<a>/<b>.egress_usd_per_gb", "cluster.capacity_scale", "cluster.region.<name>.gpus",
                         "cluster.region.<name>.price_profile_usd_per_kwh", "gpu.<name>.idle_power_w",
-                        "model.<name>.bytes_per_elem", "workload.load_scale", "workload.trace",
+                        "model.<name>.bytes_per_elem", "model.<name>.head", "workload.load_scale", "workload.trace",
                         "workload.mix.<model>.weight", "workload.mix.<model>.data_parallel", "workload.mix.<model>.slack_s",
                         "scheduler.wait_awhile_signal", "scheduler.wait_awhile_min_saving", "sim.dp_sync", "sim.diloco_interval", "scheduler.epsilon", "scheduler.view_noise_sigma",
                         "scheduler.variant_patience", "faults.gpu_mtbf_h", "faults.checkpoint_interval_s",
                         "cluster.region.<name>.gpu_mtbf_h", "cluster.region.<name>.checkpoint_gbps"})
     EXPECT_NE(std::find(paths.begin(), paths.end(), p), paths.end()) << p;
-  EXPECT_EQ(paths.size(), 98u);
+  EXPECT_EQ(paths.size(), 102u);
 }
 
 // What `geopipe list params` prints: the same paths, with each field's type and range.

@@ -36,6 +36,28 @@ TEST(Profile, LayerSplitAndFlops) {
   EXPECT_DOUBLE_EQ(p.memory_bytes[1], 16 * p.params[1] + 3 * b * s * h * 3 * 2);
 }
 
+TEST(Profile, ClassificationHeadHasNoLmHeadButKeepsTheInputEmbedding) {
+  // DT-FM's benchmarks: the input embedding (V·h) on the first stage, a classification head of
+  // two classes (taken as nothing) on the last.
+  LlmSpec L = tiny();
+  L.head = Head::kClassification;
+  const JobProfile p = make_profile(job(4, 2, 3, 1), L, ComputeOptions{});
+  const double b = 2, s = 100, h = 1000, V = 5000;
+  const double per_layer = 24 * b * s * h * h * (1 + s / (6 * h));
+  EXPECT_DOUBLE_EQ(p.fwd_flops[3], 2 * per_layer);  // no 2bshV on the last stage
+  EXPECT_DOUBLE_EQ(p.params[0], 3 * 12 * h * h + V * h);
+  EXPECT_DOUBLE_EQ(p.params[3], 2 * 12 * h * h);
+  EXPECT_DOUBLE_EQ(p.bwd_per_fwd[3], 3.0);  // full recomputation: every forward FLOP is a layer's
+  EXPECT_DOUBLE_EQ(L.total_params(), 10 * 12 * h * h + V * h);
+  EXPECT_DOUBLE_EQ(tiny().total_params(), 10 * 12 * h * h + 2 * V * h);
+  // The stages without the head are the LM-head job's, bit for bit.
+  const JobProfile q = make_profile(job(4, 2, 3, 1), tiny(), ComputeOptions{});
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(p.fwd_flops[static_cast<size_t>(i)], q.fwd_flops[static_cast<size_t>(i)]);
+    EXPECT_EQ(p.memory_bytes[static_cast<size_t>(i)], q.memory_bytes[static_cast<size_t>(i)]);
+  }
+}
+
 TEST(Profile, ForwardTimeAndSpeed) {
   const GpuType g{"g", 100e12, 80e9, 500, 100};
   ComputeOptions opt;

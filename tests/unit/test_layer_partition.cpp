@@ -45,7 +45,7 @@ double stage_time(const JobProfile& p, int i, int l, const GpuType& gpu, const C
 }
 bool stage_fits(const JobProfile& p, int i, int l, const GpuType& gpu) {
   const double params = l * p.layer_params + (i == 0 ? p.embedding_params : 0.0) +
-                        (i == p.stages - 1 ? p.embedding_params : 0.0);
+                        (i == p.stages - 1 ? p.head_params : 0.0);
   const double kept = p.recompute ? 1.0 : 17.0;  // elements of b·s·h a stashed micro-batch keeps per layer
   const double mem = 16.0 * params + p.stashed[static_cast<size_t>(i)] * kept * p.micro_batch_size * p.seq_len *
                                          p.hidden * l * p.bytes_per_elem;
