@@ -11,8 +11,7 @@ data-parallel replicas: the optional last column, default 1), the network of a t
 mesh, gets that one-way latency and rate), ``--set`` overrides, the measured seconds per
 iteration, the case's role in the calibration and its source. For every case the script writes a
 one-job trace (one iteration, arriving at 0), runs ``geopipe run SCENARIO --scheduler
-delay-first --jobs-csv`` (or the scenario's own [scheduler] preset) with the case's overrides
-and reads the job's ``first_iteration_s``: the model's iteration time, with the built-in GPU
+delay-first --jobs-csv`` with the case's overrides and reads the job's ``first_iteration_s``: the model's iteration time, with the built-in GPU
 types' calibrated efficiency and the default link efficiency.
 
 It prints one line per case (measured, predicted, relative error) and the median and maximum
@@ -122,9 +121,6 @@ class Case:
         self.gpu = gpus.pop()
         self.has_links = bool(self.toml.get("network", {}).get("link"))
         self.has_mesh = bool(self.toml.get("network", {}).get("mesh_bandwidth_gbps"))
-        # delay-first, unless the scenario names its own preset (a uniform mesh of many regions,
-        # where every placement times the same and first-fit finds one at once)
-        self.scheduler = self.toml.get("scheduler", {}).get("preset", "delay-first")
         try:
             self.replicas = int(row.get("data_parallel") or 1)
             assert self.replicas >= 1
@@ -202,7 +198,7 @@ def run_one_job(geopipe: str, case: Case, tmp: str, params: dict[str, float], ta
     with open(trace, "w") as f:
         f.write(header + ",".join(row) + "\n")
     jobs = os.path.join(tmp, tag + ".jobs.csv")
-    cmd = [geopipe, "run", case.scenario, "--scheduler", case.scheduler, "--jobs-csv", jobs, "--set", f"workload.trace={trace}"]
+    cmd = [geopipe, "run", case.scenario, "--scheduler", "delay-first", "--jobs-csv", jobs, "--set", f"workload.trace={trace}"]
     for s in case.link_sets() + substitute(case.sets, params, case) + list(extra):
         cmd += ["--set", s]
     r = subprocess.run(cmd, capture_output=True, text=True)

@@ -233,6 +233,7 @@ SearchResult Pathfinder::Impl::search(const JobProfile& p, const ClusterView& vi
   if (!any_stage_impossible && R_ <= 64) {
     int cap_total = 0;
     for (int c : cap_) cap_total += c;
+    compute_symmetry();  // both searches take interchangeable regions in index order only
     if (cap_total >= S_ && (spec.stop_at_first || !search_by_region_sets(cap_total))) {
       memo_clear();
       dfs(0, -1, 0, 0, cap_total, 0.0, 0.0, 0.0);

@@ -28,9 +28,11 @@
 // hops), and frames standing for the sets that extend a combination (a bound of them all);
 // sets are taken in increasing bound, each searched by the same DFS restricted to it, until
 // the next bound reaches the incumbent, so only the sets and frames below the final
-// incumbent are ever built. Interchangeable regions (twins: equal tables, capacity and links,
-// see compute_symmetry) are used in index order only, which keeps identical regions from
-// multiplying the search.
+// incumbent are ever built. In both searches interchangeable regions (twins: equal tables,
+// capacity and links, see compute_symmetry) are used in index order only, which keeps
+// identical regions from multiplying the search (64 identical one-GPU regions fully meshed and
+// an 8-stage job: 9 nodes; when only the set search did this, the plain DFS ran into its node
+// budget there, 2M nodes and seconds per search: docs/performance.md).
 // It is exact (returns an optimum of the estimate in estimate.h) unless the node budget runs
 // out, in which case the best placement found so far is returned with `truncated` set.
 // Deterministic: strict improvements only, fixed exploration order, ties by region index. Of

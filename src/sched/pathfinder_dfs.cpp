@@ -291,9 +291,11 @@ void Pathfinder::Impl::dfs(int i, int last, int blocks, std::uint64_t mask, int 
       if (lat_lb < kInf && mm1 * std::max(mx, u) + sum + lat_lb + u + tail > t_thr) continue;
     }
     if (lat_lb == kInf) continue;  // not linked
-    // Set mode: of interchangeable regions, the lowest unused one is taken first (the others
-    // would give placements with bit-identical objectives).
-    if (require_all_ && sym_prev_[static_cast<size_t>(r)] >= 0 && !(mask >> sym_prev_[static_cast<size_t>(r)] & 1U)) continue;
+    // Of interchangeable regions (compute_symmetry), the lowest unused one is taken first: a
+    // placement that puts this block on r while r's predecessor is unused mirrors one that
+    // puts it on the predecessor, which comes earlier in order_[i] (ties by index) and has a
+    // bit-identical objective, so it can never become the incumbent.
+    if (sym_prev_[static_cast<size_t>(r)] >= 0 && !(mask >> sym_prev_[static_cast<size_t>(r)] & 1U)) continue;
     // Hop from the previous block (stage i−1 on `last`) into stage i on r.
     double hop_c = 0, hop_lat = 0, hop_usd = 0;
     if (last >= 0) {

@@ -111,7 +111,7 @@ struct Pathfinder::Impl {
   void compute_hop_bounds();       // hop_lb_, hopc_lb_, min_hop_lb_
   void order_neighbours();         // nbr_order_, nbr_count_ from hop_lb_
   double rest_chain(int last, std::uint64_t unused) const;  // least Σ hop_lb_ from last through unused
-  void compute_symmetry();         // sym_prev_ (set mode)
+  void compute_symmetry();         // sym_prev_ (both searches)
   void memo_clear();
   MemoSlot& memo_slot(std::uint64_t mask, int stage, int region);
   void memo_grow();  // doubles memo_slots_ (memo_slot, when half full)

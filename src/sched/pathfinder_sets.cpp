@@ -27,7 +27,6 @@ bool Pathfinder::Impl::search_by_region_sets(int cap_total) {
   // first one found in this order is returned, which can differ from the plain DFS's choice.
   if (!region_sets_apply()) return false;
   first_incumbent(cap_total);
-  compute_symmetry();
   // The set phase has a budget of sets and frames built (many sets with weak bounds, e.g. a
   // tight time cap that few of them meet): past it the search goes on with the plain DFS,
   // which keeps the incumbent found so far (exact either way).
@@ -219,13 +218,18 @@ void Pathfinder::Impl::compute_symmetry() {
   // sym_prev_[r]: the previous region of r's class by index, or −1.
   sym_prev_.assign(static_cast<size_t>(R_), -1);
   const Topology& topo = *view_->topo;
+  // The hash covers the per-region tables only (O(R·S); it runs before every search, so no
+  // pass over the R² links here): pairs of equal hash are then compared in full, links
+  // included, and a pair of regions that differ only in their links fails that comparison at
+  // the first link that differs.
   auto row_hash = [&](int r) {
     std::uint64_t h = static_cast<std::uint64_t>(cap_[static_cast<size_t>(r)]) * 0x9E3779B97F4A7C15ULL;
-    for (int i = 0; i < S_; ++i) h = (h ^ std::bit_cast<std::uint64_t>(unit_[static_cast<size_t>(r * S_ + i)])) * 0x100000001B3ULL;
-    double lat = 0;  // order-independent summary of the links
-    for (int c = 0; c < R_; ++c)
-      if (c != r) lat += hop_round_trip_s(topo, r, c);
-    return h ^ std::bit_cast<std::uint64_t>(lat);
+    for (int i = 0; i < S_; ++i) {
+      const auto k = static_cast<size_t>(r * S_ + i);
+      h = (h ^ std::bit_cast<std::uint64_t>(unit_[k])) * 0x100000001B3ULL;
+      h = (h ^ std::bit_cast<std::uint64_t>(coef_[k])) * 0x100000001B3ULL;
+    }
+    return h;
   };
   sym_hash_.resize(static_cast<size_t>(R_));
   for (int r = 0; r < R_; ++r) sym_hash_[static_cast<size_t>(r)] = row_hash(r);
@@ -236,15 +240,15 @@ void Pathfinder::Impl::compute_symmetry() {
            x.egress_usd_per_byte == y.egress_usd_per_byte && x.capacity_series == y.capacity_series &&
            view_->capacity_bw(a, c) == view_->capacity_bw(b, d) && view_->residual_bw(a, c) == view_->residual_bw(b, d) && view_->flow_count(a, c) == view_->flow_count(b, d);
   };
-  auto equivalent = [&](int a, int b) {
+  auto equivalent = [&](int a, int b) {  // (links first: regions of equal hash differ there if anywhere)
     if (cap_[static_cast<size_t>(a)] != cap_[static_cast<size_t>(b)]) return false;
+    if (!same_dir(a, b, b, a)) return false;
+    for (int c = 0; c < R_; ++c)
+      if (c != a && c != b && (!same_dir(a, c, b, c) || !same_dir(c, a, c, b))) return false;
     for (int i = 0; i < S_; ++i) {
       const auto ka = static_cast<size_t>(a * S_ + i), kb = static_cast<size_t>(b * S_ + i);
       if (unit_[ka] != unit_[kb] || fwd_[ka] != fwd_[kb] || coef_[ka] != coef_[kb]) return false;
     }
-    if (!same_dir(a, b, b, a)) return false;
-    for (int c = 0; c < R_; ++c)
-      if (c != a && c != b && (!same_dir(a, c, b, c) || !same_dir(c, a, c, b))) return false;
     return true;
   };
   for (int b = 1; b < R_; ++b)

@@ -422,6 +422,59 @@ TEST(PathfinderExact, MatchesBruteForceOnRandomInstances) {
   EXPECT_GE(egress_moved, 1);
 }
 
+// Instances whose regions come in groups of exact twins (same GPU type, GPUs, price, PUE and
+// links to everyone else, also in the view): the plain DFS takes interchangeable regions in index
+// order only, which must not lose the optimum against the brute force, which enumerates every order.
+TEST(PathfinderExact, TwinsMatchTheBruteForce) {
+  std::array<Coverage, 5> cov{};
+  Pathfinder pf;
+  int with_twins = 0;
+  for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+    Rng rng(derive_seed(seed, "pathfinder-twins-brute"));
+    Instance in;
+    const int R = 4 + static_cast<int>(rng.below(3));
+    std::vector<int> proto(static_cast<size_t>(R));
+    std::vector<RegionSpec> regs;
+    for (int r = 0; r < R; ++r) {
+      proto[static_cast<size_t>(r)] = r > 0 && rng.uniform() < 0.6 ? proto[static_cast<size_t>(r - 1)] : r;
+      if (proto[static_cast<size_t>(r)] != r) {
+        regs.push_back(regs[static_cast<size_t>(proto[static_cast<size_t>(r)])]);
+        regs.back().name = "r" + std::to_string(r);
+        continue;
+      }
+      regs.push_back({"r" + std::to_string(r), static_cast<int>(rng.below(2)), 1 + static_cast<int>(rng.below(4)),
+                      rng.uniform(0.05, 0.4), rng.uniform(1.0, 1.5)});
+    }
+    with_twins += std::adjacent_find(proto.begin(), proto.end()) != proto.end() ? 1 : 0;
+    in.sc = make_scenario({make_gpu("small-fast", 200, 0.5, 600, 80), make_gpu("big-slow", 100, 1.0, 400, 60)}, regs,
+                          {tiny_llm()});
+    // Links (and egress) depend on the prototypes only; twins of a group are linked alike.
+    std::vector<double> cap(static_cast<size_t>(R * R)), lat(static_cast<size_t>(R * R)), usd(static_cast<size_t>(R * R));
+    for (auto& x : cap) x = std::pow(10.0, rng.uniform(8.0, 11.0));
+    for (auto& x : lat) x = rng.uniform(0.0, 0.05);
+    for (auto& x : usd) x = rng.uniform() < 0.5 ? 0.0 : std::pow(10.0, rng.uniform(-11.0, -7.0));
+    Topology& t = in.sc.topology;
+    for (int x = 0; x < R; ++x)
+      for (int y = x + 1; y < R; ++y) {
+        int px = proto[static_cast<size_t>(x)], py = proto[static_cast<size_t>(y)];
+        if (px > py) std::swap(px, py);
+        const auto k = static_cast<size_t>(px * R + py);
+        set_link(t, x, y, cap[k], lat[k]);
+        t.link(x, y).egress_usd_per_byte = t.link(y, x).egress_usd_per_byte = usd[k];
+      }
+    const int S = 2 + static_cast<int>(rng.below(7));
+    in.job = make_job(0.0, 0, S, 1, 1 + static_cast<int>(rng.below(8)), static_cast<std::int64_t>(1 + rng.below(5000)));
+    in.p = profile_of(in.sc, in.job);
+    in.max_blocks = 1 + static_cast<int>(rng.below(4));
+    in.view = idle_view(t, in.sc.compute);
+    check_instance(in, pf, seed, cov);
+    if (HasFatalFailure()) return;
+  }
+  EXPECT_GE(with_twins, 40);
+  EXPECT_GE(cov[0].found, 20);
+  EXPECT_GE(cov[3].found, 20);
+}
+
 // Stages of equal FLOP whose memory differs (as a first stage that also holds the embedding)
 // can fit different regions. The pathfinder copies a stage's figures from the previous stage
 // and shares the tables derived from them only for stages of equal FLOP *and* memory; here
@@ -1000,6 +1053,34 @@ TEST(PathfinderSize, SixtyFourRegionsSixtyFourStages) {
   EXPECT_FALSE(c.truncated);
   EXPECT_TRUE(placement_valid(p, v, c.placement, 4, true));
   EXPECT_LE(c.est_iteration_s, s.time_cap_s);
+}
+
+TEST(PathfinderSize, SixtyFourIdenticalRegions) {
+  // A tc-shaped testbed: 64 one-GPU regions of one type and price, every pair linked alike
+  // (sweeps/validation/dtfm-v100-tc-dp.toml). Every placement of an 8-stage job ties; taking
+  // interchangeable regions in index order leaves one order to search. Without it the plain
+  // DFS (kAuto's choice for 8 stages on 8 blocks) visited every order its bounds could not
+  // cut: 30-40 s per decision.
+  std::vector<RegionSpec> regs;
+  for (int r = 0; r < 64; ++r) regs.push_back({"m" + std::to_string(r), 0, 1, 0.1, 1.0});
+  Scenario sc = make_scenario({make_gpu("v100", 125, 16, 300, 50)}, regs, {tiny_llm("xl", 24, 2048, 28996, 2048)});
+  for (int a = 0; a < 64; ++a)
+    for (int b = a + 1; b < 64; ++b) set_link(sc.topology, a, b, 1.25e9, 0.010);
+  const JobProfile p = profile_of(sc, make_job(0, 0, 8, 1, 96, 1));
+  const ClusterView v = idle_view(sc.topology, sc.compute);
+  Pathfinder pf;
+  for (Obj obj : {Obj::kMinTime, Obj::kMinCost}) {
+    SearchSpec s;
+    s.max_blocks = 8;
+    s.objective = obj;
+    s.time_cap_s = 1e9;
+    const SearchResult r = pf.search(p, v, s);
+    std::cout << "[ size ] 64 identical regions x 8 stages: nodes=" << r.nodes << "\n";
+    ASSERT_TRUE(r.found);
+    EXPECT_FALSE(r.truncated);
+    EXPECT_LE(r.nodes, 1000);
+    EXPECT_EQ(r.placement.stage_region, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));  // ties by region index
+  }
 }
 
 TEST(PathfinderSize, SixteenRegionsSixtyFourStages) {
