@@ -11,33 +11,23 @@ usage: baselines_study.py [--geopipe BIN] OUT_DIR
 Run with Debian's /usr/bin/python3 (pandas, h5py).
 """
 
-import argparse
 import os
-import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(REPO, "python"))
+from study_common import parse_args, run_study_sweep
 
-import geopipe  # noqa: E402
-import pandas as pd  # noqa: E402
+import geopipe
+import pandas as pd
 
 METRICS = ["jct_h", "bound_h", "p99_queue_h", "total_cost_usd", "avg_ftf_rho", "max_ftf_rho", "unfair_fraction",
            "jain_fairness", "preemptions"]
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--geopipe", default=os.path.join(REPO, "build", "src", "geopipe"))
-    ap.add_argument("out_dir")
-    a = ap.parse_args()
-    os.makedirs(a.out_dir, exist_ok=True)
+    a = parse_args(__doc__)
     frames = []
     for name in ("baselines", "baselines-ideal"):
-        h5 = os.path.join(a.out_dir, name + ".h5")
-        subprocess.run([a.geopipe, "sweep", os.path.join(REPO, "sweeps", "studies", name + ".toml"), "-o", h5,
-                        "--force", "--no-mpi", "--quiet"], check=True)
+        h5 = run_study_sweep(a, name)
         part = geopipe.load(h5)
         if name == "baselines-ideal":
             part["scheduler"] = part["scheduler"] + "@ideal-lan"

@@ -10,27 +10,17 @@ usage: dp_study.py [--geopipe BIN] OUT_DIR
 Run with Debian's /usr/bin/python3 (pandas, h5py).
 """
 
-import argparse
 import os
-import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(REPO, "python"))
+from study_common import parse_args, run_study_sweep
 
-import geopipe  # noqa: E402
+import geopipe
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--geopipe", default=os.path.join(REPO, "build", "src", "geopipe"))
-    ap.add_argument("out_dir")
-    a = ap.parse_args()
-    os.makedirs(a.out_dir, exist_ok=True)
-    h5 = os.path.join(a.out_dir, "dp-vs-pp.h5")
-    subprocess.run([a.geopipe, "sweep", os.path.join(REPO, "sweeps", "studies", "dp-vs-pp.toml"), "-o", h5, "--force",
-                    "--no-mpi", "--quiet", "--save-jobs"], check=True)
+    a = parse_args(__doc__)
+    h5 = run_study_sweep(a, "dp-vs-pp", extra=("--save-jobs",))
     df = geopipe.load(h5)
     jobs = geopipe.load_jobs(h5)
     ran = jobs.groupby("scenario_id")["data_parallel"].apply(

@@ -11,32 +11,22 @@ usage: faults_study.py [--geopipe BIN] OUT_DIR
 Run with Debian's /usr/bin/python3 (pandas, h5py).
 """
 
-import argparse
 import os
-import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(REPO, "python"))
+from study_common import parse_args, run_study_sweep
 
-import geopipe  # noqa: E402
-import pandas as pd  # noqa: E402
+import geopipe
+import pandas as pd
 
 METRICS = ["jct_h", "total_cost_usd", "goodput", "failures", "preemptions", "lost_gpu_hours", "checkpoint_gpu_hours"]
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--geopipe", default=os.path.join(REPO, "build", "src", "geopipe"))
-    ap.add_argument("out_dir")
-    a = ap.parse_args()
-    os.makedirs(a.out_dir, exist_ok=True)
+    a = parse_args(__doc__)
     frames = []
     for name in ("faults", "faults-hourly"):
-        h5 = os.path.join(a.out_dir, name + ".h5")
-        subprocess.run([a.geopipe, "sweep", os.path.join(REPO, "sweeps", "studies", name + ".toml"), "-o", h5,
-                        "--force", "--no-mpi", "--quiet"], check=True)
+        h5 = run_study_sweep(a, name)
         df = geopipe.load(h5)
         if name == "faults-hourly":
             df["faults.checkpoint_interval_s"] = "hourly"

@@ -9,16 +9,11 @@ paired by seed: mean and 95 % Student-t interval).
 usage: wait_awhile_study.py [--geopipe BIN] OUT_DIR
 Run with Debian's /usr/bin/python3 (pandas, h5py).
 """
-import argparse
-import os
-import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(REPO, "python"))
+from study_common import parse_args, run_study_sweep
 
-import geopipe  # noqa: E402
+import geopipe
 
 
 def ci(r) -> str:
@@ -27,15 +22,8 @@ def ci(r) -> str:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--geopipe", default=os.path.join(REPO, "build", "src", "geopipe"))
-    ap.add_argument("out_dir")
-    a = ap.parse_args()
-    os.makedirs(a.out_dir, exist_ok=True)
-    h5 = os.path.join(a.out_dir, "wait.h5")
-    subprocess.run([a.geopipe, "sweep", os.path.join(REPO, "sweeps", "studies", "wait-awhile.toml"), "-o", h5,
-                    "--force", "--no-mpi", "--quiet"], check=True)
-    df = geopipe.load(h5)
+    a = parse_args(__doc__)
+    df = geopipe.load(run_study_sweep(a, "wait-awhile", "wait"))
     assert (df["jobs_unfinished"] == 0).all(), "a run left jobs unfinished"
     ch = {m: geopipe.paired_change(df, m, "wait-awhile", "bace-pipe", "point").set_index("point")
           for m in ("total_cost_usd", "total_carbon_g", "avg_jct_s")}
