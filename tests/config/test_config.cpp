@@ -794,6 +794,9 @@ TEST(GoodScenario, MeshJoinsThePairsNoLinkJoins) {
                      wan.topology.link(a, b).capacity_bytes_per_s / wan.bandwidth_scale * 0.5);
     EXPECT_EQ(mesh.topology.link(a, b).latency_s, wan.topology.link(a, b).latency_s);
   }
+  // network.ideal = "lan" overrides the mesh as it does the links.
+  const Scenario lan = load_small({"network.mesh_bandwidth_gbps=2", "network.ideal=lan", "network.intra_bandwidth_gbps=400"});
+  EXPECT_DOUBLE_EQ(lan.topology.link(w, u).capacity_bytes_per_s, 400 * 1.25e8);
   EXPECT_PRED2(contains, input_error_of([] { load_small({"network.mesh_latency_ms=30"}); }),
                "network.mesh_latency_ms has no mesh to apply to (expected network.mesh_bandwidth_gbps > 0 beside it)");
   EXPECT_PRED2(contains, input_error_of([] { load_small({"network.mesh_bandwidth_gbps=-1"}); }),
