@@ -88,9 +88,10 @@ def find_geopipe(arg: str | None) -> str:
 
 
 class Case:
-    def __init__(self, row: dict, line: int, cases_dir: str):
+    def __init__(self, row: dict, line: int, cases_dir: str, file: str = "cases.csv"):
         self.name = row["case"]
         self.line = line
+        self.file = file  # the cases file's name, for errors
         self.scenario = os.path.join(cases_dir, row["scenario"])
         self.model = row["model"]
         self.job = [row[k] for k in ("stages", "gpus_per_stage", "micro_batch_size", "micro_batches")]
@@ -100,14 +101,14 @@ class Case:
         self.role = row["role"].strip()
         self.source = row["source"]
         if not (self.role == "held-out" or self.role.startswith(ROLES_FIT)):
-            raise InputError(f"cases.csv:{line}: role '{self.role}' (expected held-out or fit:<what>)")
+            raise InputError(f"{self.file}:{line}: role '{self.role}' (expected held-out or fit:<what>)")
         if not os.path.isfile(self.scenario):
-            raise InputError(f"cases.csv:{line}: scenario '{row['scenario']}' does not exist")
+            raise InputError(f"{self.file}:{line}: scenario '{row['scenario']}' does not exist")
         with open(self.scenario, "rb") as f:
             self.toml = tomllib.load(f)
         spec = next((m for m in self.toml.get("model", []) if m["name"] == self.model), None)
         if spec is None:
-            raise InputError(f"cases.csv:{line}: model '{self.model}' is not a [[model]] of {row['scenario']}")
+            raise InputError(f"{self.file}:{line}: model '{self.model}' is not a [[model]] of {row['scenario']}")
         self.hidden, self.seq = spec["hidden"], spec["seq_len"]
         for s in self.sets:
             if s.split("=")[0] == f"model.{self.model}.seq_len":
@@ -117,15 +118,14 @@ class Case:
             if s.startswith("cluster.region.") and s.split("=")[0].endswith(".gpu"):
                 gpus = {s.split("=", 1)[1]}
         if len(gpus) != 1:
-            raise InputError(f"cases.csv:{line}: the scenario's regions have several GPU types {sorted(gpus)}")
+            raise InputError(f"{self.file}:{line}: the scenario's regions have several GPU types {sorted(gpus)}")
         self.gpu = gpus.pop()
-        self.has_links = bool(self.toml.get("network", {}).get("link"))
         self.has_mesh = bool(self.toml.get("network", {}).get("mesh_bandwidth_gbps"))
         try:
             self.replicas = int(row.get("data_parallel") or 1)
             assert self.replicas >= 1
         except (ValueError, AssertionError):
-            raise InputError(f"cases.csv:{line}: data_parallel '{row.get('data_parallel')}' (expected an integer >= 1)") from None
+            raise InputError(f"{self.file}:{line}: data_parallel '{row.get('data_parallel')}' (expected an integer >= 1)") from None
 
     @property
     def source_group(self) -> str:
@@ -139,7 +139,7 @@ class Case:
             assert lat.endswith("ms") and rate.endswith("gbps")
             lat_ms, gbps = float(lat[:-2]), float(rate[:-4])
         except (ValueError, AssertionError):
-            raise InputError(f"cases.csv:{self.line}: network '{self.network}' (expected e.g. 10ms/1gbps)") from None
+            raise InputError(f"{self.file}:{self.line}: network '{self.network}' (expected e.g. 10ms/1gbps)") from None
         out = []
         if self.has_mesh:
             out += [f"network.mesh_latency_ms={lat_ms:g}", f"network.mesh_bandwidth_gbps={gbps:g}"]
@@ -152,13 +152,13 @@ class Case:
 class SyncCase(Case):
     """A row of sync_cases.csv: an all-reduce among data_parallel replicas of a one-stage job."""
 
-    def __init__(self, row: dict, line: int, cases_dir: str):
+    def __init__(self, row: dict, line: int, cases_dir: str, file: str = "sync_cases.csv"):
         row = dict(row, stages="1", gpus_per_stage="1", micro_batch_size="1", micro_batches="1")
-        super().__init__(row, line, cases_dir)
+        super().__init__(row, line, cases_dir, file)
         try:
             assert int(row["data_parallel"]) >= 2
         except (ValueError, AssertionError, TypeError):
-            raise InputError(f"sync_cases.csv:{line}: data_parallel '{row.get('data_parallel')}' (expected an integer >= 2)") from None
+            raise InputError(f"{self.file}:{line}: data_parallel '{row.get('data_parallel')}' (expected an integer >= 2)") from None
 
 
 def load_cases(path: str, kind=Case) -> list:
@@ -166,7 +166,7 @@ def load_cases(path: str, kind=Case) -> list:
     if not rows:
         raise InputError(f"{path}: no cases")
     d = os.path.dirname(os.path.abspath(path))
-    cases = [kind(r, i + 2, d) for i, r in enumerate(rows)]
+    cases = [kind(r, i + 2, d, os.path.basename(path)) for i, r in enumerate(rows)]
     names = [c.name for c in cases]
     dup = {n for n in names if names.count(n) > 1}
     if dup:
@@ -184,7 +184,7 @@ def substitute(sets: list[str], params: dict[str, float], case: Case) -> list[st
         path, _, value = s.partition("=")
         if value.startswith("@"):
             if value[1:] not in params:
-                raise InputError(f"cases.csv:{case.line}: no value for case parameter {value} (sweeps/validation/parameters.csv)")
+                raise InputError(f"{case.file}:{case.line}: no value for case parameter {value} (sweeps/validation/parameters.csv)")
             value = repr(params[value[1:]])
         out.append(f"{path}={value}")
     return out

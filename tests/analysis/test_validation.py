@@ -75,7 +75,7 @@ def main():
             p = run([script, "--geopipe", binary, "--cases", bad], 2)
         finally:
             os.unlink(bad)
-        assert p.stderr.count("\n") == 1 and "role 'fitted'" in p.stderr, p.stderr
+        assert p.stderr.count("\n") == 1 and "bad-cases-for-test.csv:2: role 'fitted'" in p.stderr, p.stderr
         # 4. the markdown tables: every case, the summary with the held-out group
         md = os.path.join(tmp, "table.md")
         run([script, "--geopipe", binary, "--markdown", md, "--quiet"], 0)
